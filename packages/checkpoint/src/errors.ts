@@ -1,0 +1,108 @@
+/**
+ * Every error Trellis raises on purpose extends {@link TrellisError}. Callers branch on `code`, a
+ * literal union, rather than on classes; the message always says what was wrong and what to do.
+ */
+export type TrellisErrorCode =
+  | "GRAPH_VALIDATION"
+  | "INVALID_UPDATE"
+  | "UNKNOWN_STATE_KEY"
+  | "NOT_PLAIN_DATA"
+  | "GRAPH_RECURSION"
+  | "INVALID_ROUTE"
+  | "RESUME_MISMATCH"
+  | "AMBIGUOUS_RESUME"
+  | "NOTHING_TO_RESUME"
+  | "CHECKPOINTER_REQUIRED"
+  | "THREAD_REQUIRED"
+  | "CHECKPOINT_NOT_FOUND"
+  | "INVALID_CONFIG"
+  | "NODE_TIMEOUT"
+  | "RUN_CANCELLED"
+  | "THREAD_BUSY"
+  | "LEASE_LOST"
+  | "CORRUPT_CHECKPOINT"
+  | "SERIALIZATION"
+  | "MIGRATION"
+  | "INVALID_ARGUMENT"
+  | "INTERNAL";
+
+const HTTP_STATUS: Record<TrellisErrorCode, number> = {
+  GRAPH_VALIDATION: 400,
+  INVALID_UPDATE: 400,
+  UNKNOWN_STATE_KEY: 400,
+  NOT_PLAIN_DATA: 400,
+  GRAPH_RECURSION: 500,
+  INVALID_ROUTE: 500,
+  RESUME_MISMATCH: 400,
+  AMBIGUOUS_RESUME: 400,
+  NOTHING_TO_RESUME: 409,
+  CHECKPOINTER_REQUIRED: 400,
+  THREAD_REQUIRED: 400,
+  CHECKPOINT_NOT_FOUND: 404,
+  INVALID_CONFIG: 400,
+  NODE_TIMEOUT: 504,
+  RUN_CANCELLED: 499,
+  THREAD_BUSY: 409,
+  LEASE_LOST: 409,
+  CORRUPT_CHECKPOINT: 500,
+  SERIALIZATION: 400,
+  MIGRATION: 500,
+  INVALID_ARGUMENT: 400,
+  INTERNAL: 500,
+};
+
+/**
+ * Maps an error code to the HTTP status a server should answer with.
+ *
+ * @example
+ * toHttpStatus("THREAD_BUSY"); // 409
+ */
+export function toHttpStatus(code: TrellisErrorCode): number {
+  return HTTP_STATUS[code];
+}
+
+/**
+ * Base class of all Trellis errors.
+ *
+ * @example
+ * try { await graph.invoke(input, config); }
+ * catch (e) { if (e instanceof TrellisError && e.code === "THREAD_BUSY") retryLater(); }
+ */
+export class TrellisError extends Error {
+  readonly code: TrellisErrorCode;
+  /** Structured facts about the failure (node, key, thread...), for logs and API answers. */
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(
+    code: TrellisErrorCode,
+    message: string,
+    options: { details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+}
+
+/**
+ * A writer tried to change a thread it does not hold the lease of: another writer holds it, took it
+ * over, or the lease expired. Nothing was written.
+ *
+ * @example
+ * if (e instanceof LeaseError) console.log(e.details.threadId, e.code); // "THREAD_BUSY" | "LEASE_LOST"
+ */
+export class LeaseError extends TrellisError {}
+
+/**
+ * A stored checkpoint, blob or write failed its checksum or could not be decoded. Only the thread named
+ * in `details.threadId` is affected.
+ *
+ * @example
+ * if (e instanceof CorruptCheckpointError) alertOps(e.details.threadId);
+ */
+export class CorruptCheckpointError extends TrellisError {
+  constructor(message: string, details: Record<string, unknown>, cause?: unknown) {
+    super("CORRUPT_CHECKPOINT", message, { details, cause });
+  }
+}

@@ -1,0 +1,29 @@
+export { type Clock, ManualClock, systemClock } from "./clock.js";
+export { rebuildChannelValue, rebuildFromChain, type StoredBlob } from "./delta.js";
+export {
+  CorruptCheckpointError,
+  LeaseError,
+  TrellisError,
+  type TrellisErrorCode,
+  toHttpStatus,
+} from "./errors.js";
+export { createIdGenerator } from "./ids.js";
+export { assertLeaseCurrent, nextLease } from "./lease.js";
+export { MemorySaver, type MemorySaverOptions, matchesFilter } from "./memory-saver.js";
+export { describeNonPlainData, MAX_PLAIN_DATA_DEPTH } from "./plain-data.js";
+export type { CheckpointSaver } from "./saver.js";
+export { checksum, jsonSerializer, type Serializer } from "./serializer.js";
+export {
+  CHECKPOINT_FORMAT_VERSION,
+  type ChannelBlob,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type CheckpointRef,
+  type CheckpointSource,
+  type CheckpointTuple,
+  type Lease,
+  type ListOptions,
+  type PendingWrite,
+  type PlannedTask,
+  type PutRequest,
+} from "./types.js";

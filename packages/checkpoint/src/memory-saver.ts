@@ -1,0 +1,294 @@
+import { type Clock, systemClock } from "./clock.js";
+import { rebuildChannelValue, type StoredBlob } from "./delta.js";
+import { TrellisError } from "./errors.js";
+import { assertLeaseCurrent, nextLease } from "./lease.js";
+import type { CheckpointSaver } from "./saver.js";
+import { jsonSerializer, type Serializer } from "./serializer.js";
+import type {
+  Checkpoint,
+  CheckpointRef,
+  CheckpointTuple,
+  Lease,
+  ListOptions,
+  PendingWrite,
+  PutRequest,
+} from "./types.js";
+
+type StoredText = { kind: "full"; text: string } | { kind: "delta"; base: string; text: string };
+
+interface NamespaceData {
+  /** Checkpoint id → serialized checkpoint. Ids are time-sortable, so `ids` stays sorted by insertion. */
+  checkpoints: Map<string, string>;
+  ids: string[];
+  /** `${channel}\u0000${version}` → stored value. */
+  blobs: Map<string, StoredText>;
+  /** checkpoint id → (`${taskId}\u0000${channel}` → serialized write). */
+  writes: Map<string, Map<string, { taskId: string; channel: string; text: string }>>;
+}
+
+interface ThreadData {
+  namespaces: Map<string, NamespaceData>;
+  lease?: Lease;
+  ttlMs?: number;
+  touchedAt: number;
+}
+
+/** Options of {@link MemorySaver}. */
+export interface MemorySaverOptions {
+  serializer?: Serializer;
+  clock?: Clock;
+}
+
+/**
+ * A checkpoint saver that keeps everything in this process's memory. Values are serialized on the way
+ * in, exactly as a database saver would, so what you read back is a copy and `storedBytes` is honest.
+ * For tests and short-lived processes; use the SQLite saver to survive a restart.
+ *
+ * @example
+ * const graph = builder.compile({ checkpointer: new MemorySaver() });
+ * await graph.invoke({ topic: "x" }, { threadId: "t1" });
+ */
+export class MemorySaver implements CheckpointSaver {
+  readonly #threads = new Map<string, ThreadData>();
+  readonly #serde: Serializer;
+  readonly #clock: Clock;
+
+  constructor(options: MemorySaverOptions = {}) {
+    this.#serde = options.serializer ?? jsonSerializer;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  async get(ref: CheckpointRef): Promise<CheckpointTuple | undefined> {
+    const ns = this.#namespace(ref.threadId, ref.namespace ?? "", false);
+    if (!ns) return undefined;
+    const id = ref.checkpointId ?? ns.ids[ns.ids.length - 1];
+    if (id === undefined) return undefined;
+    const text = ns.checkpoints.get(id);
+    return text === undefined ? undefined : this.#tuple(ref.threadId, ns, text);
+  }
+
+  async put(request: PutRequest): Promise<void> {
+    const { checkpoint } = request;
+    const thread = this.#thread(checkpoint.threadId, true);
+    if (request.lease) assertLeaseCurrent(thread.lease, request.lease, this.#clock.now());
+    // Serialize everything before touching the store, so a bad value leaves it unchanged.
+    const blobs = request.blobs.map((blob) => {
+      const stored: StoredText =
+        blob.kind === "full"
+          ? { kind: "full", text: this.#serde.serialize(blob.value) }
+          : { kind: "delta", base: blob.base, text: this.#serde.serialize(blob.items) };
+      return [`${blob.channel}\u0000${blob.version}`, stored] as const;
+    });
+    const writes = (request.writes ?? []).map((w) => this.#storedWrite(w));
+    const checkpointText = JSON.stringify(checkpoint);
+    const ns = this.#namespace(checkpoint.threadId, checkpoint.namespace, true);
+    for (const [key, stored] of blobs) ns.blobs.set(key, stored);
+    if (!ns.checkpoints.has(checkpoint.id)) insertSorted(ns.ids, checkpoint.id);
+    ns.checkpoints.set(checkpoint.id, checkpointText);
+    if (writes.length > 0) {
+      const map = ns.writes.get(checkpoint.id) ?? new Map();
+      for (const w of writes) map.set(`${w.taskId}\u0000${w.channel}`, w);
+      ns.writes.set(checkpoint.id, map);
+    }
+    thread.touchedAt = this.#clock.now();
+  }
+
+  async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {
+    const thread = this.#thread(ref.threadId, false);
+    if (lease) assertLeaseCurrent(thread?.lease, lease, this.#clock.now());
+    const ns = this.#namespace(ref.threadId, ref.namespace ?? "", false);
+    if (!ns?.checkpoints.has(ref.checkpointId)) {
+      throw new TrellisError(
+        "CHECKPOINT_NOT_FOUND",
+        `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
+        { details: { ...ref } },
+      );
+    }
+    const stored = writes.map((w) => this.#storedWrite(w));
+    const map = ns.writes.get(ref.checkpointId) ?? new Map();
+    for (const w of stored) map.set(`${w.taskId}\u0000${w.channel}`, w);
+    ns.writes.set(ref.checkpointId, map);
+    if (thread) thread.touchedAt = this.#clock.now();
+  }
+
+  async *list(threadId: string, options: ListOptions = {}): AsyncIterable<CheckpointTuple> {
+    const ns = this.#namespace(threadId, options.namespace ?? "", false);
+    if (!ns) return;
+    let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+    for (let i = ns.ids.length - 1; i >= 0 && remaining > 0; i--) {
+      const id = ns.ids[i] as string;
+      if (options.before !== undefined && id >= options.before) continue;
+      const text = ns.checkpoints.get(id) as string;
+      if (options.filter && !matchesFilter(JSON.parse(text) as Checkpoint, options.filter)) continue;
+      remaining--;
+      yield this.#tuple(threadId, ns, text);
+    }
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    this.#threads.delete(threadId);
+  }
+
+  async prune(threadId: string, options: { keepLast: number }): Promise<void> {
+    const thread = this.#thread(threadId, false);
+    if (!thread) return;
+    for (const ns of thread.namespaces.values()) {
+      const drop = ns.ids.splice(0, Math.max(0, ns.ids.length - Math.max(1, options.keepLast)));
+      for (const id of drop) {
+        ns.checkpoints.delete(id);
+        ns.writes.delete(id);
+      }
+      const needed = new Set<string>();
+      for (const text of ns.checkpoints.values()) {
+        const cp = JSON.parse(text) as Checkpoint;
+        for (const [channel, version] of Object.entries(cp.channelVersions)) {
+          let key: string | undefined = `${channel}\u0000${version}`;
+          while (key !== undefined && !needed.has(key)) {
+            needed.add(key);
+            const blob = ns.blobs.get(key);
+            key = blob?.kind === "delta" ? `${channel}\u0000${blob.base}` : undefined;
+          }
+        }
+      }
+      for (const key of [...ns.blobs.keys()]) if (!needed.has(key)) ns.blobs.delete(key);
+    }
+  }
+
+  async setTtl(threadId: string, ttlMs: number | null): Promise<void> {
+    const thread = this.#thread(threadId, false);
+    if (!thread) return;
+    if (ttlMs === null) delete thread.ttlMs;
+    else thread.ttlMs = ttlMs;
+    thread.touchedAt = this.#clock.now();
+  }
+
+  async sweepExpired(): Promise<number> {
+    let n = 0;
+    for (const threadId of [...this.#threads.keys()]) {
+      if (this.#expired(this.#threads.get(threadId) as ThreadData)) {
+        this.#threads.delete(threadId);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  async acquireLease(threadId: string, owner: string, ttlMs: number): Promise<Lease> {
+    const thread = this.#thread(threadId, true);
+    thread.lease = nextLease(thread.lease, { threadId, owner, ttlMs, now: this.#clock.now() });
+    return { ...thread.lease };
+  }
+
+  async renewLease(lease: Lease, ttlMs: number): Promise<Lease> {
+    const thread = this.#thread(lease.threadId, false);
+    const now = this.#clock.now();
+    assertLeaseCurrent(thread?.lease, lease, now);
+    const renewed = { ...lease, expiresAt: now + ttlMs };
+    (thread as ThreadData).lease = renewed;
+    return { ...renewed };
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    const thread = this.#thread(lease.threadId, false);
+    if (thread?.lease && thread.lease.epoch === lease.epoch && thread.lease.owner === lease.owner) {
+      thread.lease = { ...thread.lease, expiresAt: 0 };
+    }
+  }
+
+  /**
+   * Bytes this saver holds for a thread: serialized checkpoints, values and writes.
+   *
+   * @example
+   * console.log(await saver.storedBytes("t1"));
+   */
+  async storedBytes(threadId: string): Promise<number> {
+    const thread = this.#thread(threadId, false);
+    if (!thread) return 0;
+    let bytes = 0;
+    for (const ns of thread.namespaces.values()) {
+      for (const text of ns.checkpoints.values()) bytes += Buffer.byteLength(text);
+      for (const blob of ns.blobs.values()) bytes += Buffer.byteLength(blob.text);
+      for (const map of ns.writes.values()) for (const w of map.values()) bytes += Buffer.byteLength(w.text);
+    }
+    return bytes;
+  }
+
+  #storedWrite(w: PendingWrite): { taskId: string; channel: string; text: string } {
+    return { taskId: w.taskId, channel: w.channel, text: this.#serde.serialize(w.value) };
+  }
+
+  #tuple(threadId: string, ns: NamespaceData, checkpointText: string): CheckpointTuple {
+    const checkpoint = JSON.parse(checkpointText) as Checkpoint;
+    const values: Record<string, unknown> = {};
+    for (const [channel, version] of Object.entries(checkpoint.channelVersions)) {
+      values[channel] = rebuildChannelValue(version, (v) => this.#decodeBlob(ns.blobs.get(`${channel}\u0000${v}`)), {
+        threadId,
+        channel,
+      });
+    }
+    const pendingWrites: PendingWrite[] = [];
+    for (const w of ns.writes.get(checkpoint.id)?.values() ?? []) {
+      pendingWrites.push({ taskId: w.taskId, channel: w.channel, value: this.#serde.deserialize(w.text) });
+    }
+    return { checkpoint, values, pendingWrites };
+  }
+
+  #decodeBlob(stored: StoredText | undefined): StoredBlob | undefined {
+    if (!stored) return undefined;
+    return stored.kind === "full"
+      ? { kind: "full", value: this.#serde.deserialize(stored.text) }
+      : { kind: "delta", base: stored.base, items: this.#serde.deserialize(stored.text) as unknown[] };
+  }
+
+  #thread(threadId: string, create: true): ThreadData;
+  #thread(threadId: string, create: boolean): ThreadData | undefined;
+  #thread(threadId: string, create: boolean): ThreadData | undefined {
+    let thread = this.#threads.get(threadId);
+    if (thread && this.#expired(thread)) {
+      this.#threads.delete(threadId);
+      thread = undefined;
+    }
+    if (!thread && create) {
+      thread = { namespaces: new Map(), touchedAt: this.#clock.now() };
+      this.#threads.set(threadId, thread);
+    }
+    return thread;
+  }
+
+  #namespace(threadId: string, namespace: string, create: true): NamespaceData;
+  #namespace(threadId: string, namespace: string, create: boolean): NamespaceData | undefined;
+  #namespace(threadId: string, namespace: string, create: boolean): NamespaceData | undefined {
+    const thread = this.#thread(threadId, create);
+    if (!thread) return undefined;
+    let ns = thread.namespaces.get(namespace);
+    if (!ns && create) {
+      ns = { checkpoints: new Map(), ids: [], blobs: new Map(), writes: new Map() };
+      thread.namespaces.set(namespace, ns);
+    }
+    return ns;
+  }
+
+  #expired(thread: ThreadData): boolean {
+    return thread.ttlMs !== undefined && this.#clock.now() >= thread.touchedAt + thread.ttlMs;
+  }
+}
+
+function insertSorted(ids: string[], id: string): void {
+  let i = ids.length;
+  while (i > 0 && (ids[i - 1] as string) > id) i--;
+  ids.splice(i, 0, id);
+}
+
+/**
+ * True when every key of `filter` equals the same key of the checkpoint's metadata.
+ *
+ * @example
+ * matchesFilter(checkpoint, { source: "update" });
+ */
+export function matchesFilter(checkpoint: Checkpoint, filter: Record<string, unknown>): boolean {
+  const metadata = checkpoint.metadata as Record<string, unknown>;
+  for (const [key, expected] of Object.entries(filter)) {
+    if (JSON.stringify(metadata[key]) !== JSON.stringify(expected)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,139 @@
+import { createHash } from "node:crypto";
+import { TrellisError } from "./errors.js";
+import { describeNonPlainData, MAX_PLAIN_DATA_DEPTH } from "./plain-data.js";
+
+/** Turns state values into text and back. Savers store what `serialize` returns. */
+export interface Serializer {
+  serialize(value: unknown): string;
+  deserialize(text: string): unknown;
+}
+
+const TAG = "$trellis";
+
+/**
+ * The default serializer: JSON, with Date, Map, Set, BigInt and Uint8Array kept through a small tagged
+ * form (`{"$trellis":"Date","v":"…"}`). Plain JSON values cost a single `JSON.stringify`. Objects that
+ * happen to own a `$trellis` key are escaped, so any plain value round-trips exactly. Decoding never
+ * creates class instances other than those five and never touches a prototype, whatever the text says.
+ *
+ * @example
+ * const text = jsonSerializer.serialize({ at: new Date(0), tags: new Set(["a"]) });
+ * jsonSerializer.deserialize(text); // { at: Date(0), tags: Set{"a"} }
+ */
+export const jsonSerializer: Serializer = {
+  serialize(value) {
+    const bad = describeNonPlainData(value);
+    if (bad) {
+      throw new TrellisError(
+        "NOT_PLAIN_DATA",
+        `Cannot serialize ${bad.path || "the value"}: it is ${bad.reason}. State must be plain data (JSON, Date, Map, Set, BigInt, Uint8Array).`,
+        { details: bad },
+      );
+    }
+    if (!needsTags(value, 0)) return JSON.stringify(value) ?? "null";
+    return JSON.stringify(encode(value));
+  },
+  deserialize(text) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (cause) {
+      throw new TrellisError("SERIALIZATION", `Stored value is not valid JSON: ${(cause as Error).message}`, {
+        cause,
+      });
+    }
+    return text.includes(`"${TAG}"`) ? decode(parsed, 0) : parsed;
+  },
+};
+
+/**
+ * A short digest of stored text, kept beside each row so savers detect corruption on read.
+ *
+ * @example
+ * checksum("abc") === checksum("abc"); // true
+ */
+export function checksum(text: string): string {
+  return createHash("sha1").update(text).digest("base64url").slice(0, 16);
+}
+
+function needsTags(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== "object") return typeof value === "bigint";
+  if (depth > MAX_PLAIN_DATA_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (needsTags(item, depth + 1)) return true;
+    return false;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return true;
+  for (const key in value) {
+    if (key === TAG) return true;
+    if (needsTags((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
+function encode(value: unknown): unknown {
+  if (typeof value === "bigint") return { [TAG]: "BigInt", v: value.toString() };
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(encode);
+  if (value instanceof Date) return { [TAG]: "Date", v: value.toISOString() };
+  if (value instanceof Uint8Array) return { [TAG]: "Bytes", v: Buffer.from(value).toString("base64") };
+  if (value instanceof Map) return { [TAG]: "Map", v: [...value].map(([k, v]) => [encode(k), encode(v)]) };
+  if (value instanceof Set) return { [TAG]: "Set", v: [...value].map(encode) };
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    defineOwn(out, key, encode((value as Record<string, unknown>)[key]));
+  }
+  return TAG in out ? { [TAG]: "Object", v: out } : out;
+}
+
+function decode(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (depth > MAX_PLAIN_DATA_DEPTH) {
+    throw new TrellisError("SERIALIZATION", `Stored value nests deeper than ${MAX_PLAIN_DATA_DEPTH} levels.`);
+  }
+  if (Array.isArray(value)) return value.map((item) => decode(item, depth + 1));
+  const record = value as Record<string, unknown>;
+  const tag = record[TAG];
+  if (typeof tag === "string" && Object.hasOwn(record, TAG)) return decodeTagged(tag, record.v, depth);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) defineOwn(out, key, decode(record[key], depth + 1));
+  return out;
+}
+
+function decodeTagged(tag: string, v: unknown, depth: number): unknown {
+  switch (tag) {
+    case "Date":
+      return new Date(String(v));
+    case "BigInt":
+      return BigInt(String(v));
+    case "Bytes":
+      return new Uint8Array(Buffer.from(String(v), "base64"));
+    case "Map":
+      return new Map(
+        (Array.isArray(v) ? v : []).map((pair) => {
+          const [k, val] = Array.isArray(pair) ? pair : [];
+          return [decode(k, depth + 1), decode(val, depth + 1)] as const;
+        }),
+      );
+    case "Set":
+      return new Set((Array.isArray(v) ? v : []).map((item) => decode(item, depth + 1)));
+    case "Object": {
+      const out: Record<string, unknown> = {};
+      const inner = (v ?? {}) as Record<string, unknown>;
+      for (const key of Object.keys(inner)) defineOwn(out, key, decode(inner[key], depth + 1));
+      return out;
+    }
+    default:
+      throw new TrellisError("SERIALIZATION", `Stored value has an unknown tag "${tag}".`);
+  }
+}
+
+/** Sets an own data property, even for the key `__proto__`, without invoking any setter. */
+function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}

@@ -1,0 +1,114 @@
+/** Version of the checkpoint format written by this code. Stored in every checkpoint as `v`. */
+export const CHECKPOINT_FORMAT_VERSION = 1;
+
+/** Where a checkpoint came from. */
+export type CheckpointSource = "input" | "loop" | "update" | "fork";
+
+/** Addresses a thread's checkpoint chain, or one checkpoint in it. `namespace` "" is the root graph. */
+export interface CheckpointRef {
+  threadId: string;
+  /** Subgraph namespace, e.g. `"quiz:3f2a…"`; `""` (the default) is the root graph. */
+  namespace?: string;
+  /** A specific checkpoint; the latest one when absent. */
+  checkpointId?: string;
+}
+
+/** Metadata stored with each checkpoint; `list` filters on it. */
+export interface CheckpointMetadata {
+  source: CheckpointSource;
+  /** -1 for the input checkpoint, then 0, 1, 2… for each superstep. */
+  step: number;
+  /** Which node wrote which state keys in the step that produced this checkpoint. */
+  writes: Record<string, string[]>;
+  /** Anything else the caller attached (run id, user, tags…). */
+  [key: string]: unknown;
+}
+
+/** A task planned for the next superstep: a triggered node, or a `Send` packet with its own input. */
+export interface PlannedTask {
+  node: string;
+  /** Present for `Send` packets: the input the node receives instead of the state. */
+  send?: { arg: unknown };
+}
+
+/** One checkpoint of a thread: everything needed to continue, except the channel values themselves. */
+export interface Checkpoint {
+  /** Format version ({@link CHECKPOINT_FORMAT_VERSION}). */
+  v: number;
+  /** Time-sortable id, unique within the thread. */
+  id: string;
+  parentId: string | null;
+  threadId: string;
+  namespace: string;
+  step: number;
+  /** ISO timestamp. */
+  createdAt: string;
+  /**
+   * For each channel, the version holding its current value. A version is the id of the checkpoint
+   * whose step wrote the channel, so versions never collide across forks.
+   */
+  channelVersions: Record<string, string>;
+  /** For channels stored as deltas: how many deltas follow the last full snapshot. */
+  channelDepths: Record<string, number>;
+  /** The tasks of the next superstep. Empty when the run finished. */
+  next: PlannedTask[];
+  /** Join edges waiting for more of their sources: join id → sources seen so far. */
+  barriers: Record<string, string[]>;
+  metadata: CheckpointMetadata;
+}
+
+/**
+ * A channel value stored by a put: either the whole value, or the items appended since `base` (the
+ * channel's previous version) for append-only channels.
+ */
+export type ChannelBlob =
+  | { channel: string; version: string; kind: "full"; value: unknown }
+  | { channel: string; version: string; kind: "delta"; base: string; items: unknown[] };
+
+/** A write recorded against a checkpoint by one task: its state update, an interrupt, a durable step… */
+export interface PendingWrite {
+  taskId: string;
+  /** State key, or a reserved channel such as `__interrupt__`, `__resume__:0`, `__step__:name`. */
+  channel: string;
+  value: unknown;
+}
+
+/** What a saver returns for a checkpoint: the checkpoint, the values it stands for, its pending writes. */
+export interface CheckpointTuple {
+  checkpoint: Checkpoint;
+  /** Channel values at this checkpoint, rebuilt from full values and deltas. */
+  values: Record<string, unknown>;
+  /** Writes recorded against this checkpoint, in the order they were put. */
+  pendingWrites: PendingWrite[];
+}
+
+/** A writer's hold on a thread. Puts made with a lease that is no longer current are refused. */
+export interface Lease {
+  threadId: string;
+  owner: string;
+  /** Grows by one every time the lease changes hands; fences stale writers. */
+  epoch: number;
+  /** Epoch milliseconds after which the lease is void unless renewed. */
+  expiresAt: number;
+}
+
+/** Arguments of {@link CheckpointSaver.put}. */
+export interface PutRequest {
+  checkpoint: Checkpoint;
+  /** Values of the channels this checkpoint changed (others keep the version they had). */
+  blobs: ChannelBlob[];
+  /** Pending writes to store with the checkpoint, in the same transaction. */
+  writes?: PendingWrite[];
+  /** When given, the put is refused with a {@link LeaseError} unless this lease is current. */
+  lease?: Lease;
+}
+
+/** Arguments of {@link CheckpointSaver.list}. */
+export interface ListOptions {
+  namespace?: string;
+  /** Only checkpoints whose metadata has these key/values (shallow equality). */
+  filter?: Record<string, unknown>;
+  /** Only checkpoints older than this checkpoint id. */
+  before?: string;
+  limit?: number;
+}

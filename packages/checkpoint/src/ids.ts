@@ -3,7 +3,7 @@ import { type Clock, systemClock } from "./clock.js";
 
 /**
  * Creates a generator of time-sortable ids: 12 hex digits of milliseconds, 4 of a per-millisecond
- * counter, 16 random. Ids made later by the same generator always sort after earlier ones, even when
+ * counter, 16 random per generator. Ids made later by the same generator always sort after earlier ones, even when
  * the clock stands still or steps back.
  *
  * @example
@@ -13,6 +13,8 @@ import { type Clock, systemClock } from "./clock.js";
 export function createIdGenerator(clock: Clock = systemClock): () => string {
   let lastMs = -1;
   let counter = 0;
+  // One random tail per generator keeps ids unique across processes without paying for randomness per id.
+  const tail = randomBytes(8).toString("hex");
   return () => {
     let ms = clock.now();
     if (ms <= lastMs) {
@@ -26,6 +28,6 @@ export function createIdGenerator(clock: Clock = systemClock): () => string {
       counter = 0;
     }
     lastMs = ms;
-    return ms.toString(16).padStart(12, "0") + counter.toString(16).padStart(4, "0") + randomBytes(8).toString("hex");
+    return ms.toString(16).padStart(12, "0") + counter.toString(16).padStart(4, "0") + tail;
   };
 }

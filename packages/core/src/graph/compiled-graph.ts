@@ -1,0 +1,276 @@
+import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
+import { initialValues } from "../runtime/apply.js";
+import { type Command, GraphInterrupt, type Interrupt, ParentCommand } from "../runtime/command.js";
+import { normalizeConfig, type RunConfig } from "../runtime/config.js";
+import { childSink, eventStream } from "../runtime/event-stream.js";
+import { currentScope, type TaskScope } from "../runtime/node-context.js";
+import { executeRun, type RunOutcome } from "../runtime/run-loop.js";
+import { emptySnapshot, type StateSnapshot, snapshotOf } from "../runtime/state-snapshot.js";
+import type { StreamEvent, StreamMode } from "../runtime/stream-events.js";
+import { updateThreadState } from "../runtime/update-state.js";
+import type { StateOf, StateSchema, UpdateOf } from "../state.js";
+import { drawingOf, type GraphDrawing, mermaidOf } from "./draw.js";
+import type { GraphSpec } from "./spec.js";
+
+/** Options of `stream` and `streamEvents`, besides the run config. */
+export interface StreamOptions {
+  /** One mode, or several (then chunks come as `[mode, chunk]`). Default "values". */
+  streamMode?: StreamMode | readonly StreamMode[];
+  /** Include events from subgraphs (then chunks come as `[namespace, …]`). */
+  subgraphs?: boolean;
+}
+
+/** What `invoke` resolves to: the state, plus the pending interrupts when the run paused on some. */
+export type InvokeResult<S extends StateSchema> = StateOf<S> & { __interrupt__?: Interrupt[] };
+
+/** A run's end as data, from {@link CompiledGraph.run}. */
+export type RunResult<S extends StateSchema> =
+  | { status: "done"; values: StateOf<S>; checkpointId: string | undefined }
+  | {
+      status: "interrupted";
+      values: StateOf<S>;
+      interrupts: Interrupt[];
+      next: string[];
+      checkpointId: string | undefined;
+    }
+  | { status: "error"; error: unknown };
+
+/** What a graph run accepts: an update, a Command, or null to continue a paused thread. */
+export type GraphInput<S extends StateSchema> = UpdateOf<S> | Command<UpdateOf<S>> | null;
+
+/**
+ * A checked, runnable graph. Made by `StateGraph.compile()`; immutable and safe to share between
+ * requests.
+ *
+ * @example
+ * const result = await graph.invoke({ topic: "ladders" }, { threadId: "t1" });
+ * if (result.__interrupt__) await graph.invoke(new Command({ resume: "ok" }), { threadId: "t1" });
+ */
+export class CompiledGraph<S extends StateSchema> {
+  readonly #spec: GraphSpec;
+
+  /** @internal */
+  constructor(spec: GraphSpec) {
+    this.#spec = spec;
+  }
+
+  /** The graph's name. */
+  get name(): string {
+    return this.#spec.name;
+  }
+
+  /** The checkpointer given at compile time. */
+  get checkpointer(): CheckpointSaver | undefined {
+    return this.#spec.checkpointer;
+  }
+
+  /** The state keys of the graph's schema. */
+  get schemaKeys(): readonly string[] {
+    return this.#spec.channelNames;
+  }
+
+  /** @internal */
+  get spec(): GraphSpec {
+    return this.#spec;
+  }
+
+  /**
+   * Runs the graph until it ends or pauses and returns the state. When it paused on `interrupt()`, the
+   * result has `__interrupt__`: the pending interrupts. Throws the node's error when a node fails.
+   * Called from inside a running node without a `threadId`, it runs as that node's subgraph.
+   */
+  async invoke(input: GraphInput<S>, config?: RunConfig): Promise<InvokeResult<S>> {
+    const scope = currentScope();
+    if (scope && config?.threadId === undefined && config?.configurable?.thread_id === undefined) {
+      return (await this.#invokeNested(input, config, scope)) as InvokeResult<S>;
+    }
+    const outcome = await executeRun({ spec: this.#spec, input, config: normalizeConfig(config), sink: undefined });
+    return toInvokeResult(outcome) as InvokeResult<S>;
+  }
+
+  /**
+   * Like `invoke`, but never throws for what happens inside the graph: the end of the run is data.
+   *
+   * @example
+   * const r = await graph.run(input, { threadId });
+   * if (r.status === "interrupted") ask(r.interrupts[0]);
+   */
+  async run(input: GraphInput<S>, config?: RunConfig): Promise<RunResult<S>> {
+    try {
+      const outcome = await executeRun({ spec: this.#spec, input, config: normalizeConfig(config), sink: undefined });
+      const values = outcome.values as StateOf<S>;
+      return outcome.status === "done"
+        ? { status: "done", values, checkpointId: outcome.checkpointId }
+        : {
+            status: "interrupted",
+            values,
+            interrupts: outcome.interrupts,
+            next: outcome.next,
+            checkpointId: outcome.checkpointId,
+          };
+    } catch (error) {
+      return { status: "error", error };
+    }
+  }
+
+  /**
+   * Runs the graph and yields its progress in LangGraph's shapes: with one mode, the chunks; with a list
+   * of modes, `[mode, chunk]`; with `subgraphs: true`, `[namespace, chunk]` or `[namespace, mode, chunk]`.
+   *
+   * @example
+   * for await (const [mode, chunk] of graph.stream(input, { threadId, streamMode: ["updates", "messages"] })) …
+   */
+  stream(input: GraphInput<S>, config: RunConfig & StreamOptions = {}): AsyncIterableIterator<unknown> {
+    const events = this.streamEvents(input, config);
+    const many = Array.isArray(config.streamMode);
+    const subgraphs = config.subgraphs === true;
+    const shape = (e: StreamEvent): unknown => {
+      const chunk = e.mode === "values" && e.data === undefined ? {} : e.data;
+      if (subgraphs) return many ? [e.namespace, e.mode, chunk] : [e.namespace, chunk];
+      return many ? [e.mode, chunk] : chunk;
+    };
+    const iterator: AsyncIterableIterator<unknown> = {
+      async next() {
+        const r = await events.next();
+        return r.done ? r : { value: shape(r.value), done: false };
+      },
+      async return() {
+        await events.return?.();
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]() {
+        return iterator;
+      },
+    };
+    return iterator;
+  }
+
+  /**
+   * Runs the graph and yields every event as a numbered, typed object (`seq`, `mode`, `namespace`,
+   * `data`): what servers forward over SSE.
+   *
+   * @example
+   * for await (const e of graph.streamEvents(input, { threadId, streamMode: ["updates"] })) sse.send(e.seq, e);
+   */
+  streamEvents(input: GraphInput<S>, config: RunConfig & StreamOptions = {}): AsyncIterableIterator<StreamEvent> {
+    const { streamMode, subgraphs, ...runConfig } = config;
+    const modes = new Set<StreamMode>(
+      streamMode === undefined ? ["values"] : Array.isArray(streamMode) ? streamMode : [streamMode as StreamMode],
+    );
+    const normalized = normalizeConfig(runConfig);
+    return eventStream(modes, subgraphs === true, (sink, signal) => {
+      const userSignal = normalized.signal;
+      const combined = userSignal ? AbortSignal.any([userSignal, signal]) : signal;
+      return executeRun({ spec: this.#spec, input, config: { ...normalized, signal: combined }, sink });
+    });
+  }
+
+  /**
+   * The thread's state at its latest checkpoint (or `config.checkpointId`). With `{ subgraphs: true }`,
+   * tasks that run subgraphs carry the subgraph's state.
+   */
+  async getState(config: RunConfig, options: { subgraphs?: boolean } = {}): Promise<StateSnapshot<StateOf<S>>> {
+    const { saver, threadId, normalized } = this.#threadConfig(config, "getState");
+    const tuple = await saver.get({
+      threadId,
+      ...(normalized.checkpointId !== undefined ? { checkpointId: normalized.checkpointId } : {}),
+    });
+    if (!tuple) return emptySnapshot(initialValues(this.#spec.schema), threadId) as StateSnapshot<StateOf<S>>;
+    return (await snapshotOf(this.#spec, saver, tuple, options.subgraphs === true)) as StateSnapshot<StateOf<S>>;
+  }
+
+  /**
+   * The thread's checkpoints, newest first.
+   *
+   * @example
+   * for await (const s of graph.getStateHistory({ threadId }, { limit: 10 })) console.log(s.metadata?.step, s.next);
+   */
+  async *getStateHistory(
+    config: RunConfig,
+    options: { limit?: number; before?: string; filter?: Record<string, unknown> } = {},
+  ): AsyncIterableIterator<StateSnapshot<StateOf<S>>> {
+    const { saver, threadId } = this.#threadConfig(config, "getStateHistory");
+    for await (const tuple of saver.list(threadId, { ...options, namespace: "" })) {
+      yield (await snapshotOf(this.#spec, saver, tuple, false)) as StateSnapshot<StateOf<S>>;
+    }
+  }
+
+  /**
+   * Changes a thread's state as if `asNode` had returned `values` (default: the node that wrote last),
+   * and routes from that node. Returns the config of the new checkpoint.
+   *
+   * @example
+   * await graph.updateState({ threadId }, { reviewStatus: "approved" });
+   * await graph.invoke(null, { threadId }); // continue
+   */
+  async updateState(
+    config: RunConfig,
+    values: UpdateOf<S>,
+    asNode?: string,
+  ): Promise<{ threadId: string; checkpointId: string }> {
+    const { saver, threadId, normalized } = this.#threadConfig(config, "updateState");
+    return updateThreadState(this.#spec, saver, { ...normalized, threadId }, values, asNode);
+  }
+
+  /** The graph's nodes and edges as data. */
+  getGraph(): GraphDrawing {
+    return drawingOf(this.#spec);
+  }
+
+  /**
+   * The graph as a Mermaid flowchart.
+   *
+   * @example
+   * console.log(graph.drawMermaid()); // graph TD …
+   */
+  drawMermaid(): string {
+    return mermaidOf(drawingOf(this.#spec));
+  }
+
+  async #invokeNested(
+    input: unknown,
+    config: RunConfig | undefined,
+    scope: TaskScope,
+  ): Promise<Record<string, unknown>> {
+    const n = scope.counters.children++;
+    const segment = `${scope.ctx.node}:${scope.ctx.taskId}${n > 0 ? `:${n + 1}` : ""}`;
+    const namespace = scope.child.namespace ? `${scope.child.namespace}|${segment}` : segment;
+    const normalized = normalizeConfig({ ...config, durability: scope.child.config.durability ?? "sync" });
+    try {
+      const outcome = await executeRun({
+        spec: this.#spec,
+        input,
+        config: normalized,
+        sink: childSink(scope.child.sink),
+        parent: { env: scope.child, namespace, resume: scope.resume, signal: scope.ctx.signal },
+      });
+      if (outcome.status === "interrupted") throw new GraphInterrupt(outcome.interrupts);
+      return outcome.values;
+    } catch (error) {
+      if (error instanceof ParentCommand && !error.arrived) throw new ParentCommand(error.command, true);
+      throw error;
+    }
+  }
+
+  #threadConfig(config: RunConfig, what: string) {
+    const normalized = normalizeConfig(config);
+    const saver = this.#spec.checkpointer;
+    if (!saver) {
+      throw new TrellisError(
+        "CHECKPOINTER_REQUIRED",
+        `${what} needs a checkpointer: compile graph "${this.#spec.name}" with { checkpointer }.`,
+      );
+    }
+    if (normalized.threadId === undefined) {
+      throw new TrellisError("THREAD_REQUIRED", `${what} needs a thread: pass { threadId } in the config.`);
+    }
+    return { saver, threadId: normalized.threadId, normalized };
+  }
+}
+
+function toInvokeResult(outcome: RunOutcome): Record<string, unknown> {
+  if (outcome.status === "interrupted" && outcome.interrupts.length > 0) {
+    return { ...outcome.values, __interrupt__: outcome.interrupts };
+  }
+  return outcome.values;
+}

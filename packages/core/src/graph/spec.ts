@@ -1,0 +1,64 @@
+import type { CheckpointSaver, Clock } from "@trellis/checkpoint";
+import type { NodeContext } from "../runtime/node-context.js";
+import type { RetryPolicy } from "../runtime/retry.js";
+import type { StateSchema } from "../state.js";
+
+/** What a router may return: node names (or path-map keys), END, Send packets, or a list of them. */
+export type RouterResult = unknown;
+
+/** Options of `addNode`. */
+export interface NodeOptions {
+  /** Retry the node on failure (see {@link RetryPolicy}). */
+  retryPolicy?: RetryPolicy;
+  /** Milliseconds the node may run before it fails with `NodeTimeoutError`. */
+  timeout?: number;
+  /** Nodes this node may route to with `Command({ goto })`, so validation and drawings know them. */
+  ends?: readonly string[];
+  /** Free-form metadata shown by `getGraph()`. */
+  metadata?: Record<string, unknown>;
+}
+
+/** A node as the runtime sees it. @internal */
+export interface NodeSpec {
+  name: string;
+  run: (input: unknown, ctx: NodeContext) => unknown;
+  options: NodeOptions;
+  /** Set when the node is a compiled subgraph. */
+  subgraph?: { schemaKeys: readonly string[]; spec: GraphSpec };
+}
+
+/** A conditional edge. @internal */
+export interface BranchSpec {
+  from: string;
+  router: (state: unknown, ctx: { signal: AbortSignal }) => RouterResult | Promise<RouterResult>;
+  /** Router result → node; absent when the router returns node names directly. */
+  pathMap?: Record<string, string>;
+}
+
+/** An edge that waits for all of its sources. @internal */
+export interface JoinSpec {
+  id: string;
+  sources: readonly string[];
+  target: string;
+}
+
+/** Everything `compile()` fixes about a graph. Immutable once built. @internal */
+export interface GraphSpec {
+  name: string;
+  schema: StateSchema;
+  channelNames: readonly string[];
+  nodes: ReadonlyMap<string, NodeSpec>;
+  /** source → targets of plain edges (START included). */
+  edges: ReadonlyMap<string, readonly string[]>;
+  /** source → joins it takes part in. */
+  joins: ReadonlyMap<string, readonly JoinSpec[]>;
+  branches: ReadonlyMap<string, readonly BranchSpec[]>;
+  interruptBefore: ReadonlySet<string> | "*";
+  interruptAfter: ReadonlySet<string> | "*";
+  checkpointer: CheckpointSaver | undefined;
+  clock: Clock;
+  /** Makes checkpoint ids. */
+  nextId: () => string;
+  /** Deltas stored before an append-only channel is written whole again. */
+  snapshotEvery: number;
+}

@@ -1,0 +1,232 @@
+import { type CheckpointSaver, type Clock, createIdGenerator, systemClock } from "@trellis/checkpoint";
+import { END, RESERVED_NODE_NAMES, START } from "../constants.js";
+import { GraphValidationError } from "../errors.js";
+import type { Command } from "../runtime/command.js";
+import type { NodeContext } from "../runtime/node-context.js";
+import type { StateOf, StateSchema, UpdateOf } from "../state.js";
+import { CompiledGraph } from "./compiled-graph.js";
+import type { BranchSpec, GraphSpec, JoinSpec, NodeOptions, NodeSpec, RouterResult } from "./spec.js";
+import { subgraphNode } from "./subgraph-node.js";
+import { validateGraph } from "./validate.js";
+
+/** What a node may return: a partial update, a `Command`, or nothing. */
+// biome-ignore lint/suspicious/noConfusingVoidType: nodes that only have side effects return nothing.
+export type NodeReturn<S extends StateSchema> = UpdateOf<S> | Command<UpdateOf<S>> | null | undefined | void;
+
+/**
+ * A node: reads the state (or a `Send` argument), returns an update.
+ *
+ * @example
+ * const generate: NodeFn<typeof schema> = async (state, ctx) => ({ draft: await write(state.topic, ctx.signal) });
+ */
+export type NodeFn<S extends StateSchema> = (
+  state: StateOf<S>,
+  ctx: NodeContext,
+) => NodeReturn<S> | Promise<NodeReturn<S>>;
+
+/** A conditional edge's router: returns node names, path-map keys, END, or Sends. */
+export type Router<S extends StateSchema> = (
+  state: StateOf<S>,
+  ctx: { signal: AbortSignal },
+) => RouterResult | Promise<RouterResult>;
+
+/** Options of {@link StateGraph.compile}. */
+export interface CompileOptions {
+  /** Where checkpoints go. Needed for interrupts, resume, time travel. */
+  checkpointer?: CheckpointSaver;
+  /** Pause before these nodes run ("*" for all). */
+  interruptBefore?: readonly string[] | "*";
+  /** Pause after these nodes run ("*" for all). */
+  interruptAfter?: readonly string[] | "*";
+  /** Name shown in errors and drawings. */
+  name?: string;
+  /** Time source for retries, timeouts, leases and checkpoint ids. */
+  clock?: Clock;
+  /** Deltas stored for an append-only channel before it is stored whole again. Default 256. */
+  snapshotEvery?: number;
+}
+
+/**
+ * Builds a graph over a state schema: nodes, edges, conditional edges. `compile()` checks it and returns
+ * the runnable graph.
+ *
+ * @example
+ * const graph = new StateGraph({ topic: channel.value(""), draft: channel.value("") })
+ *   .addNode("write", (s) => ({ draft: `About ${s.topic}` }))
+ *   .addEdge(START, "write")
+ *   .addEdge("write", END)
+ *   .compile();
+ * await graph.invoke({ topic: "safety" }); // { topic: "safety", draft: "About safety" }
+ */
+export class StateGraph<S extends StateSchema> {
+  readonly #schema: S;
+  readonly #nodes = new Map<string, NodeSpec>();
+  readonly #edges: Array<{ from: string; to: string }> = [];
+  readonly #joins: JoinSpec[] = [];
+  readonly #branches: BranchSpec[] = [];
+  readonly #name: string | undefined;
+
+  constructor(schema: S, options: { name?: string } = {}) {
+    if (typeof schema !== "object" || schema === null) {
+      throw new GraphValidationError(
+        "StateGraph needs a state schema: an object of channels, e.g. { topic: channel.value('') }.",
+      );
+    }
+    for (const [key, spec] of Object.entries(schema)) {
+      if (typeof spec?.apply !== "function" || typeof spec.initial !== "function") {
+        throw new GraphValidationError(
+          `State key "${key}" is not a channel. Build it with channel.value(), channel.reduce(), channel.append() or channel.messages().`,
+          { key },
+        );
+      }
+    }
+    this.#schema = schema;
+    this.#name = options.name;
+  }
+
+  /** Adds a node: a function of the state, or a compiled graph used as a subgraph. */
+  addNode(name: string, fn: NodeFn<S> | CompiledGraph<StateSchema>, options?: NodeOptions): this;
+  /** Adds a node that receives a `Send` argument of type `I` instead of the state. */
+  addNode<I>(
+    name: string,
+    fn: (input: I, ctx: NodeContext) => NodeReturn<S> | Promise<NodeReturn<S>>,
+    options?: NodeOptions,
+  ): this;
+  addNode(name: string, fn: unknown, options: NodeOptions = {}): this {
+    if (typeof name !== "string" || name === "")
+      throw new GraphValidationError("A node needs a non-empty string name.");
+    if (RESERVED_NODE_NAMES.has(name)) {
+      throw new GraphValidationError(`"${name}" is reserved and cannot name a node. Pick another name.`, {
+        node: name,
+      });
+    }
+    if (name.includes("|") || name.includes(":")) {
+      throw new GraphValidationError(
+        `Node name "${name}" may not contain "|" or ":"; they separate subgraph namespaces.`,
+        {
+          node: name,
+        },
+      );
+    }
+    if (this.#nodes.has(name)) {
+      throw new GraphValidationError(
+        `A node named "${name}" already exists in this graph. Node names must be unique.`,
+        {
+          node: name,
+        },
+      );
+    }
+    if (fn instanceof CompiledGraph) {
+      this.#nodes.set(name, subgraphNode(name, fn, Object.keys(this.#schema), this.#schema, options));
+    } else if (typeof fn === "function") {
+      this.#nodes.set(name, { name, run: fn as NodeSpec["run"], options });
+    } else {
+      throw new GraphValidationError(`Node "${name}" must be a function or a compiled graph.`, { node: name });
+    }
+    return this;
+  }
+
+  /** Adds an edge. With several sources, the target runs once all of them have run (a join). */
+  addEdge(from: string | readonly string[], to: string): this {
+    if (Array.isArray(from)) {
+      const sources = [...new Set(from as string[])].sort();
+      if (sources.length === 0) throw new GraphValidationError("addEdge needs at least one source node.");
+      if (sources.length === 1) return this.addEdge(sources[0] as string, to);
+      if (sources.includes(START))
+        throw new GraphValidationError("START cannot be one of several sources of a join edge.");
+      this.#joins.push({ id: `join:${sources.join("+")}:${to}`, sources, target: to });
+      return this;
+    }
+    if (from === END) throw new GraphValidationError("END has no outgoing edges; it ends the graph.");
+    if (to === START) throw new GraphValidationError("START cannot be the target of an edge.");
+    this.#edges.push({ from: from as string, to });
+    return this;
+  }
+
+  /**
+   * Adds a conditional edge: after `from` runs, `router` picks where to go. With a `pathMap`, the router
+   * returns its keys; a list of names means each name maps to itself.
+   */
+  addConditionalEdges(from: string, router: Router<S>, pathMap?: Record<string, string> | readonly string[]): this {
+    if (typeof router !== "function") {
+      throw new GraphValidationError(`The router of the conditional edge from "${from}" must be a function.`, { from });
+    }
+    const branch: BranchSpec = { from, router: router as BranchSpec["router"] };
+    if (pathMap) {
+      branch.pathMap = Array.isArray(pathMap)
+        ? Object.fromEntries((pathMap as string[]).map((n) => [n, n]))
+        : { ...(pathMap as Record<string, string>) };
+    }
+    this.#branches.push(branch);
+    return this;
+  }
+
+  /** Adds nodes that run one after another, with edges between them. */
+  addSequence(nodes: ReadonlyArray<readonly [string, NodeFn<S>]> | Record<string, NodeFn<S>>): this {
+    const list = Array.isArray(nodes) ? (nodes as ReadonlyArray<readonly [string, NodeFn<S>]>) : Object.entries(nodes);
+    if (list.length === 0) throw new GraphValidationError("addSequence needs at least one node.");
+    let previous: string | undefined;
+    for (const [name, fn] of list) {
+      this.addNode(name, fn);
+      if (previous !== undefined) this.addEdge(previous, name);
+      previous = name;
+    }
+    return this;
+  }
+
+  /** The same as `addEdge(START, node)`. */
+  setEntryPoint(node: string): this {
+    return this.addEdge(START, node);
+  }
+
+  /** The same as `addEdge(node, END)`. */
+  setFinishPoint(node: string): this {
+    return this.addEdge(node, END);
+  }
+
+  /** Checks the graph and returns it ready to run. Throws a {@link GraphValidationError} naming the problem. */
+  compile(options: CompileOptions = {}): CompiledGraph<S> {
+    const name = options.name ?? this.#name ?? "graph";
+    validateGraph({
+      name,
+      nodes: this.#nodes,
+      edges: this.#edges,
+      joins: this.#joins,
+      branches: this.#branches,
+      interruptBefore: options.interruptBefore,
+      interruptAfter: options.interruptAfter,
+    });
+    const clock = options.clock ?? systemClock;
+    const group = <T extends { from: string } | JoinSpec>(items: readonly T[], keys: (t: T) => readonly string[]) => {
+      const map = new Map<string, T[]>();
+      for (const item of items) for (const key of keys(item)) map.set(key, [...(map.get(key) ?? []), item]);
+      return map;
+    };
+    const edges = new Map<string, string[]>();
+    for (const { from, to } of this.#edges) {
+      const list = edges.get(from) ?? [];
+      if (!list.includes(to)) list.push(to);
+      edges.set(from, list);
+    }
+    const spec: GraphSpec = {
+      name,
+      schema: this.#schema,
+      channelNames: Object.keys(this.#schema),
+      nodes: new Map(this.#nodes),
+      edges,
+      joins: group(this.#joins, (j) => j.sources),
+      branches: group(this.#branches, (b) => [b.from]),
+      interruptBefore: breakpoints(options.interruptBefore),
+      interruptAfter: breakpoints(options.interruptAfter),
+      checkpointer: options.checkpointer,
+      clock,
+      nextId: createIdGenerator(clock),
+      snapshotEvery: options.snapshotEvery ?? 256,
+    };
+    return new CompiledGraph<S>(spec);
+  }
+}
+
+function breakpoints(list: readonly string[] | "*" | undefined): ReadonlySet<string> | "*" {
+  return list === "*" ? "*" : new Set(list ?? []);
+}

@@ -1,0 +1,51 @@
+export {
+  type CheckpointSaver,
+  type Clock,
+  CorruptCheckpointError,
+  LeaseError,
+  ManualClock,
+  MemorySaver,
+  systemClock,
+  TrellisError,
+  type TrellisErrorCode,
+  toHttpStatus,
+} from "@trellis/checkpoint";
+export {
+  type AnyChannel,
+  type Channel,
+  type ChannelKind,
+  channel,
+  type MessageLike,
+  normalizeRole,
+  REMOVE_ALL_MESSAGES,
+  type RemoveMessage,
+  removeMessage,
+} from "./channels/index.js";
+export { END, START } from "./constants.js";
+export {
+  GraphRecursionError,
+  GraphValidationError,
+  InvalidRouteError,
+  InvalidUpdateError,
+  NodeTimeoutError,
+  ResumeError,
+  RunCancelledError,
+} from "./errors.js";
+export {
+  CompiledGraph,
+  type GraphInput,
+  type InvokeResult,
+  type RunResult,
+  type StreamOptions,
+} from "./graph/compiled-graph.js";
+export type { GraphDrawing } from "./graph/draw.js";
+export type { NodeOptions } from "./graph/spec.js";
+export { type CompileOptions, type NodeFn, type NodeReturn, type Router, StateGraph } from "./graph/state-graph.js";
+export { Command, type CommandInit, type Goto, type Interrupt, Send } from "./runtime/command.js";
+export type { Durability, RunConfig } from "./runtime/config.js";
+export { emitMessageChunk, getNodeContext, interrupt, type NodeContext } from "./runtime/node-context.js";
+export type { RetryPolicy } from "./runtime/retry.js";
+export type { RunOutcome } from "./runtime/run-loop.js";
+export type { StateSnapshot, StateTask } from "./runtime/state-snapshot.js";
+export type { DebugEvent, MessageChunkMeta, StreamEvent, StreamMode } from "./runtime/stream-events.js";
+export type { StateOf, StateSchema, UpdateOf } from "./state.js";

@@ -1,0 +1,137 @@
+import type { ChannelBlob, CheckpointSaver, Lease, PendingWrite, PutRequest } from "@trellis/checkpoint";
+import type { Durability } from "./config.js";
+import type { ThreadState } from "./thread-state.js";
+
+/**
+ * Hands a run's checkpoints and writes to the saver in order, following the durability mode: `sync`
+ * waits for each put, `async` queues it, `exit` stores once when the run stops. Writes that arrive
+ * while an earlier one is queued travel together in one `putWrites`. @internal
+ */
+export class CheckpointWriter {
+  #queue: Promise<void> = Promise.resolve();
+  #failure: { error: unknown } | undefined;
+  #buffer: PendingWrite[] | undefined;
+  #unsavedWrites = false;
+
+  constructor(
+    private readonly saver: CheckpointSaver | undefined,
+    private readonly durability: Durability,
+    private readonly lease: () => Lease | undefined,
+    private readonly snapshotEvery: number,
+  ) {}
+
+  /** Stores `state.checkpoint` (sync: before returning). */
+  checkpoint(state: ThreadState): Promise<void> {
+    if (!this.saver || this.durability === "exit") return Promise.resolve();
+    const request = this.#putRequest(state, []);
+    this.#buffer = undefined;
+    const saver = this.saver;
+    const done = this.#enqueue(() => saver.put(request));
+    return this.durability === "sync" ? done : Promise.resolve();
+  }
+
+  /** Records writes of one task against the current checkpoint (sync: stored before returning). */
+  writes(state: ThreadState, taskId: string, entries: ReadonlyArray<readonly [string, unknown]>): Promise<void> {
+    let map = state.pending.get(taskId);
+    if (!map) {
+      map = new Map();
+      state.pending.set(taskId, map);
+    }
+    for (const [channel, value] of entries) map.set(channel, value);
+    if (!this.saver) return Promise.resolve();
+    if (this.durability === "exit" || !state.stored) {
+      this.#unsavedWrites = true;
+      return Promise.resolve();
+    }
+    const writes = entries.map(([channel, value]) => ({ taskId, channel, value }));
+    let done: Promise<void>;
+    if (this.#buffer) {
+      this.#buffer.push(...writes);
+      done = this.#queue;
+    } else {
+      const buffer = writes.slice();
+      this.#buffer = buffer;
+      const saver = this.saver;
+      const ref = {
+        threadId: state.checkpoint.threadId,
+        namespace: state.checkpoint.namespace,
+        checkpointId: state.checkpoint.id,
+      };
+      done = this.#enqueue(() => {
+        if (this.#buffer === buffer) this.#buffer = undefined;
+        return saver.putWrites(ref, buffer, this.lease());
+      });
+    }
+    return this.durability === "sync" ? done : Promise.resolve();
+  }
+
+  /** Stores whatever the durability mode held back, waits for every queued operation, reports failures. */
+  async finish(state: ThreadState): Promise<void> {
+    const saver = this.saver;
+    if (saver && (!state.stored || this.#unsavedWrites)) {
+      if (!state.stored) {
+        const request = this.#putRequest(state, allWrites(state));
+        void this.#enqueue(() => saver.put(request));
+      } else {
+        const ref = {
+          threadId: state.checkpoint.threadId,
+          namespace: state.checkpoint.namespace,
+          checkpointId: state.checkpoint.id,
+        };
+        const writes = allWrites(state);
+        if (writes.length > 0) void this.#enqueue(() => saver.putWrites(ref, writes, this.lease()));
+      }
+      this.#unsavedWrites = false;
+    }
+    await this.#queue;
+    if (this.#failure) throw this.#failure.error;
+  }
+
+  #enqueue(op: () => Promise<void>): Promise<void> {
+    const run = this.#queue.then(() => (this.#failure ? undefined : op()));
+    this.#queue = run.catch((error: unknown) => {
+      this.#failure ??= { error };
+    });
+    return run;
+  }
+
+  /** Builds the put for `state.checkpoint`, deciding for each changed channel: delta or whole. */
+  #putRequest(state: ThreadState, writes: PendingWrite[]): PutRequest {
+    const blobs: ChannelBlob[] = [];
+    const channelDepths: Record<string, number> = {};
+    for (const [channel, track] of state.tracks) {
+      if (track.dirty) {
+        if (track.pending !== null && track.storedVersion !== undefined && track.depth + 1 < this.snapshotEvery) {
+          blobs.push({
+            channel,
+            version: track.version,
+            kind: "delta",
+            base: track.storedVersion,
+            items: track.pending,
+          });
+          track.depth += 1;
+        } else {
+          blobs.push({ channel, version: track.version, kind: "full", value: state.values[channel] });
+          track.depth = 0;
+        }
+        track.storedVersion = track.version;
+        track.pending = [];
+        track.dirty = false;
+      }
+      if (track.depth > 0) channelDepths[channel] = track.depth;
+    }
+    const checkpoint = { ...state.checkpoint, parentId: state.lastStoredId, channelDepths };
+    state.checkpoint = checkpoint;
+    state.stored = true;
+    state.lastStoredId = checkpoint.id;
+    const lease = this.lease();
+    return lease ? { checkpoint, blobs, writes, lease } : { checkpoint, blobs, writes };
+  }
+}
+
+function allWrites(state: ThreadState): PendingWrite[] {
+  const writes: PendingWrite[] = [];
+  for (const [taskId, map] of state.pending)
+    for (const [channel, value] of map) writes.push({ taskId, channel, value });
+  return writes;
+}

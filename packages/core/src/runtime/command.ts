@@ -1,0 +1,94 @@
+/**
+ * A packet for one node with its own input, returned by a router or in a `Command`'s `goto`. Each Send
+ * becomes one task in the next superstep; the node receives `arg` instead of the state.
+ *
+ * @example
+ * builder.addConditionalEdges("plan", (s) => s.topics.map((t) => new Send("write", { topic: t })));
+ */
+export class Send<A = unknown> {
+  constructor(
+    readonly node: string,
+    readonly arg: A,
+  ) {}
+}
+
+/** Where a node may route: a node name, END, or a Send packet. */
+export type Goto = string | Send;
+
+/** Arguments of {@link Command}. */
+export interface CommandInit<U = Record<string, unknown>> {
+  /** Resume value for the pending interrupt, or a map from interrupt id to value. */
+  resume?: unknown;
+  /** A state update, applied through the channels' reducers. */
+  update?: U;
+  /** Nodes (or Sends) to run next, in addition to the node's static edges. */
+  goto?: Goto | readonly Goto[];
+  /** `Command.PARENT` to route in the graph that contains this subgraph. */
+  graph?: string;
+}
+
+/**
+ * Returned by a node to update state and choose where to go in one step, or passed to `invoke` to resume
+ * a paused thread.
+ *
+ * @example
+ * // from a node: hand off to another agent of the parent graph
+ * return new Command({ goto: "reporting", update: { currentAgent: "reporting" }, graph: Command.PARENT });
+ * // from the caller: answer the pending interrupt
+ * await graph.invoke(new Command({ resume: "approved" }), { threadId });
+ */
+export class Command<U = Record<string, unknown>> {
+  /** Use as `graph` to route to a node of the parent graph. */
+  static readonly PARENT = "__parent__";
+
+  readonly resume?: unknown;
+  readonly update?: U;
+  readonly goto: readonly Goto[];
+  readonly graph?: string;
+
+  constructor(init: CommandInit<U>) {
+    if ("resume" in init) this.resume = init.resume;
+    if (init.update !== undefined) this.update = init.update;
+    this.goto = init.goto === undefined ? [] : Array.isArray(init.goto) ? init.goto.slice() : [init.goto as Goto];
+    if (init.graph !== undefined) this.graph = init.graph;
+  }
+
+  /** True when this command carries a resume value. */
+  get hasResume(): boolean {
+    return "resume" in this;
+  }
+}
+
+/** An interrupt waiting for an answer. */
+export interface Interrupt<V = unknown> {
+  /** Unique id; answer with `new Command({ resume: { [id]: value } })`. */
+  id: string;
+  value: V;
+  /** The node that paused. */
+  node: string;
+  /** The subgraph namespace it paused in ("" for the root graph). */
+  namespace: string;
+}
+
+/** Thrown inside a task to pause it; caught by the runtime. @internal */
+export class GraphInterrupt extends Error {
+  constructor(readonly interrupts: Interrupt[]) {
+    super(`Graph interrupted (${interrupts.length} pending)`);
+    this.name = "GraphInterrupt";
+  }
+}
+
+/** Thrown by a subgraph run to hand a `Command.PARENT` to the task that runs it. @internal */
+export class ParentCommand extends Error {
+  /**
+   * `command` came out of a subgraph this task ran and is meant for this task's graph (true), or the
+   * node itself returned `Command.PARENT` and it is for the graph above (false).
+   */
+  constructor(
+    readonly command: Command,
+    readonly arrived = false,
+  ) {
+    super("Command for the parent graph");
+    this.name = "ParentCommand";
+  }
+}

@@ -1,0 +1,75 @@
+import { TrellisError } from "@trellis/checkpoint";
+
+/** When checkpoints are written. */
+export type Durability = "sync" | "async" | "exit";
+
+/**
+ * Configuration of one run. LangGraph's `{ configurable: { thread_id, checkpoint_id } }` is accepted
+ * too, so ported code works unchanged.
+ *
+ * @example
+ * await graph.invoke(input, { threadId: "order-42", recursionLimit: 50 });
+ * await graph.invoke(input, { configurable: { thread_id: "order-42" } }); // the same
+ */
+export interface RunConfig {
+  /** The conversation or job this run belongs to. Required with a checkpointer. */
+  threadId?: string;
+  /** Start from this checkpoint instead of the latest: replays or forks the thread. */
+  checkpointId?: string;
+  /** Most supersteps this run may take. Default 25. */
+  recursionLimit?: number;
+  /** Cancels the run. */
+  signal?: AbortSignal;
+  /** `sync` (default): each checkpoint is stored before the next step; `async`: in the background; `exit`: once, when the run stops. */
+  durability?: Durability;
+  /** Most tasks running at once. Default: no limit. */
+  maxConcurrency?: number;
+  /** Identifies the run in leases and metadata. */
+  runId?: string;
+  /** Stored in the metadata of every checkpoint this run writes. */
+  metadata?: Record<string, unknown>;
+  /** Per-run breakpoints, added to those given at compile time. */
+  interruptBefore?: readonly string[] | "*";
+  interruptAfter?: readonly string[] | "*";
+  /** LangGraph's form: `thread_id`, `checkpoint_id`, and anything else nodes may read. */
+  configurable?: { thread_id?: string; checkpoint_id?: string; [key: string]: unknown };
+}
+
+/** A config with defaults filled in. @internal */
+export interface NormalizedConfig extends RunConfig {
+  recursionLimit: number;
+  durability: Durability;
+  maxConcurrency: number;
+}
+
+/** @internal */
+export function normalizeConfig(config: RunConfig | undefined): NormalizedConfig {
+  const c = config ?? {};
+  const threadId = c.threadId ?? c.configurable?.thread_id;
+  const checkpointId = c.checkpointId ?? c.configurable?.checkpoint_id;
+  const recursionLimit = c.recursionLimit ?? 25;
+  if (!Number.isInteger(recursionLimit) || recursionLimit < 1) {
+    throw new TrellisError(
+      "INVALID_CONFIG",
+      `recursionLimit must be a positive integer, got ${String(recursionLimit)}.`,
+    );
+  }
+  const maxConcurrency = c.maxConcurrency ?? Number.POSITIVE_INFINITY;
+  if (!(maxConcurrency >= 1)) {
+    throw new TrellisError("INVALID_CONFIG", `maxConcurrency must be at least 1, got ${String(maxConcurrency)}.`);
+  }
+  const durability = c.durability ?? "sync";
+  if (durability !== "sync" && durability !== "async" && durability !== "exit") {
+    throw new TrellisError(
+      "INVALID_CONFIG",
+      `durability must be "sync", "async" or "exit", got ${String(durability)}.`,
+    );
+  }
+  if (threadId !== undefined && (typeof threadId !== "string" || threadId === "")) {
+    throw new TrellisError("INVALID_CONFIG", "threadId must be a non-empty string.");
+  }
+  const out: NormalizedConfig = { ...c, recursionLimit, durability, maxConcurrency };
+  if (threadId !== undefined) out.threadId = threadId;
+  if (checkpointId !== undefined) out.checkpointId = checkpointId;
+  return out;
+}

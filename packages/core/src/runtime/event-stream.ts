@@ -1,0 +1,88 @@
+import type { RunOutcome } from "./run-loop.js";
+import type { EventSink, StreamEvent, StreamMode, UnnumberedEvent } from "./stream-events.js";
+
+/**
+ * Runs `execute` and turns the events it pushes into an async iterator, numbered from 1. The run starts
+ * on the first `next()`; leaving the loop early (`break`) cancels it. A failed run rethrows its error
+ * after the events that came before it. @internal
+ */
+export function eventStream(
+  modes: ReadonlySet<StreamMode>,
+  subgraphs: boolean,
+  execute: (sink: EventSink, signal: AbortSignal) => Promise<RunOutcome>,
+): AsyncIterableIterator<StreamEvent> {
+  const buffer: StreamEvent[] = [];
+  let seq = 0;
+  let wake: (() => void) | undefined;
+  let finished: { error?: unknown } | undefined;
+  let started = false;
+  const controller = new AbortController();
+  const sink: EventSink = {
+    modes,
+    subgraphs,
+    push(event: UnnumberedEvent) {
+      buffer.push({ ...event, seq: ++seq } as StreamEvent);
+      wake?.();
+    },
+  };
+  const start = () => {
+    started = true;
+    execute(sink, controller.signal).then(
+      () => {
+        finished = {};
+        wake?.();
+      },
+      (error: unknown) => {
+        finished = { error };
+        wake?.();
+      },
+    );
+  };
+  let cursor = 0;
+  const iterator: AsyncIterableIterator<StreamEvent> = {
+    async next() {
+      if (!started) start();
+      for (;;) {
+        if (cursor < buffer.length) {
+          const event = buffer[cursor] as StreamEvent;
+          buffer[cursor++] = undefined as unknown as StreamEvent;
+          if (cursor > 1024 && cursor * 2 > buffer.length) {
+            buffer.splice(0, cursor);
+            cursor = 0;
+          }
+          return { value: event, done: false };
+        }
+        if (finished) {
+          if (finished.error !== undefined && !controller.signal.aborted) {
+            const { error } = finished;
+            finished = {};
+            throw error;
+          }
+          return { value: undefined, done: true };
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+      }
+    },
+    async return() {
+      controller.abort(new Error("The stream's consumer stopped reading."));
+      finished ??= {};
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
+}
+
+/** The sink a nested run writes to: messages and custom events always, the rest only with `subgraphs`. @internal */
+export function childSink(parent: EventSink | undefined): EventSink | undefined {
+  if (!parent) return undefined;
+  if (parent.subgraphs) return parent;
+  const modes = new Set<StreamMode>([...parent.modes].filter((m) => m === "messages" || m === "custom"));
+  if (modes.size === 0) return undefined;
+  return { modes, subgraphs: false, push: (event) => parent.push(event) };
+}

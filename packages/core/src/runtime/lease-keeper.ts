@@ -1,0 +1,48 @@
+import { randomUUID } from "node:crypto";
+import type { CheckpointSaver, Clock, Lease } from "@trellis/checkpoint";
+
+/** How long a run's hold on its thread lasts without renewal. */
+export const LEASE_TTL_MS = 60_000;
+
+/** A run's lease on its thread, renewed in the background until released. @internal */
+export interface LeaseKeeper {
+  readonly current: Lease;
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the thread's lease for a run (failing with `THREAD_BUSY` if another writer holds it) and renews
+ * it every third of its TTL. @internal
+ */
+export async function acquireLease(
+  saver: CheckpointSaver,
+  threadId: string,
+  clock: Clock,
+  owner: string = `run-${randomUUID()}`,
+): Promise<LeaseKeeper> {
+  let current = await saver.acquireLease(threadId, owner, LEASE_TTL_MS);
+  let timer: unknown;
+  let released = false;
+  const schedule = () => {
+    timer = clock.setTimeout(() => {
+      saver.renewLease(current, LEASE_TTL_MS).then(
+        (renewed) => {
+          current = renewed;
+          if (!released) schedule();
+        },
+        () => undefined, // lost: the next put fails with LEASE_LOST and says so
+      );
+    }, LEASE_TTL_MS / 3);
+  };
+  schedule();
+  return {
+    get current() {
+      return current;
+    },
+    async release() {
+      released = true;
+      clock.clearTimeout(timer);
+      await saver.releaseLease(current).catch(() => undefined);
+    },
+  };
+}

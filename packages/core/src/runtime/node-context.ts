@@ -1,0 +1,171 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
+import { type CheckpointSaver, type Lease, TrellisError } from "@trellis/checkpoint";
+import { GraphInterrupt } from "./command.js";
+import type { RunConfig } from "./config.js";
+import type { EventSink } from "./stream-events.js";
+import { assertPlainValue } from "./validate-update.js";
+
+/**
+ * What a node receives besides the state.
+ *
+ * @example
+ * builder.addNode("draft", async (state, ctx) => {
+ *   const text = await ctx.step("llm", () => model.invoke(state.messages)); // runs once, even after resume
+ *   const verdict = ctx.interrupt<{ ok: boolean }>({ question: "Publish?", text });
+ *   return { published: verdict.ok };
+ * });
+ */
+export interface NodeContext {
+  /** The node's name. */
+  readonly node: string;
+  /** Id of this task; the same when the task runs again after an interrupt, crash or retry. */
+  readonly taskId: string;
+  /** Subgraph namespace ("" in the root graph). */
+  readonly namespace: string;
+  /** Number of the superstep this task belongs to. */
+  readonly superstep: number;
+  /** 1 on the first attempt, then 2, 3… when the retry policy runs the node again. */
+  readonly attempt: number;
+  /** Aborted when the run is cancelled or the node times out. Pass it on to I/O. */
+  readonly signal: AbortSignal;
+  /** The run's configuration (thread id, recursion limit…). */
+  readonly config: Readonly<RunConfig>;
+  /**
+   * Pauses the run and shows `value` to the person; returns their answer when the run resumes. The i-th
+   * call in a node returns the i-th answer.
+   */
+  interrupt<R = unknown>(value: unknown): R;
+  /**
+   * Runs `fn` once for this task and records its result. When the task runs again, the recorded result
+   * is returned and `fn` is not called. Names must be unique within the node (repeats get `#2`, `#3`…).
+   */
+  step<T>(name: string, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T>;
+  /** Sends `data` to the `custom` stream mode. */
+  emit(data: unknown): void;
+}
+
+/** What a nested graph run inherits from the task that starts it. @internal */
+export interface ChildRunEnv {
+  saver: CheckpointSaver | undefined;
+  threadId: string | undefined;
+  lease: Lease | undefined;
+  sink: EventSink | undefined;
+  namespace: string;
+  config: RunConfig;
+}
+
+/** Per-task state behind a {@link NodeContext}. @internal */
+export interface TaskScope {
+  ctx: NodeContext;
+  /** Interrupt id → resume value given for this task. */
+  resume: Readonly<Record<string, unknown>>;
+  /** Durable step key → recorded result. */
+  steps: Map<string, unknown>;
+  /** Counters that restart with every attempt. */
+  counters: { interrupts: number; steps: Map<string, number>; children: number };
+  canInterrupt: boolean;
+  recordStep(key: string, value: unknown): Promise<void>;
+  child: ChildRunEnv;
+}
+
+const storage = new AsyncLocalStorage<TaskScope>();
+
+/** @internal */
+export function runInScope<T>(scope: TaskScope, fn: () => T): T {
+  return storage.run(scope, fn);
+}
+
+/** The scope of the task running this code, if any. @internal */
+export function currentScope(): TaskScope | undefined {
+  return storage.getStore();
+}
+
+/**
+ * The context of the node that is running this code. For tools and helpers called from a node.
+ *
+ * @example
+ * const { signal, threadId } = { signal: getNodeContext().signal, threadId: getNodeContext().config.threadId };
+ */
+export function getNodeContext(): NodeContext {
+  const scope = storage.getStore();
+  if (!scope) {
+    throw new TrellisError("INVALID_CONFIG", "getNodeContext() was called outside a running graph node.");
+  }
+  return scope.ctx;
+}
+
+/**
+ * Pauses the running node until a person answers; the free-function form of `ctx.interrupt`, for code
+ * ported from LangGraph and for tools.
+ *
+ * @example
+ * const answer = interrupt<string>({ type: "clarification_request", questions });
+ */
+export function interrupt<R = unknown>(value: unknown): R {
+  const scope = storage.getStore();
+  if (!scope) throw new TrellisError("INVALID_CONFIG", "interrupt() was called outside a running graph node.");
+  return scope.ctx.interrupt<R>(value);
+}
+
+/**
+ * Sends an LLM token chunk to the `messages` stream mode, tagged with the running node. Does nothing
+ * outside a node or when no one streams messages.
+ *
+ * @example
+ * for await (const delta of model.stream(messages)) emitMessageChunk(delta);
+ */
+export function emitMessageChunk(chunk: unknown, meta: Record<string, unknown> = {}): void {
+  const scope = storage.getStore();
+  const sink = scope?.child.sink;
+  if (!scope || !sink?.modes.has("messages")) return;
+  const { ctx } = scope;
+  sink.push({
+    mode: "messages",
+    namespace: splitNamespace(ctx.namespace),
+    data: [chunk, { ...meta, node: ctx.node, namespace: ctx.namespace, taskId: ctx.taskId, step: ctx.superstep }],
+  });
+}
+
+/** `"a:1|b:2"` → `["a:1", "b:2"]`. @internal */
+export function splitNamespace(namespace: string): string[] {
+  return namespace === "" ? [] : namespace.split("|");
+}
+
+/** Deterministic id of the `index`-th interrupt of a task. @internal */
+export function interruptId(namespace: string, taskId: string, index: number): string {
+  return createHash("sha1").update(`${namespace}\u0000${taskId}\u0000${index}`).digest("hex").slice(0, 32);
+}
+
+/** Builds the `interrupt` and `step` methods of a context over a scope. @internal */
+export function contextMethods(scopeRef: () => TaskScope): Pick<NodeContext, "interrupt" | "step"> {
+  return {
+    interrupt<R>(value: unknown): R {
+      const scope = scopeRef();
+      const { ctx } = scope;
+      const id = interruptId(ctx.namespace, ctx.taskId, scope.counters.interrupts++);
+      if (Object.hasOwn(scope.resume, id)) return scope.resume[id] as R;
+      if (!scope.canInterrupt) {
+        throw new TrellisError(
+          "CHECKPOINTER_REQUIRED",
+          `Node "${ctx.node}" called interrupt(), which needs a checkpointer to remember where to resume. Compile the graph with { checkpointer } and pass a threadId.`,
+          { details: { node: ctx.node } },
+        );
+      }
+      assertPlainValue(value, ctx.node, "interrupt value");
+      throw new GraphInterrupt([{ id, value, node: ctx.node, namespace: ctx.namespace }]);
+    },
+    async step<T>(name: string, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> {
+      const scope = scopeRef();
+      const n = scope.counters.steps.get(name) ?? 0;
+      scope.counters.steps.set(name, n + 1);
+      const key = n === 0 ? name : `${name}#${n + 1}`;
+      if (scope.steps.has(key)) return scope.steps.get(key) as T;
+      const value = await fn(scope.ctx.signal);
+      assertPlainValue(value, scope.ctx.node, `result of step "${key}"`);
+      scope.steps.set(key, value);
+      await scope.recordStep(key, value);
+      return value;
+    },
+  };
+}

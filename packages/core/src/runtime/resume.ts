@@ -1,0 +1,83 @@
+import { WRITE } from "../constants.js";
+import { ResumeError } from "../errors.js";
+import type { Interrupt } from "./command.js";
+
+/** An interrupt still waiting, with the task it belongs to. @internal */
+export interface PendingInterrupt extends Interrupt {
+  taskId: string;
+}
+
+const INTERRUPT_ID = /^[0-9a-f]{32}$/;
+
+/** The interrupts recorded against a checkpoint that have no resume value yet. @internal */
+export function pendingInterrupts(pending: ReadonlyMap<string, ReadonlyMap<string, unknown>>): PendingInterrupt[] {
+  const out: PendingInterrupt[] = [];
+  for (const [taskId, writes] of pending) {
+    const recorded = writes.get(WRITE.interrupt) as Interrupt[] | undefined;
+    if (!recorded) continue;
+    const resumed = (writes.get(WRITE.resume) ?? {}) as Record<string, unknown>;
+    for (const item of recorded) if (!Object.hasOwn(resumed, item.id)) out.push({ ...item, taskId });
+  }
+  return out;
+}
+
+/** True when `value` is a map from interrupt ids to answers rather than an answer itself. @internal */
+export function isResumeMap(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const keys = Object.keys(value);
+  return keys.length > 0 && keys.every((k) => INTERRUPT_ID.test(k));
+}
+
+/**
+ * Matches a resume value to the pending interrupts: task id → (interrupt id → answer). A single value
+ * answers the only pending interrupt; a map answers those it names. With `strict`, a map that names an
+ * interrupt that is not pending is an error (nested runs pass maps meant partly for their parent). @internal
+ */
+export function resolveResume(
+  pending: readonly PendingInterrupt[],
+  resume: unknown,
+  where: { threadId: string | undefined; strict: boolean },
+): Map<string, Record<string, unknown>> {
+  const byTask = new Map<string, Record<string, unknown>>();
+  const put = (item: PendingInterrupt, value: unknown) => {
+    const answers = byTask.get(item.taskId) ?? {};
+    answers[item.id] = value;
+    byTask.set(item.taskId, answers);
+  };
+  const thread = where.threadId ? `Thread "${where.threadId}"` : "The thread";
+  if (isResumeMap(resume)) {
+    const unknown: string[] = [];
+    for (const [id, value] of Object.entries(resume)) {
+      const item = pending.find((p) => p.id === id);
+      if (item) put(item, value);
+      else unknown.push(id);
+    }
+    if (where.strict && unknown.length > 0) {
+      throw new ResumeError(
+        "RESUME_MISMATCH",
+        `${thread} has no pending interrupt with id ${unknown.join(", ")}. Pending: ${pending.map((p) => `${p.id} (node "${p.node}")`).join(", ") || "none"}.`,
+        { details: { unknown, pending: pending.map((p) => p.id) } },
+      );
+    }
+    return byTask;
+  }
+  if (pending.length === 0) {
+    if (!where.strict) return byTask;
+    throw new ResumeError(
+      "NOTHING_TO_RESUME",
+      `${thread} has no pending interrupt to resume. Check getState(config).interrupts, or start a new run with an input.`,
+      { details: { threadId: where.threadId } },
+    );
+  }
+  if (pending.length > 1) {
+    if (!where.strict) return byTask;
+    throw new ResumeError(
+      "AMBIGUOUS_RESUME",
+      `${thread} has ${pending.length} pending interrupts; resume with a map from interrupt id to value: new Command({ resume: { [id]: value } }). Pending: ${pending.map((p) => `${p.id} (node "${p.node}")`).join(", ")}.`,
+      { details: { pending: pending.map((p) => p.id) } },
+    );
+  }
+  put(pending[0] as PendingInterrupt, resume);
+  return byTask;
+}

@@ -1,0 +1,443 @@
+import { type CheckpointSaver, type Lease, type PlannedTask, TrellisError } from "@trellis/checkpoint";
+import { START, WRITE } from "../constants.js";
+import { GraphRecursionError, ResumeError, RunCancelledError } from "../errors.js";
+import type { GraphSpec } from "../graph/spec.js";
+import { applyWrites, type TaskWrite } from "./apply.js";
+import { CheckpointWriter } from "./checkpoint-writer.js";
+import { Command, type Interrupt, ParentCommand } from "./command.js";
+import type { NormalizedConfig } from "./config.js";
+import { acquireLease, type LeaseKeeper } from "./lease-keeper.js";
+import type { ChildRunEnv } from "./node-context.js";
+import { pendingInterrupts, resolveResume } from "./resume.js";
+import { type Finished, route } from "./route.js";
+import { decodeResult, encodeResult, type PlannedStepTask, planTasks } from "./step-tasks.js";
+import type { EventSink, UnnumberedEvent } from "./stream-events.js";
+import { raceAbort, runTask, type TaskEnv, type TaskOutcome } from "./task-runner.js";
+import { advance, freshState, stateFromTuple, type ThreadState } from "./thread-state.js";
+import { validateUpdate } from "./validate-update.js";
+
+/** One run of a graph on one thread and namespace. @internal */
+export interface RunRequest {
+  spec: GraphSpec;
+  input: unknown;
+  config: NormalizedConfig;
+  sink: EventSink | undefined;
+  /** Set when the run is a subgraph called from a running task. */
+  parent?: { env: ChildRunEnv; namespace: string; resume: Readonly<Record<string, unknown>>; signal: AbortSignal };
+}
+
+/** How a run stopped, when it did not fail. */
+export interface RunOutcome {
+  status: "done" | "interrupted";
+  values: Record<string, unknown>;
+  /** Interrupts waiting for an answer (empty when paused at a static breakpoint). */
+  interrupts: Interrupt[];
+  /** Nodes of the next superstep. */
+  next: string[];
+  checkpointId: string | undefined;
+}
+
+/** Runs a graph until it ends, pauses or fails. @internal */
+export function executeRun(request: RunRequest): Promise<RunOutcome> {
+  return new GraphRun(request).execute();
+}
+
+class GraphRun {
+  readonly #spec: GraphSpec;
+  readonly #config: NormalizedConfig;
+  readonly #saver: CheckpointSaver | undefined;
+  readonly #threadId: string | undefined;
+  readonly #namespace: string;
+  readonly #nsPath: string[];
+  readonly #sink: EventSink | undefined;
+  readonly #controller = new AbortController();
+  readonly #writer: CheckpointWriter;
+  #lease: LeaseKeeper | undefined;
+  #parentLease: Lease | undefined;
+
+  constructor(private readonly request: RunRequest) {
+    const { spec, config, parent } = request;
+    this.#spec = spec;
+    this.#config = config;
+    this.#saver = parent ? (spec.checkpointer ?? parent.env.saver) : spec.checkpointer;
+    this.#threadId = parent ? parent.env.threadId : config.threadId;
+    this.#namespace = parent ? parent.namespace : "";
+    this.#nsPath = this.#namespace === "" ? [] : this.#namespace.split("|");
+    this.#sink = request.sink;
+    this.#parentLease = parent?.env.lease;
+    this.#writer = new CheckpointWriter(
+      this.#saver,
+      config.durability,
+      () => this.#lease?.current ?? this.#parentLease,
+      spec.snapshotEvery,
+    );
+  }
+
+  async execute(): Promise<RunOutcome> {
+    const signals = [this.request.config.signal, this.request.parent?.signal].filter((s): s is AbortSignal => !!s);
+    for (const s of signals) {
+      if (s.aborted) throw new RunCancelledError(this.#threadId, s.reason);
+      s.addEventListener("abort", () => this.#controller.abort(s.reason), { once: true });
+    }
+    if (this.#saver && this.#threadId === undefined) {
+      throw new TrellisError(
+        "THREAD_REQUIRED",
+        `Graph "${this.#spec.name}" has a checkpointer, so each run needs a thread: pass { threadId } (or { configurable: { thread_id } }) in the config.`,
+      );
+    }
+    if (this.#saver && this.#threadId !== undefined && !this.request.parent) {
+      this.#lease = await acquireLease(this.#saver, this.#threadId, this.#spec.clock, this.#config.runId);
+    }
+    let state: ThreadState | undefined;
+    try {
+      state = await this.#load();
+      const continuing = await this.#applyInput(state);
+      const outcome = await this.#loop(state, continuing);
+      await this.#writer.finish(state);
+      return outcome;
+    } catch (error) {
+      if (state) await this.#writer.finish(state).catch(() => undefined);
+      if (this.#controller.signal.aborted && !(error instanceof ParentCommand)) {
+        throw error instanceof TrellisError && error.code === "RUN_CANCELLED"
+          ? error
+          : new RunCancelledError(this.#threadId, this.#controller.signal.reason);
+      }
+      throw error;
+    } finally {
+      await this.#lease?.release();
+    }
+  }
+
+  async #load(): Promise<ThreadState> {
+    const { spec, config } = this.request;
+    const tuple =
+      this.#saver && this.#threadId !== undefined
+        ? await this.#saver.get({
+            threadId: this.#threadId,
+            namespace: this.#namespace,
+            ...(config.checkpointId !== undefined && !this.request.parent ? { checkpointId: config.checkpointId } : {}),
+          })
+        : undefined;
+    if (!tuple && config.checkpointId !== undefined && !this.request.parent) {
+      throw new TrellisError(
+        "CHECKPOINT_NOT_FOUND",
+        `Thread "${this.#threadId}" has no checkpoint ${config.checkpointId}. List them with getStateHistory(config).`,
+        { details: { threadId: this.#threadId, checkpointId: config.checkpointId } },
+      );
+    }
+    if (tuple) return stateFromTuple(spec.schema, tuple);
+    return freshState(spec.schema, {
+      threadId: this.#threadId ?? "",
+      namespace: this.#namespace,
+      id: spec.nextId(),
+      now: spec.clock.now(),
+    });
+  }
+
+  /** Applies the run's input; returns true when the run continues a stored checkpoint. */
+  async #applyInput(state: ThreadState): Promise<boolean> {
+    let input = this.request.input;
+    const parent = this.request.parent;
+    if (parent && state.stored && state.checkpoint.next.length > 0) {
+      // A subgraph task running again: continue where the subgraph stopped instead of starting over.
+      input = Object.keys(parent.resume).length > 0 ? new Command({ resume: parent.resume }) : null;
+    }
+    if (input instanceof Command) return this.#applyCommand(state, input);
+    if (input === null || input === undefined) {
+      if (!state.stored) {
+        throw new ResumeError(
+          "NOTHING_TO_RESUME",
+          `Thread "${this.#threadId ?? "(none)"}" has no checkpoint to continue from. Pass an input to start it.`,
+          { details: { threadId: this.#threadId } },
+        );
+      }
+      return true;
+    }
+    const update = validateUpdate(this.#spec.schema, "input", input) ?? {};
+    const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
+    const { next, barriers } = await route(
+      this.#spec,
+      values,
+      [{ node: START, goto: [] }],
+      {},
+      this.#controller.signal,
+    );
+    this.#advance(state, { values, changed, next, barriers, source: "input", writes: { input: Object.keys(update) } });
+    await this.#writer.checkpoint(state);
+    this.#emitValues(state);
+    return false;
+  }
+
+  async #applyCommand(state: ThreadState, command: Command): Promise<boolean> {
+    if (!state.stored) {
+      throw new ResumeError(
+        "NOTHING_TO_RESUME",
+        `Thread "${this.#threadId ?? "(none)"}" has no checkpoint, so there is nothing for a Command to resume or update. Start it with an input first.`,
+        { details: { threadId: this.#threadId } },
+      );
+    }
+    const hasRouting = command.update !== undefined || command.goto.length > 0;
+    if (command.hasResume) {
+      if (hasRouting) {
+        throw new TrellisError(
+          "INVALID_ARGUMENT",
+          "A Command passed to invoke may carry `resume`, or `update`/`goto`, but not both. Call updateState first, then resume.",
+        );
+      }
+      const answers = resolveResume(pendingInterrupts(state.pending), command.resume, {
+        threadId: this.#threadId,
+        strict: !this.request.parent,
+      });
+      for (const [taskId, given] of answers) {
+        const previous = (state.pending.get(taskId)?.get(WRITE.resume) ?? {}) as Record<string, unknown>;
+        await this.#writer.writes(state, taskId, [[WRITE.resume, { ...previous, ...given }]]);
+      }
+      return true;
+    }
+    if (!hasRouting) return true;
+    const update = validateUpdate(this.#spec.schema, "input", command.update) ?? {};
+    const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
+    const next =
+      command.goto.length > 0
+        ? (await route(this.#spec, values, [{ node: "input", goto: command.goto }], {}, this.#controller.signal)).next
+        : state.checkpoint.next;
+    this.#advance(state, {
+      values,
+      changed,
+      next,
+      barriers: state.checkpoint.barriers,
+      source: "update",
+      writes: { input: Object.keys(update) },
+    });
+    await this.#writer.checkpoint(state);
+    this.#emitValues(state);
+    return true;
+  }
+
+  async #loop(state: ThreadState, continuing: boolean): Promise<RunOutcome> {
+    const counts = new Map<string, number>();
+    let stepsRun = 0;
+    let skipBreakpoint = continuing;
+    for (;;) {
+      const plan = state.checkpoint.next;
+      if (plan.length === 0) return this.#outcome(state, "done");
+      if (!skipBreakpoint && this.#breaks(this.#spec.interruptBefore, this.#config.interruptBefore, plan)) {
+        return this.#outcome(state, "interrupted");
+      }
+      skipBreakpoint = false;
+      if (stepsRun >= this.#config.recursionLimit) throw this.#recursionError(counts);
+      stepsRun++;
+      for (const p of plan) counts.set(p.node, (counts.get(p.node) ?? 0) + 1);
+      const superstep = state.checkpoint.step + 1;
+      const tasks = planTasks(this.#spec, state, superstep);
+      const outcomes = await this.#runStep(state, tasks, superstep);
+      const stop = await this.#settle(state, tasks, outcomes);
+      if (stop) return stop;
+      const finished: Finished[] = [];
+      const writes: TaskWrite[] = [];
+      const writesMeta: Record<string, string[]> = {};
+      for (let i = 0; i < tasks.length; i++) {
+        const outcome = outcomes[i] as Extract<TaskOutcome, { kind: "done" }>;
+        const node = (tasks[i] as PlannedStepTask).planned.node;
+        if (outcome.update) {
+          writes.push({ node, update: outcome.update });
+          writesMeta[node] = [...new Set([...(writesMeta[node] ?? []), ...Object.keys(outcome.update)])];
+        }
+        finished.push({ node, goto: outcome.goto });
+      }
+      const { values, changed } = applyWrites(this.#spec.schema, state.values, writes);
+      const routed = await route(this.#spec, values, finished, state.checkpoint.barriers, this.#controller.signal);
+      this.#advance(state, { values, changed, ...routed, source: "loop", writes: writesMeta });
+      await this.#writer.checkpoint(state);
+      this.#emitStep(state, tasks, outcomes);
+      if (this.#breaks(this.#spec.interruptAfter, this.#config.interruptAfter, plan)) {
+        return this.#outcome(state, "interrupted");
+      }
+    }
+  }
+
+  async #runStep(state: ThreadState, tasks: PlannedStepTask[], superstep: number): Promise<TaskOutcome[]> {
+    const outcomes: TaskOutcome[] = new Array(tasks.length);
+    const env = this.#taskEnv(state);
+    const many = tasks.length > 1;
+    const debug = this.#sink?.modes.has("debug") ? this.#sink : undefined;
+    const runOne = async (i: number) => {
+      const task = tasks[i] as PlannedStepTask;
+      if (task.recorded) {
+        outcomes[i] = decodeResult(task.recorded);
+        return;
+      }
+      const runnable = task.runnable;
+      debug?.push(this.#debug({ type: "task", step: superstep, taskId: runnable.id, node: runnable.node.name }));
+      const outcome = await runTask(runnable, env);
+      outcomes[i] = outcome;
+      debug?.push(
+        this.#debug({
+          type: "task_result",
+          step: superstep,
+          taskId: runnable.id,
+          node: runnable.node.name,
+          status: outcome.kind === "done" ? "done" : outcome.kind === "error" ? "error" : "interrupted",
+          ...(outcome.kind === "error" ? { error: String((outcome.error as Error)?.message ?? outcome.error) } : {}),
+        }),
+      );
+      if (many && outcome.kind === "done") {
+        await this.#writer.writes(state, runnable.id, [[WRITE.result, encodeResult(outcome)]]);
+      }
+    };
+    let all: Promise<unknown>;
+    if (!many) all = runOne(0);
+    else {
+      const limit = Math.min(this.#config.maxConcurrency, tasks.length);
+      let cursor = 0;
+      const worker = async () => {
+        while (cursor < tasks.length) await runOne(cursor++);
+      };
+      all = Promise.all(Array.from({ length: limit }, worker));
+    }
+    await raceAbort(all, this.#controller.signal);
+    return outcomes;
+  }
+
+  /** Records interrupts and errors of a step; returns the outcome when the run must stop here. */
+  async #settle(
+    state: ThreadState,
+    tasks: PlannedStepTask[],
+    outcomes: TaskOutcome[],
+  ): Promise<RunOutcome | undefined> {
+    let error: { error: unknown } | undefined;
+    let parent: Command | undefined;
+    const interrupts: Interrupt[] = [];
+    for (let i = 0; i < tasks.length; i++) {
+      const outcome = outcomes[i] as TaskOutcome;
+      const taskId = (tasks[i] as PlannedStepTask).id;
+      if (outcome.kind === "error") {
+        error ??= { error: outcome.error };
+        const e = outcome.error as { name?: string; message?: string };
+        await this.#writer.writes(state, taskId, [
+          [WRITE.error, { name: e?.name ?? "Error", message: e?.message ?? String(e) }],
+        ]);
+      } else if (outcome.kind === "interrupted") {
+        interrupts.push(...outcome.interrupts);
+        await this.#writer.writes(state, taskId, [[WRITE.interrupt, outcome.interrupts]]);
+      } else if (outcome.kind === "parent") {
+        parent ??= outcome.command;
+      }
+    }
+    if (error) throw error.error;
+    if (parent) throw new ParentCommand(parent);
+    if (interrupts.length === 0 && !outcomes.some((o) => o.kind === "interrupted")) return undefined;
+    if (this.#sink?.modes.has("updates") && interrupts.length > 0) {
+      this.#push({ mode: "updates", namespace: this.#nsPath, data: { __interrupt__: interrupts } });
+    }
+    return this.#outcome(state, "interrupted");
+  }
+
+  #taskEnv(state: ThreadState): TaskEnv {
+    return {
+      spec: this.#spec,
+      config: this.#config,
+      namespace: this.#namespace,
+      signal: this.#controller.signal,
+      clock: this.#spec.clock,
+      sink: this.#sink,
+      canInterrupt: this.#saver !== undefined,
+      child: {
+        saver: this.#saver,
+        threadId: this.#threadId,
+        lease: this.#lease?.current ?? this.#parentLease,
+        sink: this.#sink,
+        config: this.#config,
+      },
+      recordStep: (taskId, key, value) => this.#writer.writes(state, taskId, [[`${WRITE.stepPrefix}${key}`, value]]),
+    };
+  }
+
+  #advance(
+    state: ThreadState,
+    step: {
+      values: Record<string, unknown>;
+      changed: ReadonlyMap<string, unknown[] | null>;
+      next: PlannedTask[];
+      barriers: Record<string, string[]>;
+      source: "input" | "loop" | "update";
+      writes: Record<string, string[]>;
+    },
+  ): void {
+    const stepNumber = state.stored || state.checkpoint.step > -2 ? state.checkpoint.step + 1 : -1;
+    advance(state, {
+      id: this.#spec.nextId(),
+      now: this.#spec.clock.now(),
+      values: step.values,
+      changed: step.changed,
+      plan: step.next,
+      barriers: step.barriers,
+      metadata: { ...this.#config.metadata, source: step.source, step: stepNumber, writes: step.writes },
+      appendOnly: (channel) => this.#spec.schema[channel]?.appendOnly === true,
+    });
+    if (this.#sink?.modes.has("debug")) {
+      this.#push(
+        this.#debug({
+          type: "checkpoint",
+          step: stepNumber,
+          checkpointId: state.checkpoint.id,
+          next: step.next.map((p) => p.node),
+        }),
+      );
+    }
+  }
+
+  #breaks(
+    compiled: ReadonlySet<string> | "*",
+    perRun: readonly string[] | "*" | undefined,
+    plan: readonly PlannedTask[],
+  ): boolean {
+    if (compiled === "*" || perRun === "*") return true;
+    if (compiled.size === 0 && !perRun?.length) return false;
+    return plan.some((p) => compiled.has(p.node) || perRun?.includes(p.node));
+  }
+
+  #outcome(state: ThreadState, status: RunOutcome["status"]): RunOutcome {
+    return {
+      status,
+      values: state.values,
+      interrupts: status === "interrupted" ? pendingInterrupts(state.pending).map(({ taskId: _t, ...i }) => i) : [],
+      next: state.checkpoint.next.map((p) => p.node),
+      checkpointId: this.#saver ? state.checkpoint.id : undefined,
+    };
+  }
+
+  #recursionError(counts: Map<string, number>): GraphRecursionError {
+    const looping = [...counts].filter(([, n]) => n > 1).sort((a, b) => b[1] - a[1]);
+    const names = looping.map(([node, n]) => `"${node}" (${n}×)`).join(", ");
+    return new GraphRecursionError(
+      `Graph "${this.#spec.name}" reached its recursion limit of ${this.#config.recursionLimit} supersteps without finishing. ${names ? `Nodes that kept running: ${names}. ` : ""}Check the condition that should end the loop, or raise recursionLimit in the run config.`,
+      { limit: this.#config.recursionLimit, looping: looping.map(([node]) => node) },
+    );
+  }
+
+  #emitValues(state: ThreadState): void {
+    if (this.#sink?.modes.has("values")) this.#push({ mode: "values", namespace: this.#nsPath, data: state.values });
+  }
+
+  #emitStep(state: ThreadState, tasks: PlannedStepTask[], outcomes: TaskOutcome[]): void {
+    const sink = this.#sink;
+    if (!sink) return;
+    if (sink.modes.has("updates")) {
+      for (let i = 0; i < tasks.length; i++) {
+        const outcome = outcomes[i] as Extract<TaskOutcome, { kind: "done" }>;
+        const node = (tasks[i] as PlannedStepTask).planned.node;
+        this.#push({ mode: "updates", namespace: this.#nsPath, data: { [node]: outcome.update } });
+      }
+    }
+    this.#emitValues(state);
+  }
+
+  #debug(data: Extract<UnnumberedEvent, { mode: "debug" }>["data"]): UnnumberedEvent {
+    return { mode: "debug", namespace: this.#nsPath, data };
+  }
+
+  #push(event: UnnumberedEvent): void {
+    this.#sink?.push(event);
+  }
+}

@@ -1,0 +1,53 @@
+/** The stream modes a run can emit. */
+export type StreamMode = "values" | "updates" | "messages" | "custom" | "debug";
+
+/**
+ * One event of a run's stream. `seq` grows by one with every event of the stream, so a client that
+ * reconnects can say where it stopped. `namespace` is `[]` for the root graph, and one entry per
+ * subgraph level (`"node:taskId"`) below it.
+ *
+ * @example
+ * for await (const e of graph.streamEvents(input, { threadId, streamMode: ["updates"] })) console.log(e.seq, e.data);
+ */
+export type StreamEvent =
+  | { seq: number; mode: "values"; namespace: string[]; data: Record<string, unknown> }
+  | { seq: number; mode: "updates"; namespace: string[]; data: Record<string, unknown> }
+  | { seq: number; mode: "messages"; namespace: string[]; data: [chunk: unknown, meta: MessageChunkMeta] }
+  | { seq: number; mode: "custom"; namespace: string[]; data: unknown }
+  | { seq: number; mode: "debug"; namespace: string[]; data: DebugEvent };
+
+/** Where a streamed message chunk came from. */
+export interface MessageChunkMeta {
+  node: string;
+  namespace: string;
+  taskId: string;
+  step: number;
+  [key: string]: unknown;
+}
+
+/** What `debug` mode reports. */
+export type DebugEvent =
+  | { type: "task"; step: number; taskId: string; node: string }
+  | {
+      type: "task_result";
+      step: number;
+      taskId: string;
+      node: string;
+      status: "done" | "interrupted" | "error";
+      error?: string;
+    }
+  | { type: "checkpoint"; step: number; checkpointId: string; next: string[] };
+
+/** An event before it is numbered. @internal */
+export type UnnumberedEvent = StreamEvent extends infer E ? (E extends StreamEvent ? Omit<E, "seq"> : never) : never;
+
+/**
+ * Receives a run's events. `modes` says which ones it wants, so the runtime builds no others.
+ * @internal
+ */
+export interface EventSink {
+  readonly modes: ReadonlySet<StreamMode>;
+  /** Whether events of subgraphs are wanted too. */
+  readonly subgraphs: boolean;
+  push(event: UnnumberedEvent): void;
+}

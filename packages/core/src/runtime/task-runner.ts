@@ -1,0 +1,148 @@
+import type { Clock } from "@trellis/checkpoint";
+import { NodeTimeoutError } from "../errors.js";
+import type { GraphSpec, NodeSpec } from "../graph/spec.js";
+import { Command, type Goto, GraphInterrupt, type Interrupt, ParentCommand } from "./command.js";
+import type { NormalizedConfig } from "./config.js";
+import { type ChildRunEnv, contextMethods, type NodeContext, runInScope, type TaskScope } from "./node-context.js";
+import { retryDelay, shouldRetry, sleep } from "./retry.js";
+import type { EventSink } from "./stream-events.js";
+import { validateUpdate } from "./validate-update.js";
+
+/** How one task ended. @internal */
+export type TaskOutcome =
+  | { kind: "done"; update: Record<string, unknown> | null; goto: readonly Goto[] }
+  | { kind: "interrupted"; interrupts: Interrupt[] }
+  | { kind: "error"; error: unknown }
+  | { kind: "parent"; command: Command };
+
+/** A task ready to run. @internal */
+export interface RunnableTask {
+  id: string;
+  node: NodeSpec;
+  input: unknown;
+  superstep: number;
+  resume: Record<string, unknown>;
+  steps: Map<string, unknown>;
+}
+
+/** What every task of a run shares. @internal */
+export interface TaskEnv {
+  spec: GraphSpec;
+  config: NormalizedConfig;
+  namespace: string;
+  signal: AbortSignal;
+  clock: Clock;
+  sink: EventSink | undefined;
+  canInterrupt: boolean;
+  child: Omit<ChildRunEnv, "namespace">;
+  recordStep(taskId: string, key: string, value: unknown): Promise<void>;
+}
+
+/** Runs one task to an outcome, with its retry policy and timeout. Never throws. @internal */
+export async function runTask(task: RunnableTask, env: TaskEnv): Promise<TaskOutcome> {
+  const policy = task.node.options.retryPolicy;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await runAttempt(task, env, attempt);
+      return settle(env.spec, task.node.name, result);
+    } catch (error) {
+      if (error instanceof GraphInterrupt) return { kind: "interrupted", interrupts: error.interrupts };
+      if (error instanceof ParentCommand) {
+        if (!error.arrived) return { kind: "parent", command: error.command };
+        const { update, goto } = error.command;
+        return settle(env.spec, task.node.name, new Command({ ...(update !== undefined ? { update } : {}), goto }));
+      }
+      if (env.signal.aborted || !shouldRetry(policy, error, attempt)) return { kind: "error", error };
+      try {
+        await sleep(env.clock, retryDelay(policy ?? {}, attempt), env.signal);
+      } catch {
+        return { kind: "error", error };
+      }
+    }
+  }
+}
+
+function settle(spec: GraphSpec, node: string, result: unknown): TaskOutcome {
+  try {
+    if (result instanceof Command) {
+      if (result.graph === Command.PARENT) return { kind: "parent", command: result };
+      return { kind: "done", update: validateUpdate(spec.schema, node, result.update), goto: result.goto };
+    }
+    return { kind: "done", update: validateUpdate(spec.schema, node, result), goto: [] };
+  } catch (error) {
+    return { kind: "error", error };
+  }
+}
+
+async function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): Promise<unknown> {
+  const timeoutMs = task.node.options.timeout;
+  let signal = env.signal;
+  let cleanup: (() => void) | undefined;
+  if (timeoutMs !== undefined) {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(env.signal.reason);
+    env.signal.addEventListener("abort", onAbort, { once: true });
+    const timer = env.clock.setTimeout(
+      () => controller.abort(new NodeTimeoutError(task.node.name, timeoutMs)),
+      timeoutMs,
+    );
+    signal = controller.signal;
+    cleanup = () => {
+      env.clock.clearTimeout(timer);
+      env.signal.removeEventListener("abort", onAbort);
+    };
+  }
+  const namespace = env.namespace;
+  const scope: TaskScope = {
+    ctx: undefined as unknown as NodeContext,
+    resume: task.resume,
+    steps: task.steps,
+    counters: { interrupts: 0, steps: new Map(), children: 0 },
+    canInterrupt: env.canInterrupt,
+    recordStep: (key, value) => env.recordStep(task.id, key, value),
+    child: { ...env.child, namespace },
+  };
+  const methods = contextMethods(() => scope);
+  const sink = env.sink;
+  scope.ctx = {
+    node: task.node.name,
+    taskId: task.id,
+    namespace,
+    superstep: task.superstep,
+    attempt,
+    signal,
+    config: env.config,
+    interrupt: methods.interrupt,
+    step: methods.step,
+    emit(data) {
+      if (sink?.modes.has("custom")) {
+        sink.push({ mode: "custom", namespace: namespace === "" ? [] : namespace.split("|"), data });
+      }
+    },
+  };
+  try {
+    const pending = runInScope(scope, () => task.node.run(task.input, scope.ctx));
+    return timeoutMs === undefined ? await pending : await raceAbort(pending, signal);
+  } finally {
+    cleanup?.();
+  }
+}
+
+/** Resolves with `promise`, or rejects with the signal's reason as soon as it aborts. @internal */
+export function raceAbort<T>(promise: T | Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(promise).then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}

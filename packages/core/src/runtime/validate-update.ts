@@ -1,0 +1,50 @@
+import { describeNonPlainData } from "@trellis/checkpoint";
+import { InvalidUpdateError } from "../errors.js";
+import type { StateSchema } from "../state.js";
+
+/** Throws an `InvalidUpdateError` naming `node` and `key` unless `value` is plain data. @internal */
+export function assertPlainValue(value: unknown, node: string, key: string): void {
+  const bad = describeNonPlainData(value);
+  if (!bad) return;
+  const at = bad.path ? ` at ${bad.path}` : "";
+  throw new InvalidUpdateError(
+    "NOT_PLAIN_DATA",
+    `Node "${node}" wrote ${key}${at}, which is ${bad.reason}. State must be plain data (JSON, Date, Map, Set, BigInt, Uint8Array); convert it before returning it.`,
+    { details: { node, key, path: bad.path, reason: bad.reason } },
+  );
+}
+
+/**
+ * Checks a node's update against the schema: an object whose keys the schema declares, holding plain
+ * data. Returns it, or null for "no update". @internal
+ */
+export function validateUpdate(schema: StateSchema, node: string, update: unknown): Record<string, unknown> | null {
+  if (update === undefined || update === null) return null;
+  if (typeof update !== "object" || Array.isArray(update) || Object.getPrototypeOf(update) !== Object.prototype) {
+    throw new InvalidUpdateError(
+      "INVALID_UPDATE",
+      `Node "${node}" returned ${describe(update)}; a node must return an object of state keys, a Command, or nothing.`,
+      { details: { node } },
+    );
+  }
+  const record = update as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!Object.hasOwn(schema, key)) {
+      throw new InvalidUpdateError(
+        "UNKNOWN_STATE_KEY",
+        `Node "${node}" wrote the key "${key}", which the state schema does not declare. Declare it in the schema or stop writing it. Declared keys: ${Object.keys(schema).join(", ") || "(none)"}.`,
+        { details: { node, key } },
+      );
+    }
+    assertPlainValue(record[key], node, `"${key}"`);
+  }
+  return record;
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && value !== null) {
+    return `an instance of ${(Object.getPrototypeOf(value) as { constructor?: { name?: string } })?.constructor?.name ?? "a class"}`;
+  }
+  return `a ${typeof value}`;
+}

@@ -11,6 +11,21 @@ export { createIdGenerator } from "./ids.js";
 export { assertLeaseCurrent, nextLease } from "./lease.js";
 export { MemorySaver, type MemorySaverOptions, matchesFilter } from "./memory-saver.js";
 export { describeNonPlainData, MAX_PLAIN_DATA_DEPTH } from "./plain-data.js";
+export {
+  type BlobRow,
+  blobChecksum,
+  type CheckpointRow,
+  decodeBlob,
+  decodeCheckpoint,
+  decodeWrite,
+  encodeBlobs,
+  encodeCheckpoint,
+  encodeWrites,
+  type RowLocation,
+  rebuildValues,
+  type WriteRow,
+  writeChecksum,
+} from "./row-codec.js";
 export type { CheckpointSaver } from "./saver.js";
 export { checksum, jsonSerializer, type Serializer } from "./serializer.js";
 export {

@@ -80,7 +80,7 @@ export class MemorySaver implements CheckpointSaver {
       return [`${blob.channel}\u0000${blob.version}`, stored] as const;
     });
     const writes = (request.writes ?? []).map((w) => this.#storedWrite(w));
-    const checkpointText = JSON.stringify(checkpoint);
+    const checkpointText = this.#serde.serialize(checkpoint);
     const ns = this.#namespace(checkpoint.threadId, checkpoint.namespace, true);
     for (const [key, stored] of blobs) ns.blobs.set(key, stored);
     if (!ns.checkpoints.has(checkpoint.id)) insertSorted(ns.ids, checkpoint.id);
@@ -119,7 +119,7 @@ export class MemorySaver implements CheckpointSaver {
       const id = ns.ids[i] as string;
       if (options.before !== undefined && id >= options.before) continue;
       const text = ns.checkpoints.get(id) as string;
-      if (options.filter && !matchesFilter(JSON.parse(text) as Checkpoint, options.filter)) continue;
+      if (options.filter && !matchesFilter(this.#serde.deserialize(text) as Checkpoint, options.filter)) continue;
       remaining--;
       yield this.#tuple(threadId, ns, text);
     }
@@ -140,7 +140,7 @@ export class MemorySaver implements CheckpointSaver {
       }
       const needed = new Set<string>();
       for (const text of ns.checkpoints.values()) {
-        const cp = JSON.parse(text) as Checkpoint;
+        const cp = this.#serde.deserialize(text) as Checkpoint;
         for (const [channel, version] of Object.entries(cp.channelVersions)) {
           let key: string | undefined = `${channel}\u0000${version}`;
           while (key !== undefined && !needed.has(key)) {
@@ -218,7 +218,7 @@ export class MemorySaver implements CheckpointSaver {
   }
 
   #tuple(threadId: string, ns: NamespaceData, checkpointText: string): CheckpointTuple {
-    const checkpoint = JSON.parse(checkpointText) as Checkpoint;
+    const checkpoint = this.#serde.deserialize(checkpointText) as Checkpoint;
     const values: Record<string, unknown> = {};
     for (const [channel, version] of Object.entries(checkpoint.channelVersions)) {
       values[channel] = rebuildChannelValue(version, (v) => this.#decodeBlob(ns.blobs.get(`${channel}\u0000${v}`)), {

@@ -1,1 +1,9 @@
-export {};
+export {
+  type CorruptionTarget,
+  describeSaverConformance,
+  type SaverConformanceOptions,
+  type SaverTestContext,
+  SUITE_EPOCH_MS,
+} from "./conformance.js";
+export { collect, latest, putStep, type StepSpec, stepRequest, uniqueThreadId } from "./fixtures.js";
+export { type RequireServiceOptions, requireService } from "./require-service.js";

@@ -57,6 +57,8 @@ export interface GraphSpec {
   interruptAfter: ReadonlySet<string> | "*";
   checkpointer: CheckpointSaver | undefined;
   clock: Clock;
+  /** How long a run holds its thread without renewing (renewed every third of it). */
+  leaseTtlMs: number;
   /** Makes checkpoint ids. */
   nextId: () => string;
   /** Deltas stored before an append-only channel is written whole again. */

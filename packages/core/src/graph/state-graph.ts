@@ -2,6 +2,7 @@ import { type CheckpointSaver, type Clock, createIdGenerator, systemClock } from
 import { END, RESERVED_NODE_NAMES, START } from "../constants.js";
 import { GraphValidationError } from "../errors.js";
 import type { Command } from "../runtime/command.js";
+import { DEFAULT_LEASE_TTL_MS } from "../runtime/lease-keeper.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { StateOf, StateSchema, UpdateOf } from "../state.js";
 import { CompiledGraph } from "./compiled-graph.js";
@@ -44,6 +45,11 @@ export interface CompileOptions {
   clock?: Clock;
   /** Deltas stored for an append-only channel before it is stored whole again. Default 256. */
   snapshotEvery?: number;
+  /**
+   * How long a run holds its thread's lease without renewing it (it renews every third of this).
+   * After a crash, another process can take the thread over once this has passed. Default 30,000 ms.
+   */
+  leaseTtlMs?: number;
 }
 
 /**
@@ -222,6 +228,7 @@ export class StateGraph<S extends StateSchema> {
       clock,
       nextId: createIdGenerator(clock),
       snapshotEvery: options.snapshotEvery ?? 256,
+      leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
     };
     return new CompiledGraph<S>(spec);
   }

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { CheckpointSaver, Clock, Lease } from "@trellis/checkpoint";
 
-/** How long a run's hold on its thread lasts without renewal. */
-export const LEASE_TTL_MS = 60_000;
+/** How long a run's hold on its thread lasts without renewal, unless the graph says otherwise. */
+export const DEFAULT_LEASE_TTL_MS = 30_000;
 
 /** A run's lease on its thread, renewed in the background until released. @internal */
 export interface LeaseKeeper {
@@ -18,21 +18,22 @@ export async function acquireLease(
   saver: CheckpointSaver,
   threadId: string,
   clock: Clock,
-  owner: string = `run-${randomUUID()}`,
+  options: { owner?: string | undefined; ttlMs?: number } = {},
 ): Promise<LeaseKeeper> {
-  let current = await saver.acquireLease(threadId, owner, LEASE_TTL_MS);
+  const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+  let current = await saver.acquireLease(threadId, options.owner ?? `run-${randomUUID()}`, ttlMs);
   let timer: unknown;
   let released = false;
   const schedule = () => {
     timer = clock.setTimeout(() => {
-      saver.renewLease(current, LEASE_TTL_MS).then(
+      saver.renewLease(current, ttlMs).then(
         (renewed) => {
           current = renewed;
           if (!released) schedule();
         },
         () => undefined, // lost: the next put fails with LEASE_LOST and says so
       );
-    }, LEASE_TTL_MS / 3);
+    }, ttlMs / 3);
   };
   schedule();
   return {

@@ -86,7 +86,10 @@ class GraphRun {
       );
     }
     if (this.#saver && this.#threadId !== undefined && !this.request.parent) {
-      this.#lease = await acquireLease(this.#saver, this.#threadId, this.#spec.clock, this.#config.runId);
+      this.#lease = await acquireLease(this.#saver, this.#threadId, this.#spec.clock, {
+        owner: this.#config.runId,
+        ttlMs: this.#spec.leaseTtlMs,
+      });
     }
     let state: ThreadState | undefined;
     try {

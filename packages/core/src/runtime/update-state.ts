@@ -20,7 +20,10 @@ export async function updateThreadState(
   values: unknown,
   asNode: string | undefined,
 ): Promise<{ threadId: string; checkpointId: string }> {
-  const lease = await acquireLease(saver, config.threadId, spec.clock, config.runId);
+  const lease = await acquireLease(saver, config.threadId, spec.clock, {
+    owner: config.runId,
+    ttlMs: spec.leaseTtlMs,
+  });
   try {
     const tuple = await saver.get({
       threadId: config.threadId,

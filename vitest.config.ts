@@ -1,8 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { conditions: ["source"] },
-  ssr: { resolve: { conditions: ["source"] } },
+  resolve: { conditions: ["@trellis/source"] },
+  ssr: { resolve: { conditions: ["@trellis/source"] } },
   test: {
     include: [
       "packages/*/src/**/*.test.ts",

@@ -69,16 +69,20 @@ describe("durable steps", () => {
   it("re-runs only the steps that did not finish when a task fails midway", async () => {
     const saver = new MemorySaver();
     const ran: string[] = [];
+    const record = (name: string, value: string) => {
+      ran.push(name);
+      return value;
+    };
     let failOnce = true;
     const graph = new StateGraph({ out: channel.append<string>() })
       .addNode("work", async (_s, ctx) => {
-        const a = await ctx.step("one", () => (ran.push("one"), "1"));
-        const b = await ctx.step("two", () => (ran.push("two"), "2"));
+        const a = await ctx.step("one", () => record("one", "1"));
+        const b = await ctx.step("two", () => record("two", "2"));
         if (failOnce) {
           failOnce = false;
           throw new Error("disk full");
         }
-        const c = await ctx.step("three", () => (ran.push("three"), "3"));
+        const c = await ctx.step("three", () => record("three", "3"));
         return { out: [a, b, c] };
       })
       .addEdge(START, "work")

@@ -24,6 +24,13 @@ export type TrellisErrorCode =
   | "SERIALIZATION"
   | "MIGRATION"
   | "INVALID_ARGUMENT"
+  | "MODEL_AUTH"
+  | "MODEL_RATE_LIMITED"
+  | "MODEL_UNAVAILABLE"
+  | "MODEL_TIMEOUT"
+  | "MODEL_BAD_RESPONSE"
+  | "MODEL_REQUEST_REJECTED"
+  | "MODEL_SCRIPT_EXHAUSTED"
   | "INTERNAL";
 
 const HTTP_STATUS: Record<TrellisErrorCode, number> = {
@@ -48,6 +55,15 @@ const HTTP_STATUS: Record<TrellisErrorCode, number> = {
   SERIALIZATION: 400,
   MIGRATION: 500,
   INVALID_ARGUMENT: 400,
+  // Model provider failures are the server's upstream failing, not the client's request: 502/504,
+  // except a rate limit, which the client can act on by retrying later.
+  MODEL_AUTH: 502,
+  MODEL_RATE_LIMITED: 429,
+  MODEL_UNAVAILABLE: 502,
+  MODEL_TIMEOUT: 504,
+  MODEL_BAD_RESPONSE: 502,
+  MODEL_REQUEST_REJECTED: 502,
+  MODEL_SCRIPT_EXHAUSTED: 500,
   INTERNAL: 500,
 };
 

@@ -1,0 +1,1 @@
+export { SqliteSaver, type SqliteSaverOptions } from "./sqlite-saver.js";

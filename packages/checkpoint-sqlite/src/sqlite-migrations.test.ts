@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encodeBlobs, encodeCheckpoint, encodeWrites, jsonSerializer, TrellisError } from "@trellis/checkpoint";
+import { stepRequest } from "@trellis/checkpoint/testing";
+import BetterSqlite3 from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { migrateSqlite, SQLITE_SCHEMA_VERSION } from "./sqlite-migrations.js";
+import { SqliteSaver } from "./sqlite-saver.js";
+
+const dir = mkdtempSync(join(tmpdir(), "trellis-sqlite-migrations-"));
+let n = 0;
+const file = () => join(dir, `m-${++n}.db`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("SqliteSaver schema and settings", () => {
+  it("creates the latest schema on a new file and records each migration", async () => {
+    const saver = new SqliteSaver({ filename: file() });
+    expect(saver.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
+    const applied = saver.database.prepare("SELECT version FROM trellis_migrations ORDER BY version").all();
+    expect(applied).toEqual([{ version: 1 }, { version: 2 }]);
+    await saver.close();
+  });
+
+  it("migrates a file written at schema version 1 and keeps its threads", async () => {
+    const filename = file();
+    const old = new BetterSqlite3(filename);
+    expect(migrateSqlite(old, { to: 1 })).toBe(1);
+    // Write a thread the way version 1 stored it: same rows, no expiry index yet.
+    const request = stepRequest({
+      threadId: "legacy",
+      id: "0001",
+      full: { messages: ["hi"] },
+      writes: [{ taskId: "t", channel: "messages", value: "pending" }],
+    });
+    const cp = encodeCheckpoint(jsonSerializer, request.checkpoint);
+    old.prepare("INSERT INTO threads (thread_id, ttl_ms, touched_at) VALUES ('legacy', 1000, 0)").run();
+    old.prepare("INSERT INTO checkpoints VALUES ('legacy', '', '0001', ?, ?)").run(cp.body, cp.sum);
+    for (const b of encodeBlobs(jsonSerializer, request.blobs)) {
+      old
+        .prepare("INSERT INTO blobs VALUES ('legacy', '', ?, ?, ?, ?, ?, ?)")
+        .run(b.channel, b.version, b.kind, b.base, b.body, b.sum);
+    }
+    for (const w of encodeWrites(jsonSerializer, request.writes ?? [])) {
+      old
+        .prepare("INSERT INTO writes VALUES ('legacy', '', '0001', ?, ?, 1, ?, ?)")
+        .run(w.taskId, w.channel, w.body, w.sum);
+    }
+    const indexes = () =>
+      old.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'threads_expiry'").all();
+    expect(indexes()).toEqual([]);
+    old.close();
+
+    const clock = { now: () => 500, setTimeout: () => 0, clearTimeout: () => {} };
+    const saver = new SqliteSaver({ filename, clock });
+    expect(saver.schemaVersion).toBe(2);
+    const tuple = await saver.get({ threadId: "legacy" });
+    expect(tuple?.values).toEqual({ messages: ["hi"] });
+    expect(tuple?.pendingWrites).toEqual([{ taskId: "t", channel: "messages", value: "pending" }]);
+    const plan = saver.database
+      .prepare("EXPLAIN QUERY PLAN SELECT thread_id FROM threads WHERE ttl_ms IS NOT NULL AND touched_at + ttl_ms <= ?")
+      .all(0) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(" ")).toContain("threads_expiry");
+    await saver.close();
+    // Reopening is a no-op.
+    const again = new SqliteSaver({ filename });
+    expect(again.database.prepare("SELECT COUNT(*) AS n FROM trellis_migrations").get()).toEqual({ n: 2 });
+    await again.close();
+  });
+
+  it("refuses a file written by a newer schema version", () => {
+    const filename = file();
+    const db = new BetterSqlite3(filename);
+    migrateSqlite(db);
+    db.prepare("INSERT INTO trellis_migrations VALUES (99, 'from the future', 0)").run();
+    db.close();
+    const error = (() => {
+      try {
+        return new SqliteSaver({ filename });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(TrellisError);
+    expect((error as TrellisError).code).toBe("MIGRATION");
+  });
+
+  it("opens in WAL with synchronous=FULL by default, NORMAL on request, and a busy timeout", async () => {
+    const full = new SqliteSaver({ filename: file() });
+    expect(full.database.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(full.database.pragma("synchronous", { simple: true })).toBe(2);
+    expect(full.database.pragma("busy_timeout", { simple: true })).toBe(5000);
+    await full.close();
+    const normal = new SqliteSaver({ filename: file(), synchronous: "NORMAL", busyTimeoutMs: 1234 });
+    expect(normal.database.pragma("synchronous", { simple: true })).toBe(1);
+    expect(normal.database.pragma("busy_timeout", { simple: true })).toBe(1234);
+    await normal.close();
+  });
+
+  it("needs a filename or a database", () => {
+    expect(() => new SqliteSaver({})).toThrow(/filename/);
+  });
+
+  it("leaves a database it was given open", async () => {
+    const db = new BetterSqlite3(":memory:");
+    const saver = new SqliteSaver({ database: db });
+    await saver.close();
+    expect(db.open).toBe(true);
+    db.close();
+  });
+});

@@ -1,0 +1,36 @@
+import type { CorruptionTarget } from "@trellis/checkpoint/testing";
+import type { Database } from "better-sqlite3";
+
+const ROWS = {
+  checkpoint: { table: "checkpoints", column: "id" },
+  blob: { table: "blobs", column: "version" },
+  write: { table: "writes", column: "checkpoint_id" },
+} as const;
+
+/**
+ * Damages one stored row behind the saver's back: changes one letter of its body, keeps its checksum.
+ * For the conformance suite's corruption tests.
+ * @internal
+ */
+export function corruptSqliteRow(db: Database, target: CorruptionTarget): void {
+  const { table, column } = ROWS[target.row];
+  const row = db
+    .prepare(`SELECT rowid AS rid, body FROM ${table} WHERE thread_id = ? AND ns = ? AND ${column} = ? LIMIT 1`)
+    .get(target.threadId, target.namespace, target.checkpointId) as { rid: number; body: string } | undefined;
+  if (!row) throw new Error(`no ${target.row} row to corrupt for checkpoint ${target.checkpointId}`);
+  db.prepare(`UPDATE ${table} SET body = ? WHERE rowid = ?`).run(flipOneLetter(row.body), row.rid);
+}
+
+/** Changes one lowercase letter (searching from the middle), so JSON stays valid but the content differs. */
+export function flipOneLetter(text: string): string {
+  const start = Math.floor(text.length / 2);
+  for (let k = 0; k < text.length; k++) {
+    const i = (start + k) % text.length;
+    const c = text.charCodeAt(i);
+    if (c >= 97 && c <= 122) {
+      const flipped = String.fromCharCode(c === 122 ? 97 : c + 1);
+      return text.slice(0, i) + flipped + text.slice(i + 1);
+    }
+  }
+  return `${text} `;
+}

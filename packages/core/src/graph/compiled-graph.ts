@@ -64,6 +64,16 @@ export class CompiledGraph<S extends StateSchema> {
     return this.#spec.checkpointer;
   }
 
+  /**
+   * The same graph with another checkpointer: how a server gives every graph it hosts its own store.
+   *
+   * @example
+   * const served = graph.withCheckpointer(new SqliteSaver("./data.sqlite"));
+   */
+  withCheckpointer(checkpointer: CheckpointSaver | undefined): CompiledGraph<S> {
+    return new CompiledGraph<S>({ ...this.#spec, checkpointer });
+  }
+
   /** The state keys of the graph's schema. */
   get schemaKeys(): readonly string[] {
     return this.#spec.channelNames;

@@ -18,8 +18,14 @@ export interface RunConfig {
   checkpointId?: string;
   /** Most supersteps this run may take. Default 25. */
   recursionLimit?: number;
-  /** Cancels the run. */
+  /** Cancels the run at once; the thread keeps its last checkpoint. */
   signal?: AbortSignal;
+  /**
+   * Drains the run: when aborted, the superstep in progress finishes and is stored, then the run stops
+   * as if it had reached a breakpoint (status "interrupted", no interrupt values). `invoke(null, config)`
+   * continues it. For graceful shutdown and for servers interrupting a busy thread.
+   */
+  drainSignal?: AbortSignal;
   /** `sync` (default): each checkpoint is stored before the next step; `async`: in the background; `exit`: once, when the run stops. */
   durability?: Durability;
   /** Most tasks running at once. Default: no limit. */

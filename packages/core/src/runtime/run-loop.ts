@@ -227,6 +227,7 @@ class GraphRun {
       if (!skipBreakpoint && this.#breaks(this.#spec.interruptBefore, this.#config.interruptBefore, plan)) {
         return this.#outcome(state, "interrupted");
       }
+      if (stepsRun > 0 && this.#config.drainSignal?.aborted) return this.#outcome(state, "interrupted");
       skipBreakpoint = false;
       if (stepsRun >= this.#config.recursionLimit) throw this.#recursionError(counts);
       stepsRun++;

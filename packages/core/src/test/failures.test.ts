@@ -178,3 +178,33 @@ describe("durability modes", () => {
     expect((await graph.getState({ threadId: "exit" })).values).toEqual({ n: 5 });
   });
 });
+
+describe("draining", () => {
+  it("finishes the step in progress, stores it, and stops like a breakpoint", async () => {
+    const saver = new MemorySaver();
+    const drain = new AbortController();
+    const graph = new StateGraph({ n: channel.value(0) })
+      .addNode("inc", (s) => {
+        if (s.n === 2) drain.abort();
+        return { n: s.n + 1 };
+      })
+      .addEdge(START, "inc")
+      .addConditionalEdges("inc", (s) => (s.n < 5 ? "inc" : "__end__"), ["inc", "__end__"])
+      .compile({ checkpointer: saver });
+    const paused = await graph.run({}, { threadId: "drain", drainSignal: drain.signal });
+    expect(paused).toMatchObject({ status: "interrupted", values: { n: 3 }, next: ["inc"], interrupts: [] });
+    expect(await graph.invoke(null, { threadId: "drain" })).toEqual({ n: 5 });
+  });
+
+  it("withCheckpointer gives the same graph another store", async () => {
+    const base = new StateGraph({ n: channel.value(0) })
+      .addNode("inc", (s) => ({ n: s.n + 1 }))
+      .addEdge(START, "inc")
+      .compile();
+    const saver = new MemorySaver();
+    const stored = base.withCheckpointer(saver);
+    await stored.invoke({ n: 1 }, { threadId: "wc" });
+    expect((await stored.getState({ threadId: "wc" })).values).toEqual({ n: 2 });
+    expect(base.checkpointer).toBeUndefined();
+  });
+});

@@ -243,6 +243,8 @@ class GraphRun {
       for (let i = 0; i < tasks.length; i++) {
         const outcome = outcomes[i] as Extract<TaskOutcome, { kind: "done" }>;
         const node = (tasks[i] as PlannedStepTask).planned.node;
+        // Every node that ran is listed, even with no keys: updateState infers `asNode` from it.
+        writesMeta[node] ??= [];
         if (outcome.update) {
           writes.push({ node, update: outcome.update });
           writesMeta[node] = [...new Set([...(writesMeta[node] ?? []), ...Object.keys(outcome.update)])];

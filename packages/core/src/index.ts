@@ -41,9 +41,16 @@ export {
 export type { GraphDrawing } from "./graph/draw.js";
 export type { NodeOptions } from "./graph/spec.js";
 export { type CompileOptions, type NodeFn, type NodeReturn, type Router, StateGraph } from "./graph/state-graph.js";
-export { Command, type CommandInit, type Goto, type Interrupt, Send } from "./runtime/command.js";
+export { Command, type CommandInit, type Goto, GraphInterrupt, type Interrupt, Send } from "./runtime/command.js";
 export type { Durability, RunConfig } from "./runtime/config.js";
-export { emitMessageChunk, getNodeContext, interrupt, type NodeContext } from "./runtime/node-context.js";
+export {
+  emitMessageChunk,
+  getNodeContext,
+  interrupt,
+  isControlFlowSignal,
+  type NodeContext,
+  withScope,
+} from "./runtime/node-context.js";
 export type { RetryPolicy } from "./runtime/retry.js";
 export type { RunOutcome } from "./runtime/run-loop.js";
 export type { StateSnapshot, StateTask } from "./runtime/state-snapshot.js";

@@ -70,7 +70,14 @@ export interface Interrupt<V = unknown> {
   namespace: string;
 }
 
-/** Thrown inside a task to pause it; caught by the runtime. @internal */
+/**
+ * Thrown by `interrupt()` to pause the task; the runtime catches it. Code that catches errors broadly
+ * must let it through (see `isControlFlowSignal`). A node may throw one carrying several interrupts,
+ * e.g. gathered from parallel tool calls.
+ *
+ * @example
+ * if (paused.length) throw new GraphInterrupt(paused.flatMap((e) => e.interrupts));
+ */
 export class GraphInterrupt extends Error {
   constructor(readonly interrupts: Interrupt[]) {
     super(`Graph interrupted (${interrupts.length} pending)`);

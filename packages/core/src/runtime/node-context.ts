@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { type CheckpointSaver, type Lease, TrellisError } from "@trellis/checkpoint";
-import { GraphInterrupt } from "./command.js";
+import { GraphInterrupt, ParentCommand } from "./command.js";
 import type { RunConfig } from "./config.js";
 import type { EventSink } from "./stream-events.js";
 import { assertPlainValue } from "./validate-update.js";
@@ -64,6 +64,8 @@ export interface TaskScope {
   steps: Map<string, unknown>;
   /** Counters that restart with every attempt. */
   counters: { interrupts: number; steps: Map<string, number>; children: number };
+  /** Set inside {@link withScope}: keeps the scope's interrupt ids and step keys apart. */
+  keyPrefix?: string;
   canInterrupt: boolean;
   recordStep(key: string, value: unknown): Promise<void>;
   child: ChildRunEnv;
@@ -133,8 +135,42 @@ export function splitNamespace(namespace: string): string[] {
 }
 
 /** Deterministic id of the `index`-th interrupt of a task. @internal */
-export function interruptId(namespace: string, taskId: string, index: number): string {
+export function interruptId(namespace: string, taskId: string, index: number | string): string {
   return createHash("sha1").update(`${namespace}\u0000${taskId}\u0000${index}`).digest("hex").slice(0, 32);
+}
+
+/**
+ * Runs `fn` with its interrupts and durable steps numbered apart under `key`. Parallel work inside one
+ * node — tool calls, say — then gets interrupt ids and step records that do not depend on which branch
+ * got there first, so each resumes with its own answer. `key` must be stable across re-runs (a tool
+ * call id, an item id).
+ *
+ * @example
+ * await Promise.all(calls.map((call) => withScope(call.id, () => runTool(tools, call))));
+ */
+export function withScope<T>(key: string, fn: () => T): T {
+  const parent = storage.getStore();
+  if (!parent) throw new TrellisError("INVALID_CONFIG", "withScope() was called outside a running graph node.");
+  const scope: TaskScope = {
+    ...parent,
+    counters: { interrupts: 0, steps: new Map(), children: 0 },
+    keyPrefix: `${parent.keyPrefix ?? ""}${key}/`,
+  };
+  const methods = contextMethods(() => scope);
+  scope.ctx = { ...parent.ctx, interrupt: methods.interrupt, step: methods.step };
+  return storage.run(scope, fn);
+}
+
+/**
+ * True for the errors the runtime throws through user code to pause a run or route between graphs
+ * (`interrupt()`, `Command.PARENT`). Code that catches errors broadly — a tool runner, a retry helper —
+ * must rethrow these.
+ *
+ * @example
+ * try { await work(); } catch (e) { if (isControlFlowSignal(e)) throw e; report(e); }
+ */
+export function isControlFlowSignal(error: unknown): boolean {
+  return error instanceof GraphInterrupt || error instanceof ParentCommand;
 }
 
 /** Builds the `interrupt` and `step` methods of a context over a scope. @internal */
@@ -143,7 +179,8 @@ export function contextMethods(scopeRef: () => TaskScope): Pick<NodeContext, "in
     interrupt<R>(value: unknown): R {
       const scope = scopeRef();
       const { ctx } = scope;
-      const id = interruptId(ctx.namespace, ctx.taskId, scope.counters.interrupts++);
+      const index = scope.counters.interrupts++;
+      const id = interruptId(ctx.namespace, ctx.taskId, scope.keyPrefix ? `${scope.keyPrefix}${index}` : index);
       if (Object.hasOwn(scope.resume, id)) return scope.resume[id] as R;
       if (!scope.canInterrupt) {
         throw new TrellisError(
@@ -159,7 +196,7 @@ export function contextMethods(scopeRef: () => TaskScope): Pick<NodeContext, "in
       const scope = scopeRef();
       const n = scope.counters.steps.get(name) ?? 0;
       scope.counters.steps.set(name, n + 1);
-      const key = n === 0 ? name : `${name}#${n + 1}`;
+      const key = `${scope.keyPrefix ?? ""}${n === 0 ? name : `${name}#${n + 1}`}`;
       if (scope.steps.has(key)) return scope.steps.get(key) as T;
       const value = await fn(scope.ctx.signal);
       assertPlainValue(value, scope.ctx.node, `result of step "${key}"`);

@@ -1,1 +1,1 @@
-export {};
+export { PostgresSaver, type PostgresSaverOptions } from "./postgres-saver.js";

@@ -9,7 +9,6 @@ export interface MessageLike {
   id?: string;
   role?: string;
   content?: unknown;
-  [key: string]: unknown;
 }
 
 /** Id that, in a {@link removeMessage} marker, removes every message. */
@@ -50,7 +49,8 @@ const ROLE_ALIASES: Record<string, string> = {
  */
 export function normalizeRole<M extends MessageLike>(message: M | string): M {
   if (typeof message === "string") return { role: "user", content: message } as unknown as M;
-  const raw = message.role ?? (typeof message.type === "string" ? message.type : undefined);
+  const type = (message as { type?: unknown }).type;
+  const raw = message.role ?? (typeof type === "string" ? type : undefined);
   const role = raw === undefined ? undefined : (ROLE_ALIASES[raw] ?? raw);
   if (role === message.role && !("type" in message)) return message;
   const { type: _type, ...rest } = message as MessageLike & { type?: unknown };

@@ -1,0 +1,11 @@
+export {
+  type AgentNetworkOptions,
+  agentNetworkSchema,
+  createAgentNetwork,
+  createHandoffTool,
+} from "./handoff.js";
+export { type LoadMcpToolsOptions, loadMcpTools } from "./mcp-tools.js";
+export { installMessageStreaming } from "./message-streaming.js";
+export { createReactAgent, type ReactAgentOptions, reactAgentSchema } from "./react-agent.js";
+export { createToolNode, type ToolNodeOptions } from "./tool-node.js";
+export { toolsCondition } from "./tools-condition.js";

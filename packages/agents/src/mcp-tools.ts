@@ -1,0 +1,61 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { type JsonSchema, type Tool, tool } from "@trellis/models";
+
+/** Options of {@link loadMcpTools}. */
+export interface LoadMcpToolsOptions {
+  /** Prefix for tool names, to keep tools of several servers apart (e.g. "inspection_"). */
+  prefix?: string;
+  /** Only these MCP tools (by their server-side name). */
+  only?: readonly string[];
+}
+
+/**
+ * Turns the tools of a connected MCP client into Trellis tools. Calling one calls the server; text
+ * content comes back as the tool's output (structured content as JSON when the server sends it), and
+ * a result the server marks as an error becomes an error tool message for the model.
+ *
+ * @example
+ * const client = new Client({ name: "inspector", version: "1.0.0" });
+ * await client.connect(new StdioClientTransport({ command: "node", args: ["mcp/inspection.js"] }));
+ * const tools = await loadMcpTools(client);
+ * const agent = createReactAgent({ model, tools });
+ */
+export async function loadMcpTools(client: Client, options: LoadMcpToolsOptions = {}): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    for (const spec of page.tools) {
+      if (options.only && !options.only.includes(spec.name)) continue;
+      const remoteName = spec.name;
+      tools.push(
+        tool({
+          name: `${options.prefix ?? ""}${remoteName}`.slice(0, 64),
+          description: spec.description?.trim() || `MCP tool ${remoteName}`,
+          parameters: { ...(spec.inputSchema as JsonSchema), type: "object" },
+          fn: async (args, ctx) => {
+            const result = await client.callTool(
+              { name: remoteName, arguments: args },
+              undefined,
+              ctx.signal ? { signal: ctx.signal } : {},
+            );
+            const text = contentText(result.content);
+            if (result.isError) throw new Error(text || `MCP tool ${remoteName} failed`);
+            if (result.structuredContent !== undefined) return result.structuredContent;
+            return text;
+          },
+        }),
+      );
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+function contentText(content: unknown): string {
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: { type?: string; text?: string }) => (part?.type === "text" ? (part.text ?? "") : ""))
+    .filter(Boolean)
+    .join("\n");
+}

@@ -1,0 +1,119 @@
+import {
+  Command,
+  GraphInterrupt,
+  type Interrupt,
+  isControlFlowSignal,
+  type NodeContext,
+  type NodeReturn,
+  type StateSchema,
+  withScope,
+} from "@trellis/core";
+import {
+  type AssistantMessage,
+  type Message,
+  runTool,
+  type Tool,
+  type ToolCall,
+  type ToolMessage,
+} from "@trellis/models";
+
+/** Options of {@link createToolNode}. */
+export interface ToolNodeOptions {
+  /** State key holding the conversation. Default "messages". */
+  messagesKey?: string;
+}
+
+/** What a tool call leaves behind, as recorded by its durable step. */
+interface CallRecord {
+  message: ToolMessage;
+  command?: { goto: string[]; update?: Record<string, unknown>; graph?: string };
+}
+
+/**
+ * A node that runs the tool calls of the conversation's last assistant message, in parallel, and
+ * appends one tool message per call. Each call is a durable step: when the node runs again (after an
+ * interrupt in one tool, a crash or a retry) calls that already have a result are not run again. Tool
+ * errors and invalid arguments become tool messages the model can read. Interrupts raised by several
+ * tools surface together, each with its own id. A tool that returns a `Command` (a handoff) makes the
+ * node return that command.
+ *
+ * @example
+ * builder.addNode("tools", createToolNode([searchTool, weatherTool]));
+ * builder.addConditionalEdges("agent", toolsCondition, ["tools", END]);
+ */
+export function createToolNode<S extends StateSchema = StateSchema>(
+  tools: readonly Tool[],
+  options: ToolNodeOptions = {},
+): (state: Record<string, unknown>, ctx: NodeContext) => Promise<NodeReturn<S>> {
+  const key = options.messagesKey ?? "messages";
+  return async (state, ctx) => {
+    const messages = (state[key] ?? []) as Message[];
+    const last = messages[messages.length - 1];
+    if (last?.role !== "assistant" || !(last as AssistantMessage).toolCalls?.length) return {};
+    const calls = (last as AssistantMessage).toolCalls as ToolCall[];
+    const answered = new Set(messages.filter((m) => m.role === "tool").map((m) => (m as ToolMessage).toolCallId));
+    const pending = calls.filter((call) => !answered.has(call.id));
+    const settled = await Promise.allSettled(
+      pending.map((call) =>
+        withScope(`tool:${call.id}`, () => ctx.step("call", () => runCall(tools, call, state, ctx.signal))),
+      ),
+    );
+    const interrupts: Interrupt[] = [];
+    const records: CallRecord[] = [];
+    for (const result of settled) {
+      if (result.status === "fulfilled") records.push(result.value);
+      else if (result.reason instanceof GraphInterrupt) interrupts.push(...result.reason.interrupts);
+      else throw result.reason;
+    }
+    if (interrupts.length > 0) throw new GraphInterrupt(interrupts);
+    const toolMessages = records.map((r) => r.message);
+    const commands = records.flatMap((r) => (r.command ? [r.command] : []));
+    if (commands.length === 0) return { [key]: toolMessages } as NodeReturn<S>;
+    return toCommand(commands, key, messages, toolMessages) as NodeReturn<S>;
+  };
+}
+
+async function runCall(
+  tools: readonly Tool[],
+  call: ToolCall,
+  state: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<CallRecord> {
+  const outcome = await runTool(tools, call, { state, signal, rethrow: isControlFlowSignal });
+  if (outcome.status === "success" && outcome.output instanceof Command) {
+    const command = outcome.output;
+    const goto = command.goto.filter((g): g is string => typeof g === "string");
+    const message: ToolMessage = {
+      ...outcome.message,
+      content: `Transferred to ${goto.join(", ") || "the next step"}.`,
+    };
+    const record: CallRecord = { message, command: { goto } };
+    if (command.update !== undefined) (record.command as { update?: unknown }).update = command.update;
+    if (command.graph !== undefined) (record.command as { graph?: string }).graph = command.graph;
+    return record;
+  }
+  return { message: outcome.message };
+}
+
+/** Merges the commands of handoff tools into one, carrying the tool messages along. */
+function toCommand(
+  commands: CallRecord["command"][],
+  key: string,
+  messages: readonly Message[],
+  toolMessages: ToolMessage[],
+): Command {
+  const update: Record<string, unknown> = {};
+  const goto: string[] = [];
+  let graph: string | undefined;
+  for (const c of commands) {
+    if (!c) continue;
+    Object.assign(update, c.update ?? {});
+    goto.push(...c.goto);
+    graph ??= c.graph;
+  }
+  const extra = (update[key] as Message[] | undefined) ?? [];
+  // Handing off to the parent graph: it has not seen this subgraph's turn yet, so send it all; the
+  // messages channel replaces messages it already has by id.
+  update[key] = graph === Command.PARENT ? [...messages, ...toolMessages, ...extra] : [...toolMessages, ...extra];
+  return new Command(graph === undefined ? { update, goto } : { update, goto, graph });
+}

@@ -1,0 +1,150 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { FromWorker, ToWorker } from "./worker.js";
+import { RUNTIMES, type Runtime, type Workload } from "./workload.js";
+
+/** What one runtime did on one workload. */
+export interface RuntimeResult {
+  /** Timed runs, in milliseconds, in the order they ran. */
+  samples: number[];
+  medianMs: number;
+  minMs: number;
+  /** Bytes stored by the last run, when the workload has a saver. */
+  storedBytes: number | undefined;
+  /** JSON size of the final state (measured on the floor's state). */
+  stateBytes: number | undefined;
+  /** Peak resident set size of the worker process over all its runs, in bytes. */
+  peakRssBytes: number;
+  /** Resident set size after loading the workload, before any run, in bytes. */
+  baseRssBytes: number;
+}
+
+/** One row: a workload and its result per runtime. */
+export interface WorkloadResult {
+  id: string;
+  title: string;
+  group: string;
+  saver: string;
+  units: { count: number; name: string } | undefined;
+  runs: number;
+  warmup: number;
+  results: Record<Runtime, RuntimeResult>;
+}
+
+class Worker {
+  readonly #child: ChildProcess;
+  #waiting: ((m: FromWorker) => void) | undefined;
+  #queue: FromWorker[] = [];
+  #exited: string | undefined;
+
+  constructor(workload: string, runtime: Runtime, tmpDir: string) {
+    const script = fileURLToPath(new URL("./worker.js", import.meta.url));
+    this.#child = fork(script, [workload, runtime, tmpDir], {
+      execArgv: ["--expose-gc"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    this.#child.on("message", (m: FromWorker) => this.#deliver(m));
+    this.#child.on("exit", (code, signal) => {
+      this.#exited = `worker ${workload}/${runtime} exited (${signal ?? code})`;
+      this.#deliver({ type: "error", message: this.#exited });
+    });
+  }
+
+  #deliver(m: FromWorker): void {
+    const waiting = this.#waiting;
+    if (waiting) {
+      this.#waiting = undefined;
+      waiting(m);
+    } else this.#queue.push(m);
+  }
+
+  next(): Promise<FromWorker> {
+    const queued = this.#queue.shift();
+    if (queued) return Promise.resolve(queued);
+    return new Promise((resolve) => {
+      this.#waiting = resolve;
+    });
+  }
+
+  async request(message: ToWorker): Promise<FromWorker> {
+    if (this.#exited) throw new Error(this.#exited);
+    this.#child.send(message);
+    const reply = await this.next();
+    if (reply.type === "error") throw new Error(reply.message);
+    return reply;
+  }
+
+  kill(): void {
+    if (this.#child.exitCode === null) this.#child.kill();
+  }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = values.slice().sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/**
+ * Runs one workload: a worker process per runtime, then `warmup + runs` rounds in which each runtime
+ * runs once, the order rotating every round so none always goes first.
+ */
+export async function runWorkload(
+  workload: Workload,
+  options: { quick: boolean; tmpDir: string; runs?: number; log: (line: string) => void },
+): Promise<WorkloadResult> {
+  const runs = options.runs ?? (options.quick ? workload.runs.quick : workload.runs.full);
+  const warmup = options.quick ? workload.warmup.quick : workload.warmup.full;
+  const workers = new Map(RUNTIMES.map((r) => [r, new Worker(workload.id, r, options.tmpDir)] as const));
+  try {
+    const base = new Map<Runtime, number>();
+    for (const [runtime, worker] of workers) {
+      const ready = await worker.next();
+      if (ready.type !== "ready") throw new Error(ready.type === "error" ? ready.message : "worker not ready");
+      base.set(runtime, ready.rssKb * 1024);
+    }
+    const samples = new Map<Runtime, number[]>(RUNTIMES.map((r) => [r, []]));
+    const stored = new Map<Runtime, number | undefined>();
+    let stateBytes: number | undefined;
+    for (let round = 0; round < warmup + runs; round++) {
+      const order = RUNTIMES.map((_, i) => RUNTIMES[(i + round) % RUNTIMES.length] as Runtime);
+      for (const runtime of order) {
+        const reply = await (workers.get(runtime) as Worker).request({ type: "run" });
+        if (reply.type !== "result") throw new Error(`unexpected ${reply.type}`);
+        if (round >= warmup) samples.get(runtime)?.push(reply.ms);
+        stored.set(runtime, reply.storedBytes);
+        stateBytes ??= reply.stateBytes;
+      }
+      const line = RUNTIMES.map((r) => `${r} ${(samples.get(r)?.at(-1) ?? Number.NaN).toFixed(1)}`).join("  ");
+      options.log(`  ${workload.id} ${round < warmup ? "warmup" : "run"} ${round + 1}/${warmup + runs}: ${line} ms`);
+    }
+    const results = {} as Record<Runtime, RuntimeResult>;
+    for (const [runtime, worker] of workers) {
+      const stats = await worker.request({ type: "stop" });
+      const list = samples.get(runtime) as number[];
+      results[runtime] = {
+        samples: list,
+        medianMs: median(list),
+        minMs: Math.min(...list),
+        storedBytes: workload.saver === "none" ? undefined : stored.get(runtime),
+        stateBytes,
+        peakRssBytes: stats.type === "stats" ? stats.maxRssKb * 1024 : 0,
+        baseRssBytes: base.get(runtime) ?? 0,
+      };
+    }
+    return {
+      id: workload.id,
+      title: workload.title,
+      group: workload.group,
+      saver: workload.saver,
+      units: workload.units,
+      runs,
+      warmup,
+      results,
+    };
+  } finally {
+    for (const worker of workers.values()) worker.kill();
+  }
+}

@@ -1,0 +1,88 @@
+import { Annotation, END as LG_END, START as LG_START, StateGraph as LgStateGraph } from "@langchain/langgraph";
+import { channel, END, START, StateGraph } from "@trellis/core";
+import { floorStore } from "../floor-store.js";
+import { langGraphSaver, trellisSaver } from "../savers.js";
+import type { Impl, MakeContext, Runtime, SaverKind, Workload } from "../workload.js";
+
+/**
+ * (a) A chain of 100 nodes; each adds one to a counter. Measures the cost of a superstep with nothing
+ * else going on: planning, applying one write, routing, and (with a saver) one checkpoint per node.
+ */
+export function chainWorkload(saver: SaverKind): Workload {
+  return {
+    id: `a-chain/${saver}`,
+    title: `(a) 100-node chain, ${saver === "none" ? "no saver" : saver}`,
+    group: "a",
+    saver,
+    runs: { full: 30, quick: 10 },
+    warmup: { full: 5, quick: 3 },
+    units: { count: 100, name: "node" },
+    make: (runtime, ctx) => makeChain(runtime, saver, ctx),
+    digest: (state) => ({ k: (state as { k: number }).k }),
+  };
+}
+
+async function makeChain(runtime: Runtime, saverKind: SaverKind, ctx: MakeContext): Promise<Impl> {
+  const n = ctx.tiny ? 5 : 100;
+  const names = Array.from({ length: n }, (_, i) => `node_${i}`);
+  if (runtime === "trellis") {
+    const builder = new StateGraph({ k: channel.value(0) });
+    for (const name of names) builder.addNode(name, (s) => ({ k: s.k + 1 }));
+    builder.addEdge(START, names[0] as string);
+    for (let i = 1; i < n; i++) builder.addEdge(names[i - 1] as string, names[i] as string);
+    builder.addEdge(names[n - 1] as string, END);
+    return {
+      async trial() {
+        const handle = trellisSaver(saverKind, ctx.tmpDir);
+        const graph = builder.compile(handle.saver ? { checkpointer: handle.saver } : {});
+        return {
+          run: () => graph.invoke({ k: 0 }, { threadId: "chain", recursionLimit: n + 10 }),
+          storedBytes: () => handle.bytes(["chain"]),
+          dispose: () => handle.dispose(),
+        };
+      },
+    };
+  }
+  if (runtime === "langgraph") {
+    const State = Annotation.Root({ k: Annotation<number> });
+    // LangGraph's builder types track node names as literals; a loop-built graph erases them.
+    // biome-ignore lint/suspicious/noExplicitAny: see above.
+    const builder: any = new LgStateGraph(State);
+    for (const name of names) builder.addNode(name, (s: { k: number }) => ({ k: s.k + 1 }));
+    builder.addEdge(LG_START, names[0]);
+    for (let i = 1; i < n; i++) builder.addEdge(names[i - 1], names[i]);
+    builder.addEdge(names[n - 1], LG_END);
+    return {
+      async trial() {
+        const handle = await langGraphSaver(saverKind, ctx.tmpDir);
+        const graph = builder.compile(handle.saver ? { checkpointer: handle.saver } : {});
+        const config = { configurable: { thread_id: "chain" }, recursionLimit: n + 10 };
+        return {
+          run: () => graph.invoke({ k: 0 }, config),
+          storedBytes: () => handle.bytes(),
+          dispose: () => handle.dispose(),
+        };
+      },
+    };
+  }
+  const steps = names.map(() => async (s: { k: number }) => ({ k: s.k + 1 }));
+  return {
+    async trial() {
+      const store = floorStore(saverKind, ctx.tmpDir);
+      return {
+        async run() {
+          let state = { k: 0 };
+          store.save("chain", state);
+          for (const step of steps) {
+            const update = await step(state);
+            state = { ...state, ...update };
+            store.save("chain", update);
+          }
+          return state;
+        },
+        storedBytes: () => store.bytes(),
+        dispose: () => store.dispose(),
+      };
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { Workload } from "../workload.js";
+import { agentWorkload } from "./agent.js";
+import { chainWorkload } from "./chain.js";
+import { fanoutWorkload } from "./fanout.js";
+import { resumeWorkload } from "./resume.js";
+import { subgraphWorkload } from "./subgraph.js";
+import { wideDictWorkload } from "./wide-dict.js";
+import { wideStateWorkload } from "./wide-state.js";
+
+/** Every workload of the table, in the order it prints. */
+export function allWorkloads(): Workload[] {
+  return [
+    chainWorkload("none"),
+    chainWorkload("memory"),
+    agentWorkload("none"),
+    agentWorkload("memory"),
+    agentWorkload("sqlite"),
+    fanoutWorkload(100),
+    fanoutWorkload(1000),
+    fanoutWorkload(3000),
+    wideStateWorkload("memory"),
+    resumeWorkload("memory"),
+    resumeWorkload("sqlite"),
+    subgraphWorkload(),
+    wideDictWorkload(),
+  ];
+}
+
+/** The workload with this id. */
+export function workloadById(id: string): Workload {
+  const found = allWorkloads().find((w) => w.id === id);
+  if (!found)
+    throw new Error(
+      `No workload "${id}". Known: ${allWorkloads()
+        .map((w) => w.id)
+        .join(", ")}`,
+    );
+  return found;
+}

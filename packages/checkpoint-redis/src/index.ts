@@ -1,1 +1,1 @@
-export {};
+export { RedisSaver, type RedisSaverOptions } from "./redis-saver.js";

@@ -1,0 +1,344 @@
+import {
+  assertLeaseCurrent,
+  type BlobRow,
+  type CheckpointRef,
+  type CheckpointSaver,
+  type CheckpointTuple,
+  type Clock,
+  CorruptCheckpointError,
+  decodeBlob,
+  decodeCheckpoint,
+  decodeWrite,
+  encodeBlobs,
+  encodeCheckpoint,
+  encodeWrites,
+  jsonSerializer,
+  type Lease,
+  type ListOptions,
+  matchesFilter,
+  nextLease,
+  type PendingWrite,
+  type PutRequest,
+  type RowLocation,
+  rebuildValues,
+  type Serializer,
+  type StoredBlob,
+  systemClock,
+  TrellisError,
+  type WriteRow,
+} from "@trellis/checkpoint";
+import { Redis, type RedisOptions } from "ioredis";
+import { SCRIPTS } from "./redis-scripts.js";
+
+/** Options of {@link RedisSaver}. Give a `client`, or what to connect with. */
+export interface RedisSaverOptions {
+  /** A connected ioredis client to use; the saver will not close it. */
+  client?: Redis;
+  /** e.g. `redis://127.0.0.1:6379/0`, used when no `client` is given. */
+  url?: string;
+  /** More ioredis settings for the client the saver makes. */
+  redisOptions?: RedisOptions;
+  /** Prefix of every key the saver writes. Default `trellis:`. */
+  keyPrefix?: string;
+  serializer?: Serializer;
+  clock?: Clock;
+}
+
+const LIST_PAGE = 100;
+const SUM_LENGTH = 16;
+
+/**
+ * A checkpoint saver on Redis 6+ (`ioredis`), with plain commands only (no RedisJSON, no RediSearch),
+ * so managed Redis services work. Each put is one Lua script that checks the lease and writes the
+ * checkpoint, its values and writes atomically. A thread's TTL is native: every key of the thread
+ * gets `PEXPIRE`, refreshed on each put, so `sweepExpired` has nothing to do. All of a thread's keys
+ * share one hash tag. Values live in memory: size Redis for them, and turn on AOF if checkpoints must
+ * survive a Redis restart.
+ *
+ * @example
+ * import { RedisSaver } from "@trellis/checkpoint-redis";
+ *
+ * const saver = new RedisSaver({ url: "redis://127.0.0.1:6379", keyPrefix: "myapp:" });
+ * const graph = builder.compile({ checkpointer: saver });
+ */
+export class RedisSaver implements CheckpointSaver {
+  readonly #redis: Redis;
+  readonly #ownsClient: boolean;
+  readonly #prefix: string;
+  readonly #serde: Serializer;
+  readonly #clock: Clock;
+
+  constructor(options: RedisSaverOptions = {}) {
+    this.#prefix = options.keyPrefix ?? "trellis:";
+    this.#serde = options.serializer ?? jsonSerializer;
+    this.#clock = options.clock ?? systemClock;
+    this.#ownsClient = !options.client;
+    // The scripts' replies are read in the classic (RESP2) shape.
+    const settings = { ...options.redisOptions, replyMapping: "legacy" as const };
+    this.#redis =
+      options.client ?? (options.url === undefined ? new Redis(settings) : new Redis(options.url, settings));
+  }
+
+  /** The ioredis client, for health checks and tests. */
+  get client(): Redis {
+    return this.#redis;
+  }
+
+  /** The key every stored item of `threadId` starts with (`<prefix>{<threadId>}`). */
+  threadKey(threadId: string): string {
+    return `${this.#prefix}{${threadId}}`;
+  }
+
+  async get(ref: CheckpointRef): Promise<CheckpointTuple | undefined> {
+    const ns = ref.namespace ?? "";
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const head = (await this.#run("head", ref.threadId, [this.#now(), ns, ref.checkpointId ?? ""])) as string[];
+      const [id, value] = head;
+      if (id === undefined || value === undefined) return undefined;
+      const tuple = await this.#tuple(ref.threadId, ns, id, value);
+      if (tuple) return tuple;
+      // Pruned or deleted between the two reads: read the head again.
+    }
+    return undefined;
+  }
+
+  async put(request: PutRequest): Promise<void> {
+    const { checkpoint } = request;
+    const row = encodeCheckpoint(this.#serde, checkpoint);
+    const blobs = encodeBlobs(this.#serde, request.blobs);
+    const writes = encodeWrites(this.#serde, request.writes ?? []);
+    const ns = checkpoint.namespace;
+    const now = this.#clock.now();
+    const args: (string | number)[] = [String(now), ns, checkpoint.id, row.sum + row.body, ...leaseArgs(request.lease)];
+    args.push(blobs.length);
+    for (const b of blobs) args.push(blobField(ns, b.channel, b.version), blobValue(b));
+    args.push(writes.length, ...writeArgs(writes));
+    const result = (await this.#run("put", checkpoint.threadId, args)) as string[];
+    if (result[0] === "LEASE_LOST") this.#leaseLost(result, request.lease as Lease, now);
+  }
+
+  async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {
+    const rows = encodeWrites(this.#serde, writes);
+    const now = this.#clock.now();
+    const args = [String(now), ref.namespace ?? "", ref.checkpointId, ...leaseArgs(lease), rows.length];
+    const result = (await this.#run("putWrites", ref.threadId, [...args, ...writeArgs(rows)])) as string[];
+    if (result[0] === "LEASE_LOST") this.#leaseLost(result, lease as Lease, now);
+    if (result[0] === "NOT_FOUND") {
+      throw new TrellisError(
+        "CHECKPOINT_NOT_FOUND",
+        `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
+        { details: { ...ref } },
+      );
+    }
+  }
+
+  async *list(threadId: string, options: ListOptions = {}): AsyncIterable<CheckpointTuple> {
+    const ns = options.namespace ?? "";
+    let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+    let before = options.before ?? "";
+    while (remaining > 0) {
+      const page = (await this.#run("page", threadId, [this.#now(), ns, before, LIST_PAGE])) as (string | number)[];
+      if (page[0] === 0) return;
+      const count = (page.length - 1) / 2;
+      for (let i = 0; i < count; i++) {
+        const id = String(page[1 + i * 2]);
+        const value = String(page[2 + i * 2]);
+        if (options.filter) {
+          const where = { threadId, namespace: ns, checkpointId: id };
+          if (!matchesFilter(decodeCheckpoint(this.#serde, splitSum(value), where), options.filter)) continue;
+        }
+        const tuple = await this.#tuple(threadId, ns, id, value);
+        if (!tuple) continue;
+        yield tuple;
+        if (--remaining <= 0) return;
+      }
+      if (count < LIST_PAGE) return;
+      before = String(page[page.length - 2]);
+    }
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    await this.#run("deleteThread", threadId, []);
+  }
+
+  async prune(threadId: string, options: { keepLast: number }): Promise<void> {
+    const keep = Math.max(1, Math.floor(options.keepLast));
+    const out = (await this.#run("pruneCheckpoints", threadId, [this.#now(), keep])) as (string | number)[];
+    if (out[0] === 0) return;
+    const kept = Number(out[1]);
+    const needed = new Set<string>();
+    const bases = new Map<string, string>();
+    for (let i = 2 + kept * 2; i < out.length; i += 2) bases.set(String(out[i]), String(out[i + 1]));
+    for (let i = 0; i < kept; i++) {
+      const ns = String(out[2 + i * 2]);
+      const checkpoint = decodeCheckpoint(this.#serde, splitSum(String(out[3 + i * 2])), { threadId, namespace: ns });
+      for (const [channel, version] of Object.entries(checkpoint.channelVersions)) {
+        let field: string | undefined = blobField(ns, channel, version);
+        while (field !== undefined && !needed.has(field)) {
+          needed.add(field);
+          const base = bases.get(field);
+          field = base ? blobField(ns, channel, base) : undefined;
+        }
+      }
+    }
+    const drop = [...bases.keys()].filter((field) => !needed.has(field));
+    for (let i = 0; i < drop.length; i += 1_000) {
+      await this.#run("deleteBlobs", threadId, drop.slice(i, i + 1_000));
+    }
+  }
+
+  async setTtl(threadId: string, ttlMs: number | null): Promise<void> {
+    await this.#run("setTtl", threadId, [this.#now(), ttlMs === null ? "" : String(Math.max(0, Math.ceil(ttlMs)))]);
+  }
+
+  /** Redis expires threads itself (every key of a thread carries the thread's TTL), so this returns 0. */
+  async sweepExpired(): Promise<number> {
+    return 0;
+  }
+
+  async acquireLease(threadId: string, owner: string, ttlMs: number): Promise<Lease> {
+    for (;;) {
+      const now = this.#clock.now();
+      const fields = (await this.#run("readLease", threadId, [String(now)])) as [string, string, string];
+      const lease = nextLease(parseLease(threadId, fields), { threadId, owner, ttlMs, now });
+      const next = [lease.owner, String(lease.epoch), String(lease.expiresAt)];
+      if ((await this.#run("casLease", threadId, [String(now), ...fields, ...next])) === 1) return lease;
+      // Another writer changed the lease between the read and the write: apply the rule again.
+    }
+  }
+
+  async renewLease(lease: Lease, ttlMs: number): Promise<Lease> {
+    const now = this.#clock.now();
+    const renewed = { ...lease, expiresAt: now + ttlMs };
+    const args = [String(now), lease.owner, String(lease.epoch), String(renewed.expiresAt)];
+    const result = (await this.#run("renewLease", lease.threadId, args)) as string[];
+    if (result[0] === "LEASE_LOST") this.#leaseLost(result, lease, now);
+    return renewed;
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    await this.#run("releaseLease", lease.threadId, [this.#now(), lease.owner, String(lease.epoch)]);
+  }
+
+  /**
+   * Bytes of serialized checkpoints, values and writes stored for the thread (the same measure as
+   * MemorySaver's; Redis adds keys and per-entry overhead, see `MEMORY USAGE`).
+   *
+   * @example
+   * console.log(await saver.storedBytes("t1"));
+   */
+  async storedBytes(threadId: string): Promise<number> {
+    return Number(await this.#run("storedBytes", threadId, [this.#now()]));
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsClient && this.#redis.status !== "end") await this.#redis.quit();
+  }
+
+  /** Fetches values and writes of a checkpoint read earlier; undefined if it has vanished since. */
+  async #tuple(threadId: string, ns: string, id: string, value: string): Promise<CheckpointTuple | undefined> {
+    const where = { threadId, namespace: ns, checkpointId: id };
+    const checkpoint = decodeCheckpoint(this.#serde, splitSum(value), where);
+    const args = [ns, id, ...Object.entries(checkpoint.channelVersions).flat()];
+    const out = (await this.#run("values", threadId, args)) as (string | number)[];
+    if (out[0] === 0) return undefined;
+    const chains = new Map<string, { version: string; blob: StoredBlob }[]>();
+    for (let i = 2; i < out.length; i += 3) {
+      const channel = String(out[i]);
+      const version = String(out[i + 1]);
+      const blob = decodeBlob(this.#serde, parseBlobValue(channel, version, String(out[i + 2]), where), where);
+      let chain = chains.get(channel);
+      if (!chain) {
+        chain = [];
+        chains.set(channel, chain);
+      }
+      chain.push({ version, blob });
+    }
+    const values = rebuildValues(checkpoint, chains, where);
+    return { checkpoint, values, pendingWrites: parseWrites(this.#serde, String(out[1]), where) };
+  }
+
+  #leaseLost(result: string[], presented: Lease, now: number): never {
+    const current = parseLease(presented.threadId, [result[1] ?? "", result[2] ?? "", result[3] ?? ""]);
+    assertLeaseCurrent(current, presented, now);
+    // The script found the lease lost, so it is, whatever the fields it returned look like.
+    assertLeaseCurrent(undefined, presented, now);
+    throw new Error("unreachable");
+  }
+
+  #now(): string {
+    return String(this.#clock.now());
+  }
+
+  #run(script: keyof typeof SCRIPTS, threadId: string, args: (string | number)[]) {
+    return SCRIPTS[script].run(this.#redis, this.threadKey(threadId), args);
+  }
+}
+
+function leaseArgs(lease: Lease | undefined): string[] {
+  return lease ? ["1", lease.owner, String(lease.epoch)] : ["0", "", ""];
+}
+
+function writeArgs(rows: WriteRow[]): string[] {
+  return rows.flatMap((w) => [w.taskId, w.channel, w.sum, w.body]);
+}
+
+function blobField(ns: string, channel: string, version: string): string {
+  return `${ns}\u0000${channel}\u0000${version}`;
+}
+
+function blobValue(b: BlobRow): string {
+  return `${b.sum}${b.kind === "full" ? "f" : "d"}${b.base ?? ""}\u0000${b.body}`;
+}
+
+function parseBlobValue(channel: string, version: string, value: string, where: RowLocation): BlobRow {
+  const kind = value[SUM_LENGTH];
+  const nul = value.indexOf("\u0000", SUM_LENGTH + 1);
+  if ((kind !== "f" && kind !== "d") || nul < 0) {
+    throw new CorruptCheckpointError(
+      `Thread "${where.threadId}": a stored channel value is corrupt (its header is malformed). Restore the thread from a backup, or delete it.`,
+      { ...where, channel, version },
+    );
+  }
+  const base = value.slice(SUM_LENGTH + 1, nul);
+  return {
+    channel,
+    version,
+    kind: kind === "f" ? "full" : "delta",
+    base: kind === "f" ? null : base,
+    body: value.slice(nul + 1),
+    sum: value.slice(0, SUM_LENGTH),
+  };
+}
+
+function splitSum(value: string): { body: string; sum: string } {
+  return { sum: value.slice(0, SUM_LENGTH), body: value.slice(SUM_LENGTH) };
+}
+
+function parseWrites(serde: Serializer, text: string, where: RowLocation): PendingWrite[] {
+  if (text === "") return [];
+  let list: unknown;
+  try {
+    list = JSON.parse(text);
+  } catch (cause) {
+    throw new CorruptCheckpointError(
+      `Thread "${where.threadId}": the stored pending writes are corrupt (not valid JSON). Restore the thread from a backup, or delete it.`,
+      { ...where },
+      cause,
+    );
+  }
+  if (!Array.isArray(list)) return [];
+  return list.map((entry) => {
+    const [taskId, channel, sum, body] = (Array.isArray(entry) ? entry : []).map(String);
+    return decodeWrite(
+      serde,
+      { taskId: taskId ?? "", channel: channel ?? "", sum: sum ?? "", body: body ?? "" },
+      where,
+    );
+  });
+}
+
+function parseLease(threadId: string, [owner, epoch, expiresAt]: [string, string, string]): Lease | undefined {
+  if (owner === "" && epoch === "") return undefined;
+  return { threadId, owner, epoch: Number(epoch), expiresAt: Number(expiresAt) };
+}

@@ -1,0 +1,300 @@
+import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
+
+/**
+ * Key layout of one thread (all keys share the hash tag `{threadId}`, so one script can touch them):
+ *
+ *   <prefix>{<thread>}:m        hash  ttl, touched, lo/le/lx (lease owner, epoch, expiry)
+ *   <prefix>{<thread>}:c        hash  ns \0 id                  → sum(16) body
+ *   <prefix>{<thread>}:i:<ns>   zset  checkpoint ids (score 0, ordered by id)
+ *   <prefix>{<thread>}:n        set   namespaces
+ *   <prefix>{<thread>}:b        hash  ns \0 channel \0 version  → sum(16) kind(f|d) base \0 body
+ *   <prefix>{<thread>}:w        hash  ns \0 id                  → JSON [[task, channel, sum, body], ...]
+ *
+ * Times come from the saver's clock (ARGV), never from the server, so a manual clock works in tests.
+ */
+const PRELUDE = `
+local base = KEYS[1]
+local M = base .. ':m'
+local function all_keys()
+  local keys = {M, base .. ':c', base .. ':b', base .. ':w', base .. ':n'}
+  for _, ns in ipairs(redis.call('SMEMBERS', base .. ':n')) do keys[#keys + 1] = base .. ':i:' .. ns end
+  return keys
+end
+local function purge() redis.call('DEL', unpack(all_keys())) end
+local function state(now)
+  local t = redis.call('HMGET', M, 'ttl', 'touched')
+  if not t[2] then return 'missing' end
+  if t[1] and now >= tonumber(t[2]) + tonumber(t[1]) then return 'expired' end
+  return 'live'
+end
+-- Like the memory saver's lookup: an expired thread is deleted on sight.
+local function open(now)
+  local s = state(now)
+  if s == 'expired' then purge() end
+  return s == 'live'
+end
+local function lease_fields()
+  local l = redis.call('HMGET', M, 'lo', 'le', 'lx')
+  return {l[1] or '', l[2] or '', l[3] or ''}
+end
+local function lease_ok(owner, epoch, now)
+  local l = lease_fields()
+  return l[1] == owner and l[2] == epoch and tonumber(l[3]) > now
+end
+local function refresh_ttl()
+  local ttl = redis.call('HGET', M, 'ttl')
+  if ttl then for _, k in ipairs(all_keys()) do redis.call('PEXPIRE', k, ttl) end end
+end
+-- Upserts writes (4 ARGV each from index i) into the list of checkpoint field f, keeping positions.
+local function upsert_writes(f, i, n)
+  if n == 0 then return end
+  local cur = redis.call('HGET', base .. ':w', f)
+  local list = cur and cjson.decode(cur) or {}
+  for k = 0, n - 1 do
+    local j = i + k * 4
+    local found = false
+    for _, w in ipairs(list) do
+      if w[1] == ARGV[j] and w[2] == ARGV[j + 1] then
+        w[3] = ARGV[j + 2]; w[4] = ARGV[j + 3]; found = true; break
+      end
+    end
+    if not found then list[#list + 1] = {ARGV[j], ARGV[j + 1], ARGV[j + 2], ARGV[j + 3]} end
+  end
+  redis.call('HSET', base .. ':w', f, cjson.encode(list))
+end
+`;
+
+/**
+ * ARGV: now, ns, id, checkpoint value, has lease (1|0), lease owner, lease epoch, n blobs,
+ * (field, value)…, n writes, (task, channel, sum, body)…
+ */
+const PUT = `
+local now = tonumber(ARGV[1])
+local ns, id = ARGV[2], ARGV[3]
+local live = open(now)
+if ARGV[5] == '1' and not (live and lease_ok(ARGV[6], ARGV[7], now)) then
+  local l = lease_fields()
+  return {'LEASE_LOST', l[1], l[2], l[3]}
+end
+if not live then redis.call('HSET', M, 'touched', ARGV[1]) end
+redis.call('HSET', base .. ':c', ns .. '\\0' .. id, ARGV[4])
+redis.call('ZADD', base .. ':i:' .. ns, 0, id)
+redis.call('SADD', base .. ':n', ns)
+local nb = tonumber(ARGV[8])
+for k = 0, nb - 1 do redis.call('HSET', base .. ':b', ARGV[9 + k * 2], ARGV[10 + k * 2]) end
+local wi = 9 + nb * 2
+upsert_writes(ns .. '\\0' .. id, wi + 1, tonumber(ARGV[wi]))
+redis.call('HSET', M, 'touched', ARGV[1])
+refresh_ttl()
+return {'OK'}
+`;
+
+/** ARGV: now, ns, checkpoint id, has lease (1|0), lease owner, lease epoch, n writes, (task, channel, sum, body)… */
+const PUT_WRITES = `
+local now = tonumber(ARGV[1])
+local ns, id = ARGV[2], ARGV[3]
+local live = open(now)
+if ARGV[4] == '1' and not (live and lease_ok(ARGV[5], ARGV[6], now)) then
+  local l = lease_fields()
+  return {'LEASE_LOST', l[1], l[2], l[3]}
+end
+if not live or redis.call('HEXISTS', base .. ':c', ns .. '\\0' .. id) == 0 then return {'NOT_FOUND'} end
+upsert_writes(ns .. '\\0' .. id, 8, tonumber(ARGV[7]))
+redis.call('HSET', M, 'touched', ARGV[1])
+refresh_ttl()
+return {'OK'}
+`;
+
+/** ARGV: now, ns, checkpoint id ('' = latest). Returns {id, value} or {}. */
+const HEAD = `
+if not open(tonumber(ARGV[1])) then return {} end
+local ns, id = ARGV[2], ARGV[3]
+if id == '' then id = redis.call('ZREVRANGE', base .. ':i:' .. ns, 0, 0)[1] end
+if not id then return {} end
+local v = redis.call('HGET', base .. ':c', ns .. '\\0' .. id)
+if not v then return {} end
+return {id, v}
+`;
+
+/** ARGV: now, ns, before ('' = none), limit. Returns {found(0|1), id1, value1, id2, value2, …}. */
+const PAGE = `
+if not open(tonumber(ARGV[1])) then return {0} end
+local ns = ARGV[2]
+local hi = ARGV[3] == '' and '+' or ('(' .. ARGV[3])
+local ids = redis.call('ZREVRANGEBYLEX', base .. ':i:' .. ns, hi, '-', 'LIMIT', 0, tonumber(ARGV[4]))
+local out = {1}
+for _, id in ipairs(ids) do
+  out[#out + 1] = id
+  out[#out + 1] = redis.call('HGET', base .. ':c', ns .. '\\0' .. id) or ''
+end
+return out
+`;
+
+/**
+ * ARGV: ns, checkpoint id, then (channel, version) pairs. Follows every delta chain back to a full
+ * value. Returns {exists(0|1), writes JSON or '', channel1, version1, value1, …}, newest link first.
+ */
+const VALUES = `
+local ns, id = ARGV[1], ARGV[2]
+if redis.call('HEXISTS', base .. ':c', ns .. '\\0' .. id) == 0 then return {0} end
+local out = {1, redis.call('HGET', base .. ':w', ns .. '\\0' .. id) or ''}
+for k = 3, #ARGV, 2 do
+  local channel, version = ARGV[k], ARGV[k + 1]
+  for depth = 1, 1000000 do
+    local v = redis.call('HGET', base .. ':b', ns .. '\\0' .. channel .. '\\0' .. version)
+    if not v then break end
+    out[#out + 1] = channel; out[#out + 1] = version; out[#out + 1] = v
+    local p = string.find(v, '\\0', 18, true)
+    if string.sub(v, 17, 17) ~= 'd' or not p then break end
+    version = string.sub(v, 18, p - 1)
+  end
+end
+return out
+`;
+
+/** ARGV: now. Returns the lease fields {owner, epoch, expiresAt} ('' when none), after expiry. */
+const READ_LEASE = `
+open(tonumber(ARGV[1]))
+return lease_fields()
+`;
+
+/**
+ * ARGV: now, expected owner/epoch/expiry (as read), new owner/epoch/expiry. Sets the lease only if it
+ * is still what the caller read (compare-and-set), so the lease rule itself stays in JavaScript.
+ */
+const CAS_LEASE = `
+local now = tonumber(ARGV[1])
+local live = open(now)
+local l = lease_fields()
+if l[1] ~= ARGV[2] or l[2] ~= ARGV[3] or l[3] ~= ARGV[4] then return 0 end
+if not live then redis.call('HSET', M, 'touched', ARGV[1]) end
+redis.call('HSET', M, 'lo', ARGV[5], 'le', ARGV[6], 'lx', ARGV[7])
+return 1
+`;
+
+/** ARGV: now, owner, epoch, new expiry. Returns {'OK'} or {'LEASE_LOST', owner, epoch, expiry}. */
+const RENEW_LEASE = `
+local now = tonumber(ARGV[1])
+if not (open(now) and lease_ok(ARGV[2], ARGV[3], now)) then
+  local l = lease_fields()
+  return {'LEASE_LOST', l[1], l[2], l[3]}
+end
+redis.call('HSET', M, 'lx', ARGV[4])
+return {'OK'}
+`;
+
+/** ARGV: now, owner, epoch. */
+const RELEASE_LEASE = `
+if not open(tonumber(ARGV[1])) then return 0 end
+local l = lease_fields()
+if l[1] == ARGV[2] and l[2] == ARGV[3] then redis.call('HSET', M, 'lx', '0') end
+return 1
+`;
+
+/** ARGV: now, ttl ms ('' = none). */
+const SET_TTL = `
+local now = tonumber(ARGV[1])
+if not open(now) then return 0 end
+redis.call('HSET', M, 'touched', ARGV[1])
+if ARGV[2] == '' then
+  redis.call('HDEL', M, 'ttl')
+  for _, k in ipairs(all_keys()) do redis.call('PERSIST', k) end
+else
+  redis.call('HSET', M, 'ttl', ARGV[2])
+  refresh_ttl()
+end
+return 1
+`;
+
+const DELETE_THREAD = `
+purge()
+return 1
+`;
+
+/**
+ * ARGV: now, keepLast. Drops all but the newest checkpoints of every namespace with their writes.
+ * Returns {found(0|1), n kept, (ns, value) × n kept, then (blob field, base or '')…}.
+ */
+const PRUNE_CHECKPOINTS = `
+if not open(tonumber(ARGV[1])) then return {0} end
+local keep = tonumber(ARGV[2])
+local kept = {}
+for _, ns in ipairs(redis.call('SMEMBERS', base .. ':n')) do
+  local idx = base .. ':i:' .. ns
+  for _, id in ipairs(redis.call('ZREVRANGE', idx, keep, -1)) do
+    redis.call('ZREM', idx, id)
+    redis.call('HDEL', base .. ':c', ns .. '\\0' .. id)
+    redis.call('HDEL', base .. ':w', ns .. '\\0' .. id)
+  end
+  for _, id in ipairs(redis.call('ZRANGE', idx, 0, -1)) do
+    kept[#kept + 1] = ns
+    kept[#kept + 1] = redis.call('HGET', base .. ':c', ns .. '\\0' .. id)
+  end
+end
+local out = {1, #kept / 2}
+for _, v in ipairs(kept) do out[#out + 1] = v end
+local b = redis.call('HGETALL', base .. ':b')
+for k = 1, #b, 2 do
+  local v = b[k + 1]
+  local p = string.find(v, '\\0', 18, true)
+  out[#out + 1] = b[k]
+  out[#out + 1] = (string.sub(v, 17, 17) == 'd' and p) and string.sub(v, 18, p - 1) or ''
+end
+return out
+`;
+
+/** ARGV: blob fields to delete. */
+const DELETE_BLOBS = `
+return redis.call('HDEL', base .. ':b', unpack(ARGV))
+`;
+
+/** ARGV: now. Bytes of serialized bodies (the MemorySaver measure). */
+const STORED_BYTES = `
+if not open(tonumber(ARGV[1])) then return 0 end
+local bytes = 0
+for _, v in ipairs(redis.call('HVALS', base .. ':c')) do bytes = bytes + #v - 16 end
+for _, v in ipairs(redis.call('HVALS', base .. ':b')) do bytes = bytes + #v - (string.find(v, '\\0', 18, true) or #v) end
+for _, v in ipairs(redis.call('HVALS', base .. ':w')) do
+  for _, w in ipairs(cjson.decode(v)) do bytes = bytes + #w[4] end
+end
+return bytes
+`;
+
+/** A Lua script run by EVALSHA, loaded on first use (and again after a SCRIPT FLUSH or failover). */
+export class LuaScript {
+  readonly #lua: string;
+  readonly #sha: string;
+
+  constructor(body: string) {
+    this.#lua = PRELUDE + body;
+    this.#sha = createHash("sha1").update(this.#lua).digest("hex");
+  }
+
+  async run(redis: Redis, key: string, args: (string | number)[]): Promise<unknown> {
+    try {
+      return await redis.evalsha(this.#sha, 1, key, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
+      return redis.eval(this.#lua, 1, key, ...args);
+    }
+  }
+}
+
+/** @internal */
+export const SCRIPTS = {
+  put: new LuaScript(PUT),
+  putWrites: new LuaScript(PUT_WRITES),
+  head: new LuaScript(HEAD),
+  page: new LuaScript(PAGE),
+  values: new LuaScript(VALUES),
+  readLease: new LuaScript(READ_LEASE),
+  casLease: new LuaScript(CAS_LEASE),
+  renewLease: new LuaScript(RENEW_LEASE),
+  releaseLease: new LuaScript(RELEASE_LEASE),
+  setTtl: new LuaScript(SET_TTL),
+  deleteThread: new LuaScript(DELETE_THREAD),
+  pruneCheckpoints: new LuaScript(PRUNE_CHECKPOINTS),
+  deleteBlobs: new LuaScript(DELETE_BLOBS),
+  storedBytes: new LuaScript(STORED_BYTES),
+};

@@ -59,8 +59,8 @@ export interface GraphSpec {
   clock: Clock;
   /** How long a run holds its thread without renewing (renewed every third of it). */
   leaseTtlMs: number;
-  /** Makes checkpoint ids. */
-  nextId: () => string;
+  /** Makes checkpoint ids; with `after`, one that sorts after it (the parent's id). */
+  nextId: (after?: string) => string;
   /** Deltas stored before an append-only channel is written whole again. */
   snapshotEvery: number;
 }

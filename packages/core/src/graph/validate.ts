@@ -132,9 +132,7 @@ function unreachableNodes(def: GraphDefinition): string[] {
 }
 
 function hint(name: string, nodes: ReadonlyMap<string, NodeSpec>): string {
-  const lower = name.toLowerCase();
-  const close = [...nodes.keys()].find(
-    (n) => n.toLowerCase() === lower || n.replace(/[-_]/g, "") === name.replace(/[-_]/g, ""),
-  );
+  const loose = (s: string) => s.toLowerCase().replace(/[-_\s]/g, "");
+  const close = [...nodes.keys()].find((n) => loose(n) === loose(name));
   return close ? ` Did you mean "${close}"?` : ` Nodes: ${[...nodes.keys()].map((n) => `"${n}"`).join(", ")}.`;
 }

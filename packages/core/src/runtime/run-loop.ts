@@ -99,7 +99,9 @@ class GraphRun {
       await this.#writer.finish(state);
       return outcome;
     } catch (error) {
-      if (state) await this.#writer.finish(state).catch(() => undefined);
+      // A thread that never got its first checkpoint (the input or Command was refused) stays empty.
+      const started = state && (state.stored || state.checkpoint.step > -2);
+      if (state && started) await this.#writer.finish(state).catch(() => undefined);
       if (this.#controller.signal.aborted && !(error instanceof ParentCommand)) {
         throw error instanceof TrellisError && error.code === "RUN_CANCELLED"
           ? error
@@ -372,7 +374,7 @@ class GraphRun {
   ): void {
     const stepNumber = state.stored || state.checkpoint.step > -2 ? state.checkpoint.step + 1 : -1;
     advance(state, {
-      id: this.#spec.nextId(),
+      id: this.#spec.nextId(state.checkpoint.id),
       now: this.#spec.clock.now(),
       values: step.values,
       changed: step.changed,

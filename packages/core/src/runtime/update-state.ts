@@ -61,7 +61,7 @@ export async function updateThreadState(
     );
     const step = tuple ? tuple.checkpoint.step + 1 : -1;
     advance(state, {
-      id: spec.nextId(),
+      id: spec.nextId(state.checkpoint.id),
       now: spec.clock.now(),
       values: applied.values,
       changed: applied.changed,

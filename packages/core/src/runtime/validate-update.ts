@@ -1,9 +1,11 @@
 import { describeNonPlainData } from "@trellis/checkpoint";
 import { InvalidUpdateError } from "../errors.js";
 import type { StateSchema } from "../state.js";
+import { isPlainData, type PlainMemo } from "./plain-check.js";
 
 /** Throws an `InvalidUpdateError` naming `node` and `key` unless `value` is plain data. @internal */
-export function assertPlainValue(value: unknown, node: string, key: string): void {
+export function assertPlainValue(value: unknown, node: string, key: string, memo?: PlainMemo): void {
+  if (isPlainData(value, memo)) return;
   const bad = describeNonPlainData(value);
   if (!bad) return;
   const at = bad.path ? ` at ${bad.path}` : "";
@@ -28,6 +30,7 @@ export function validateUpdate(schema: StateSchema, node: string, update: unknow
     );
   }
   const record = update as Record<string, unknown>;
+  const memo: PlainMemo = new Map();
   for (const key of Object.keys(record)) {
     if (!Object.hasOwn(schema, key)) {
       throw new InvalidUpdateError(
@@ -36,7 +39,7 @@ export function validateUpdate(schema: StateSchema, node: string, update: unknow
         { details: { node, key } },
       );
     }
-    assertPlainValue(record[key], node, `"${key}"`);
+    assertPlainValue(record[key], node, `"${key}"`, memo);
   }
   return record;
 }

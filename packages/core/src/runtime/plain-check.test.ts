@@ -61,7 +61,9 @@ describe("isPlainData", () => {
     const list: unknown[] = [1];
     list.push(list);
     agree(list);
-    agree([1, , 3]);
+    const holey: unknown[] = [1];
+    holey[2] = 3;
+    agree(holey);
     agree([1, undefined]);
     agree({ a: undefined });
     const bad = { f: () => 1 };

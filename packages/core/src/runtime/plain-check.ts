@@ -83,7 +83,7 @@ function taller(h: number, child: unknown, depth: number, memo: PlainMemo): numb
   if (child === null || typeof child !== "object") return primitiveOk(child) ? h : NOT_PLAIN;
   const c = height(child, depth + 1, memo);
   if (c === NOT_PLAIN) return NOT_PLAIN;
-  return c + 1 > h ? c + 1 : h;
+  return Math.max(c + 1, h);
 }
 
 function primitiveOk(value: unknown): boolean {

@@ -30,7 +30,7 @@ export function drawingOf(spec: GraphSpec): GraphDrawing {
     for (const branch of spec.branches.get(source) ?? []) {
       if (branch.pathMap) {
         for (const [key, target] of Object.entries(branch.pathMap))
-          add(source, target, true, key === target ? undefined : key);
+          add(source, target, true, key === target && branch.listed ? undefined : key);
       } else {
         for (const target of [...spec.nodes.keys(), END]) add(source, target, true);
       }
@@ -54,7 +54,9 @@ export function mermaidOf(drawing: GraphDrawing): string {
   const idOf = (name: string) => {
     let id = ids.get(name);
     if (id) return id;
-    const base = name === START ? "START" : name === END ? "END" : name.replace(/[^A-Za-z0-9_]/g, "_");
+    let base = name === START ? "START" : name === END ? "END" : name.replace(/[^A-Za-z0-9_]/g, "_");
+    // Mermaid keywords cannot be node ids ("end" closes a subgraph); such nodes get an id and a label.
+    if (MERMAID_KEYWORDS.has(base)) base = `${base}_`;
     id = base;
     for (let i = 2; taken.has(id); i++) id = `${base}_${i}`;
     taken.add(id);
@@ -71,8 +73,29 @@ export function mermaidOf(drawing: GraphDrawing): string {
   for (const edge of drawing.edges) {
     const from = idOf(edge.source);
     const to = idOf(edge.target);
-    if (edge.label !== undefined) lines.push(`    ${from} --> |${edge.label}| ${to}`);
+    if (edge.label !== undefined) lines.push(`    ${from} --> |${mermaidLabel(edge.label)}| ${to}`);
     else lines.push(`    ${from} ${edge.conditional ? "-.->" : "-->"} ${to}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+const MERMAID_KEYWORDS = new Set([
+  "end",
+  "graph",
+  "flowchart",
+  "subgraph",
+  "style",
+  "class",
+  "classDef",
+  "click",
+  "linkStyle",
+  "direction",
+  "call",
+  "href",
+]);
+
+/** A path-map key as an edge label: bare when it is simple, else quoted with Mermaid's entity escapes. */
+function mermaidLabel(label: string): string {
+  if (/^[\w .-]*$/.test(label)) return label;
+  return `"${label.replace(/"/g, "#quot;").replace(/\|/g, "#124;")}"`;
 }

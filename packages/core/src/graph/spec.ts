@@ -33,6 +33,8 @@ export interface BranchSpec {
   router: (state: unknown, ctx: { signal: AbortSignal }) => RouterResult | Promise<RouterResult>;
   /** Router result → node; absent when the router returns node names directly. */
   pathMap?: Record<string, string>;
+  /** The path map was given as a list of node names: its keys are not drawn as labels. */
+  listed?: boolean;
 }
 
 /** An edge that waits for all of its sources. @internal */

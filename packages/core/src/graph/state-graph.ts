@@ -162,6 +162,7 @@ export class StateGraph<S extends StateSchema> {
       branch.pathMap = Array.isArray(pathMap)
         ? Object.fromEntries((pathMap as string[]).map((n) => [n, n]))
         : { ...(pathMap as Record<string, string>) };
+      if (Array.isArray(pathMap)) branch.listed = true;
     }
     this.#branches.push(branch);
     return this;

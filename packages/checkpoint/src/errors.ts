@@ -31,6 +31,10 @@ export type TrellisErrorCode =
   | "MODEL_BAD_RESPONSE"
   | "MODEL_REQUEST_REJECTED"
   | "MODEL_SCRIPT_EXHAUSTED"
+  | "NOT_FOUND"
+  | "UNAUTHORIZED"
+  | "CONFLICT"
+  | "PAYLOAD_TOO_LARGE"
   | "INTERNAL";
 
 const HTTP_STATUS: Record<TrellisErrorCode, number> = {
@@ -64,6 +68,11 @@ const HTTP_STATUS: Record<TrellisErrorCode, number> = {
   MODEL_BAD_RESPONSE: 502,
   MODEL_REQUEST_REJECTED: 502,
   MODEL_SCRIPT_EXHAUSTED: 500,
+  // Server API: a resource the caller may not see is NOT_FOUND too, so ids do not leak.
+  NOT_FOUND: 404,
+  UNAUTHORIZED: 401,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
   INTERNAL: 500,
 };
 

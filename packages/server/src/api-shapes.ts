@@ -1,0 +1,157 @@
+import type { StateSnapshot } from "@trellis/core";
+import type { HostedGraph } from "./graph-registry.js";
+import { toApiInterrupt } from "./run-executor.js";
+import type { RunRecord, ThreadRecord } from "./run-store.js";
+import type { ServerContext } from "./server-context.js";
+
+/**
+ * An assistant in the Agent Server's JSON shape. Assistants are the graphs of the config: the
+ * assistant id and the graph id are the config key.
+ *
+ * @example
+ * assistantJson(ctx.graphFor("approval-flow")).graph_id; // "approval-flow"
+ */
+export function assistantJson(hosted: HostedGraph) {
+  return {
+    assistant_id: hosted.assistantId,
+    graph_id: hosted.assistantId,
+    name: hosted.entry.name ?? hosted.assistantId,
+    description: hosted.entry.description ?? null,
+    config: {},
+    context: {},
+    metadata: { created_by: "system" },
+    version: 1,
+    created_at: hosted.createdAt,
+    updated_at: hosted.createdAt,
+  };
+}
+
+/**
+ * A run in the Agent Server's JSON shape.
+ *
+ * @example
+ * runJson(run).status; // "pending"
+ */
+export function runJson(run: RunRecord) {
+  return {
+    run_id: run.runId,
+    thread_id: run.threadId,
+    assistant_id: run.assistantId,
+    created_at: run.createdAt,
+    updated_at: run.updatedAt,
+    status: run.status,
+    metadata: run.metadata,
+    multitask_strategy: run.multitaskStrategy,
+    kwargs: {
+      input: run.kwargs.input,
+      command: run.kwargs.command,
+      config: run.kwargs.config,
+      stream_mode: run.kwargs.streamMode,
+      interrupt_before: run.kwargs.interruptBefore,
+      interrupt_after: run.kwargs.interruptAfter,
+    },
+    attempt: run.attempt,
+    error: run.error,
+  };
+}
+
+/** A checkpoint in the Agent Server's JSON shape. */
+export interface ApiCheckpoint {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string | null;
+  checkpoint_map: null;
+}
+
+/** A thread state in the Agent Server's JSON shape. */
+export interface ApiThreadState {
+  values: Record<string, unknown>;
+  next: string[];
+  tasks: Array<{
+    id: string;
+    name: string;
+    error: string | null;
+    interrupts: ReturnType<typeof toApiInterrupt>[];
+    checkpoint: null;
+    state: ApiThreadState | null;
+  }>;
+  checkpoint: ApiCheckpoint;
+  metadata: unknown;
+  created_at: string | null;
+  parent_checkpoint: ApiCheckpoint | null;
+  interrupts: ReturnType<typeof toApiInterrupt>[];
+}
+
+/**
+ * A checkpoint state in the Agent Server's JSON shape (`GET /threads/{id}/state`, history items).
+ *
+ * @example
+ * stateJson(await graph.getState({ threadId })).checkpoint.checkpoint_id;
+ */
+export function stateJson(s: StateSnapshot, threadId: string): ApiThreadState {
+  const checkpoint = (id: string | undefined): ApiCheckpoint => ({
+    thread_id: threadId,
+    checkpoint_ns: s.config.namespace ?? "",
+    checkpoint_id: id ?? null,
+    checkpoint_map: null,
+  });
+  return {
+    values: s.values,
+    next: s.next,
+    tasks: s.tasks.map((t) => ({
+      id: t.id,
+      name: t.name,
+      error: t.error ? `${t.error.name}: ${t.error.message}` : null,
+      interrupts: t.interrupts.map(toApiInterrupt),
+      checkpoint: null,
+      state: t.state ? stateJson(t.state, threadId) : null,
+    })),
+    checkpoint: checkpoint(s.checkpointId),
+    metadata: s.metadata ?? null,
+    created_at: s.createdAt ?? null,
+    parent_checkpoint: s.parentCheckpointId ? checkpoint(s.parentCheckpointId) : null,
+    interrupts: s.interrupts.map(toApiInterrupt),
+  };
+}
+
+/** The thread's current state snapshot, or undefined when no graph ever ran on it. @internal */
+export async function threadSnapshot(
+  ctx: ServerContext,
+  thread: ThreadRecord,
+  checkpointId?: string,
+  subgraphs = false,
+): Promise<StateSnapshot | undefined> {
+  const graphId = thread.graphId ?? (thread.metadata.graph_id as string | undefined);
+  const hosted = graphId ? ctx.graphs.get(graphId) : undefined;
+  if (!hosted) return undefined;
+  return hosted.graph.getState(
+    { threadId: thread.threadId, ...(checkpointId !== undefined ? { checkpointId } : {}) },
+    { subgraphs },
+  );
+}
+
+/**
+ * A thread in the Agent Server's JSON shape, with its current values and pending interrupts.
+ *
+ * @example
+ * (await threadJson(ctx, thread)).status; // "interrupted"
+ */
+export async function threadJson(ctx: ServerContext, thread: ThreadRecord) {
+  const snapshot = await threadSnapshot(ctx, thread);
+  const interrupts: Record<string, unknown[]> = {};
+  for (const task of snapshot?.tasks ?? []) {
+    if (task.interrupts.length) interrupts[task.id] = task.interrupts.map(toApiInterrupt);
+  }
+  return {
+    thread_id: thread.threadId,
+    created_at: thread.createdAt,
+    updated_at: thread.updatedAt,
+    state_updated_at: snapshot?.createdAt ?? thread.updatedAt,
+    metadata: thread.metadata,
+    status: thread.status,
+    values: snapshot?.values ?? null,
+    interrupts,
+    config: {},
+    error: thread.error ?? null,
+  };
+}

@@ -1,0 +1,213 @@
+import { readFile } from "node:fs/promises";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { TrellisError } from "@trellis/checkpoint";
+
+/** One assistant the server hosts: a module and the export that holds (or builds) its graph. */
+export interface GraphEntry {
+  /** A package specifier (`@acme/agents/tutor`) or a path relative to the config file (`./src/graph.ts`). */
+  module: string;
+  /** Export holding a `CompiledGraph`, or a (sync or async) function returning one. Default `"graph"`. */
+  graph?: string;
+  /**
+   * Optional export holding a Hono app, or a (sync or async) function `(ctx) => Hono` building one; it
+   * is mounted under `/apps/<assistant id>/`.
+   */
+  routes?: string;
+  /** Shown by `GET /assistants/{id}`. */
+  name?: string;
+  description?: string;
+}
+
+/** Where checkpoints, threads, runs and the queue live. */
+export type SaverConfig =
+  | { kind: "sqlite" /** File path relative to the config file, or ":memory:". */; path: string }
+  | { kind: "postgres"; url: string; schema?: string };
+
+/** The queue that carries runs to workers. */
+export type QueueConfig =
+  | { kind: "embedded" /** Runs executing at once in this process. Default 4. */; concurrency?: number }
+  | { kind: "redis"; url: string; prefix?: string; concurrency?: number };
+
+/** One credential: an API key (`x-api-key` header) or a bearer token, and the user it stands for. */
+export interface Credential {
+  user: string;
+  apiKey?: string;
+  token?: string;
+}
+
+/** Auth settings; off by default (local development). */
+export interface AuthConfig {
+  enabled: boolean;
+  /** Known credentials. Entries may read secrets from the environment: `{ "apiKey": "$MY_KEY" }`. */
+  credentials?: Credential[];
+}
+
+/** Request and run limits. */
+export interface LimitsConfig {
+  /** Largest request body in bytes. Default 1 MiB. */
+  bodyBytes?: number;
+  /** Largest thread state (JSON bytes) a run or update may produce. Default 8 MiB. */
+  stateBytes?: number;
+  /** Longest a run may take, in ms, before it is cancelled with status "timeout". Default 15 minutes. */
+  runTimeMs?: number;
+}
+
+/**
+ * A server's configuration, as read from `trellis.json` (LangGraph's `langgraph.json`, with Trellis's
+ * saver, queue, auth and limits).
+ *
+ * @example
+ * {
+ *   "graphs": { "approval-flow": { "module": "./examples/src/approval-flow.ts", "graph": "buildGraph" } },
+ *   "saver": { "kind": "sqlite", "path": ".trellis/trellis.sqlite" },
+ *   "auth": { "enabled": true, "credentials": [{ "user": "ana", "apiKey": "$ANA_KEY" }] }
+ * }
+ */
+export interface TrellisConfig {
+  graphs: Record<string, GraphEntry>;
+  saver?: SaverConfig;
+  queue?: QueueConfig;
+  auth?: AuthConfig;
+  limits?: LimitsConfig;
+  /** Port to listen on; the `PORT` environment variable wins. Default 8123. */
+  port?: number;
+  /** Interface to bind. Default 127.0.0.1. */
+  host?: string;
+  /** Directory that relative paths in this config are resolved against. Set by `loadConfig`. */
+  baseDir?: string;
+}
+
+/** A config with every default filled in. */
+export interface ResolvedConfig {
+  graphs: Record<string, GraphEntry>;
+  saver: SaverConfig;
+  queue: QueueConfig;
+  auth: { enabled: boolean; credentials: Credential[] };
+  limits: Required<LimitsConfig>;
+  port: number;
+  host: string;
+  baseDir: string;
+}
+
+/** Default location of the SQLite file, relative to the config file. */
+export const DEFAULT_SQLITE_PATH = ".trellis/trellis.sqlite";
+const MIB = 1024 * 1024;
+
+/**
+ * Reads and checks a `trellis.json`. Relative paths in it are resolved against its directory.
+ *
+ * @example
+ * const config = await loadConfig("./trellis.json");
+ * const server = await createServer(config);
+ */
+export async function loadConfig(path: string): Promise<TrellisConfig> {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new TrellisError("INVALID_CONFIG", `Cannot read the server config ${file}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new TrellisError("INVALID_CONFIG", `${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  return { ...checkConfig(raw, file), baseDir: dirname(file) };
+}
+
+/**
+ * Fills in defaults and applies the environment (`PORT`, `TRELLIS_DATABASE_URL`, `TRELLIS_REDIS_URL`).
+ *
+ * @example
+ * const resolved = resolveConfig({ graphs: {} }, process.env); // sqlite at .trellis/trellis.sqlite, port 8123
+ */
+export function resolveConfig(
+  config: TrellisConfig,
+  env: Record<string, string | undefined> = process.env,
+): ResolvedConfig {
+  checkConfig(config, "the server config");
+  const baseDir = config.baseDir ?? process.cwd();
+  let saver: SaverConfig = config.saver ?? { kind: "sqlite", path: DEFAULT_SQLITE_PATH };
+  if (env.TRELLIS_DATABASE_URL) saver = { kind: "postgres", url: env.TRELLIS_DATABASE_URL };
+  if (saver.kind === "sqlite" && saver.path !== ":memory:" && !isAbsolute(saver.path)) {
+    saver = { ...saver, path: resolve(baseDir, saver.path) };
+  }
+  let queue: QueueConfig = config.queue ?? { kind: "embedded" };
+  if (env.TRELLIS_REDIS_URL) queue = { kind: "redis", url: env.TRELLIS_REDIS_URL };
+  const port = env.PORT !== undefined && env.PORT !== "" ? Number(env.PORT) : (config.port ?? 8123);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new TrellisError("INVALID_CONFIG", `PORT must be an integer from 0 to 65535, got ${String(env.PORT)}.`);
+  }
+  const credentials = (config.auth?.credentials ?? []).map((c) => expandCredential(c, env));
+  return {
+    graphs: config.graphs,
+    saver,
+    queue,
+    auth: { enabled: config.auth?.enabled === true, credentials },
+    limits: {
+      bodyBytes: config.limits?.bodyBytes ?? MIB,
+      stateBytes: config.limits?.stateBytes ?? 8 * MIB,
+      runTimeMs: config.limits?.runTimeMs ?? 15 * 60_000,
+    },
+    port,
+    host: config.host ?? "127.0.0.1",
+    baseDir,
+  };
+}
+
+function expandCredential(c: Credential, env: Record<string, string | undefined>): Credential {
+  const expand = (v: string | undefined) => (v?.startsWith("$") ? env[v.slice(1)] : v);
+  const out: Credential = { user: c.user };
+  const apiKey = expand(c.apiKey);
+  const token = expand(c.token);
+  if (apiKey) out.apiKey = apiKey;
+  if (token) out.token = token;
+  return out;
+}
+
+function checkConfig(raw: unknown, where: string): TrellisConfig {
+  const fail = (what: string): never => {
+    throw new TrellisError("INVALID_CONFIG", `${where}: ${what}`);
+  };
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return fail("expected a JSON object.");
+  const c = raw as Record<string, unknown>;
+  if (typeof c.graphs !== "object" || c.graphs === null || Array.isArray(c.graphs)) {
+    return fail('"graphs" must be an object mapping assistant ids to { module, graph }.');
+  }
+  for (const [id, entry] of Object.entries(c.graphs as Record<string, unknown>)) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(id)) fail(`assistant id "${id}" may hold only letters, digits, _ . -`);
+    const e = entry as Record<string, unknown> | null;
+    if (typeof e !== "object" || e === null || typeof e.module !== "string" || e.module === "") {
+      fail(`graphs["${id}"] needs a "module" (package specifier or path).`);
+    }
+    for (const key of ["graph", "routes", "name", "description"] as const) {
+      if (e?.[key] !== undefined && typeof e[key] !== "string") fail(`graphs["${id}"].${key} must be a string.`);
+    }
+  }
+  const saver = c.saver as Record<string, unknown> | undefined;
+  if (saver !== undefined) {
+    if (saver.kind === "sqlite" && typeof saver.path !== "string") fail('saver "sqlite" needs a "path".');
+    else if (saver.kind === "postgres" && typeof saver.url !== "string") fail('saver "postgres" needs a "url".');
+    else if (saver.kind !== "sqlite" && saver.kind !== "postgres") fail('saver.kind must be "sqlite" or "postgres".');
+  }
+  const queue = c.queue as Record<string, unknown> | undefined;
+  if (queue !== undefined && queue.kind !== "embedded" && queue.kind !== "redis") {
+    fail('queue.kind must be "embedded" or "redis".');
+  }
+  const auth = c.auth as Record<string, unknown> | undefined;
+  if (auth !== undefined) {
+    if (typeof auth.enabled !== "boolean") fail("auth.enabled must be true or false.");
+    if (auth.credentials !== undefined && !Array.isArray(auth.credentials)) fail("auth.credentials must be a list.");
+    for (const cred of (auth.credentials as unknown[] | undefined) ?? []) {
+      const k = cred as Record<string, unknown>;
+      if (typeof k?.user !== "string" || (typeof k.apiKey !== "string" && typeof k.token !== "string")) {
+        fail("each auth credential needs a user and an apiKey or a token.");
+      }
+    }
+  }
+  return raw as TrellisConfig;
+}

@@ -1,0 +1,137 @@
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
+import { CompiledGraph } from "@trellis/core";
+import type { Hono } from "hono";
+import type { GraphEntry } from "./config.js";
+
+/** A graph as any `CompiledGraph`, whatever its schema. */
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds graphs of every schema
+export type AnyGraph = CompiledGraph<any>;
+
+/** What an application's route factory receives. */
+export interface AppRoutesContext {
+  assistantId: string;
+  /** The graph as the server serves it (with the server's saver). */
+  graph: AnyGraph;
+}
+
+/** One hosted assistant. */
+export interface HostedGraph {
+  assistantId: string;
+  entry: GraphEntry;
+  graph: AnyGraph;
+  routes?: Hono;
+  createdAt: string;
+}
+
+/**
+ * Loads the graphs a config names, injects `saver` into each with `withCheckpointer`, and builds the
+ * optional Hono routes of each application.
+ *
+ * @example
+ * const graphs = await loadGraphs({ tutor: { module: "@acme/tutor", graph: "buildGraph" } }, saver, process.cwd());
+ * graphs.get("tutor")?.graph.getGraph();
+ */
+export async function loadGraphs(
+  entries: Record<string, GraphEntry>,
+  saver: CheckpointSaver,
+  baseDir: string,
+): Promise<Map<string, HostedGraph>> {
+  const out = new Map<string, HostedGraph>();
+  const createdAt = new Date().toISOString();
+  for (const [assistantId, entry] of Object.entries(entries)) {
+    const mod = await importModule(entry.module, baseDir, assistantId);
+    const exportName = entry.graph ?? "graph";
+    let value = mod[exportName];
+    if (value === undefined) {
+      throw new TrellisError(
+        "INVALID_CONFIG",
+        `Assistant "${assistantId}": module ${entry.module} has no export "${exportName}". Exports: ${Object.keys(mod).join(", ") || "none"}.`,
+      );
+    }
+    if (typeof value === "function" && !(value instanceof CompiledGraph)) value = await (value as () => unknown)();
+    if (!isCompiledGraph(value)) {
+      throw new TrellisError(
+        "INVALID_CONFIG",
+        `Assistant "${assistantId}": export "${exportName}" of ${entry.module} is neither a CompiledGraph nor a function returning one.`,
+      );
+    }
+    const graph = value.withCheckpointer(saver);
+    const hosted: HostedGraph = { assistantId, entry, graph, createdAt };
+    if (entry.routes) hosted.routes = await buildRoutes(mod, entry, { assistantId, graph });
+    out.set(assistantId, hosted);
+  }
+  return out;
+}
+
+function isCompiledGraph(value: unknown): value is AnyGraph {
+  // instanceof fails when two copies of @trellis/core are loaded (source and dist); duck-type as well.
+  return (
+    value instanceof CompiledGraph ||
+    (typeof value === "object" &&
+      value !== null &&
+      typeof (value as AnyGraph).withCheckpointer === "function" &&
+      typeof (value as AnyGraph).streamEvents === "function")
+  );
+}
+
+async function buildRoutes(mod: Record<string, unknown>, entry: GraphEntry, ctx: AppRoutesContext): Promise<Hono> {
+  const name = entry.routes as string;
+  let value = mod[name];
+  if (typeof value === "function" && typeof (value as { fetch?: unknown }).fetch !== "function") {
+    value = await (value as (c: AppRoutesContext) => unknown)(ctx);
+  }
+  if (typeof value !== "object" || value === null || typeof (value as Hono).fetch !== "function") {
+    throw new TrellisError(
+      "INVALID_CONFIG",
+      `Assistant "${ctx.assistantId}": export "${name}" of ${entry.module} is neither a Hono app nor a function returning one.`,
+    );
+  }
+  return value as Hono;
+}
+
+/**
+ * Imports a module named by a config entry. Paths are resolved against the config's directory; a
+ * `.ts` path that the runtime cannot load (plain Node) falls back to its compiled twin
+ * (`src/x.ts` → `dist/x.js`). Package specifiers resolve as usual, then from the config's directory.
+ * @internal
+ */
+export async function importModule(
+  specifier: string,
+  baseDir: string,
+  assistantId: string,
+): Promise<Record<string, unknown>> {
+  const isPath = specifier.startsWith(".") || isAbsolute(specifier);
+  const attempts: string[] = [];
+  if (isPath) {
+    const file = resolve(baseDir, specifier);
+    attempts.push(pathToFileURL(file).href);
+    const compiled = file.replace(/([/\\])src([/\\])(.*)\.(m?)ts$/, "$1dist$2$3.$4js");
+    if (compiled !== file && existsSync(compiled)) attempts.push(pathToFileURL(compiled).href);
+  } else {
+    attempts.push(specifier);
+    try {
+      attempts.push(pathToFileURL(createRequire(resolve(baseDir, "trellis.json")).resolve(specifier)).href);
+    } catch {
+      // not resolvable from the config's directory either; the first attempt reports the error
+    }
+  }
+  let first: unknown;
+  for (const target of attempts) {
+    try {
+      return (await import(target)) as Record<string, unknown>;
+    } catch (error) {
+      first ??= error;
+      const code = (error as { code?: string }).code;
+      if (code !== "ERR_UNKNOWN_FILE_EXTENSION" && code !== "ERR_MODULE_NOT_FOUND") break;
+    }
+  }
+  throw new TrellisError(
+    "INVALID_CONFIG",
+    `Assistant "${assistantId}": cannot import ${specifier}: ${(first as Error)?.message ?? String(first)}`,
+    { cause: first },
+  );
+}

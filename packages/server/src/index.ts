@@ -1,0 +1,33 @@
+export { type AgUiEvent, AgUiTranslator, type JsonPatchOp, jsonPatch } from "./ag-ui-events.js";
+export { type Authenticate, authMiddleware, credentialAuth } from "./auth.js";
+export {
+  type AuthConfig,
+  type Credential,
+  DEFAULT_SQLITE_PATH,
+  type GraphEntry,
+  type LimitsConfig,
+  loadConfig,
+  type QueueConfig,
+  type ResolvedConfig,
+  resolveConfig,
+  type SaverConfig,
+  type TrellisConfig,
+} from "./config.js";
+export { type EventHub, LocalEventHub, type RunListener } from "./event-hub.js";
+export { type AnyGraph, type AppRoutesContext, type HostedGraph, loadGraphs } from "./graph-registry.js";
+export { rollbackRun } from "./rollback.js";
+export { RunManager, type RunManagerOptions } from "./run-manager.js";
+export type {
+  CancelAction,
+  MultitaskStrategy,
+  RunKwargs,
+  RunRecord,
+  RunStatus,
+  RunStore,
+  StoredEvent,
+  ThreadRecord,
+  ThreadStatus,
+} from "./run-store.js";
+export { type CreateServerOptions, createServer, startServer, type TrellisServer } from "./server.js";
+export type { ServerContext, ServerEnv } from "./server-context.js";
+export { SqliteRunStore } from "./sqlite-run-store.js";

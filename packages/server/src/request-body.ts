@@ -1,0 +1,92 @@
+import { TrellisError } from "@trellis/checkpoint";
+import type { Context } from "hono";
+
+/**
+ * Reads a JSON object body; an empty body is `{}`. Anything else (bad JSON, an array, a string) is a
+ * 400 INVALID_ARGUMENT.
+ *
+ * @example
+ * const body = await readBody(c);
+ */
+export async function readBody(c: Context): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalid("The request body is not valid JSON.");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw invalid("The request body must be a JSON object.");
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * A 400 INVALID_ARGUMENT error.
+ *
+ * @example
+ * throw invalid("limit must be a positive integer.");
+ */
+export function invalid(message: string): TrellisError {
+  return new TrellisError("INVALID_ARGUMENT", message);
+}
+
+/** Typed readers of body fields: each returns undefined for a missing or null field, or throws a 400. */
+export const field = {
+  string(body: Record<string, unknown>, key: string): string | undefined {
+    const v = body[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "string") throw invalid(`"${key}" must be a string.`);
+    return v;
+  },
+  object(body: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
+    const v = body[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "object" || Array.isArray(v)) throw invalid(`"${key}" must be an object.`);
+    return v as Record<string, unknown>;
+  },
+  boolean(body: Record<string, unknown>, key: string): boolean | undefined {
+    const v = body[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "boolean") throw invalid(`"${key}" must be true or false.`);
+    return v;
+  },
+  int(body: Record<string, unknown>, key: string, range: { min: number; max: number }): number | undefined {
+    const v = body[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < range.min || v > range.max) {
+      throw invalid(`"${key}" must be an integer from ${range.min} to ${range.max}.`);
+    }
+    return v;
+  },
+  stringList(body: Record<string, unknown>, key: string): string[] | undefined {
+    const v = body[key];
+    if (v === undefined || v === null) return undefined;
+    const list = typeof v === "string" ? [v] : v;
+    if (!Array.isArray(list) || list.some((x) => typeof x !== "string")) {
+      throw invalid(`"${key}" must be a string or a list of strings.`);
+    }
+    return list as string[];
+  },
+  oneOf<T extends string>(body: Record<string, unknown>, key: string, allowed: readonly T[]): T | undefined {
+    const v = body[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "string" || !allowed.includes(v as T)) {
+      throw invalid(`"${key}" must be one of ${allowed.map((a) => `"${a}"`).join(", ")}.`);
+    }
+    return v as T;
+  },
+};
+
+/**
+ * Checks an id taken from a URL or body: 1–200 characters of letters, digits and `-_.:`.
+ *
+ * @example
+ * checkId(c.req.param("thread_id"), "thread_id");
+ */
+export function checkId(id: string, what: string): string {
+  if (!/^[A-Za-z0-9_.:-]{1,200}$/.test(id)) throw invalid(`${what} must be 1-200 letters, digits or -_.: characters.`);
+  return id;
+}

@@ -1,0 +1,303 @@
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { TrellisError } from "@trellis/checkpoint";
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { WebSocketServer } from "ws";
+import { type AgUiEvent, AgUiTranslator } from "../ag-ui-events.js";
+import { threadSnapshot } from "../api-shapes.js";
+import type { Authenticate } from "../auth.js";
+import { checkId, invalid, readBody } from "../request-body.js";
+import { newRunRecord } from "../run-manager.js";
+import type { RunRecord, ThreadRecord } from "../run-store.js";
+import type { ServerContext, ServerEnv } from "../server-context.js";
+
+interface PreparedRun {
+  run: RunRecord;
+  translator: AgUiTranslator;
+  input: Record<string, unknown>;
+}
+
+interface AgUiMessage {
+  id: string;
+  role: string;
+  content?: unknown;
+  toolCalls?: Array<{ id: string; type?: string; function: { name: string; arguments: string } }>;
+  toolCallId?: string;
+  name?: string;
+}
+
+/** AG-UI messages in Trellis's message shape (OpenAI-like, camelCase). */
+function toStateMessage(m: AgUiMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: m.id,
+    role: m.role === "developer" ? "system" : m.role,
+    content: m.content ?? "",
+  };
+  if (m.toolCalls?.length) {
+    out.toolCalls = m.toolCalls.map((t) => {
+      let args: unknown = {};
+      try {
+        args = JSON.parse(t.function.arguments || "{}");
+      } catch {
+        args = t.function.arguments;
+      }
+      return { id: t.id, name: t.function.name, args };
+    });
+  }
+  if (m.toolCallId) out.toolCallId = m.toolCallId;
+  if (m.name) out.name = m.name;
+  return out;
+}
+
+/**
+ * Checks an AG-UI `RunAgentInput`, creates the thread when new, and queues the run: new messages (those
+ * the thread does not hold yet) and known state keys become the input; `resume` entries answer the
+ * pending interrupts. Nothing is stored when the input is bad.
+ * @internal
+ */
+export async function prepareAgUiRun(
+  ctx: ServerContext,
+  assistantId: string,
+  body: Record<string, unknown>,
+  user: string | null,
+): Promise<PreparedRun> {
+  const hosted = ctx.graphFor(assistantId);
+  const graph = hosted.graph;
+  if (typeof body.threadId !== "string") throw invalid("RunAgentInput.threadId must be a string.");
+  if (typeof body.runId !== "string") throw invalid("RunAgentInput.runId must be a string.");
+  const threadId = checkId(body.threadId, "threadId");
+  const runId = checkId(body.runId, "runId");
+  const messages = (body.messages ?? []) as AgUiMessage[];
+  if (!Array.isArray(messages) || messages.some((m) => typeof m?.id !== "string" || typeof m.role !== "string")) {
+    throw invalid("RunAgentInput.messages must be a list of messages with id and role.");
+  }
+  if (await ctx.store.getRun(runId)) throw new TrellisError("CONFLICT", `Run id "${runId}" was used already.`);
+  const existing = await ctx.store.getThread(threadId);
+  const thread: ThreadRecord | undefined = existing ? await ctx.threadFor(user, threadId) : undefined;
+  const snapshot = thread
+    ? await threadSnapshot(ctx, { ...thread, graphId: thread.graphId ?? assistantId })
+    : undefined;
+  const resume = Array.isArray(body.resume)
+    ? (body.resume as Array<{ interruptId?: unknown; status?: unknown; payload?: unknown }>)
+    : [];
+  let command: RunRecord["kwargs"]["command"] = null;
+  let input: Record<string, unknown> | null = null;
+  if (resume.length > 0) {
+    const answers: Record<string, unknown> = {};
+    for (const r of resume) {
+      if (typeof r.interruptId !== "string") throw invalid("Each resume entry needs an interruptId.");
+      if (r.status === "resolved") answers[r.interruptId] = r.payload ?? null;
+    }
+    const pending = new Set(snapshot?.interrupts.map((i) => i.id) ?? []);
+    const unknown = Object.keys(answers).filter((id) => !pending.has(id));
+    if (unknown.length || pending.size === 0) {
+      throw new TrellisError(
+        "NOTHING_TO_RESUME",
+        `No pending interrupt ${unknown.join(", ") || ""} on thread "${threadId}".`,
+      );
+    }
+    command = { resume: answers };
+  } else {
+    const known = new Set(
+      ((snapshot?.values.messages as Array<{ id?: string }> | undefined) ?? []).map((m) => m.id).filter(Boolean),
+    );
+    input = {};
+    if (graph.schemaKeys.includes("messages")) {
+      const fresh = messages.filter((m) => !known.has(m.id)).map(toStateMessage);
+      if (fresh.length) input.messages = fresh;
+    }
+    const state = body.state;
+    if (state && typeof state === "object" && !Array.isArray(state)) {
+      for (const [k, v] of Object.entries(state)) if (k !== "messages" && graph.schemaKeys.includes(k)) input[k] = v;
+    }
+    if (Object.keys(input).length === 0 && !snapshot?.checkpointId) {
+      throw invalid("RunAgentInput has no new messages or state for this agent to start from.");
+    }
+  }
+  if (!thread) {
+    const now = new Date().toISOString();
+    await ctx.store.createThread(
+      {
+        threadId,
+        createdAt: now,
+        updatedAt: now,
+        metadata: { graph_id: assistantId, ...(ctx.authEnabled ? { owner: user } : {}) },
+        status: "idle",
+        owner: ctx.authEnabled ? user : null,
+        graphId: assistantId,
+        error: null,
+      },
+      "raise",
+    );
+  }
+  const forwarded = (body.forwardedProps ?? {}) as Record<string, unknown>;
+  const strategy = forwarded.multitask_strategy;
+  const run = newRunRecord({
+    runId,
+    threadId,
+    assistantId,
+    metadata: { source: "ag-ui" },
+    kwargs: {
+      input,
+      command,
+      config: {},
+      streamMode: ["values", "messages-tuple", "custom"],
+      streamSubgraphs: false,
+      interruptBefore: null,
+      interruptAfter: null,
+      checkpointId: null,
+      durability: null,
+    },
+    multitaskStrategy: "reject",
+    owner: ctx.authEnabled ? user : null,
+  });
+  const chosen =
+    strategy === "enqueue" || strategy === "interrupt" || strategy === "rollback" || strategy === "reject"
+      ? strategy
+      : "reject";
+  await ctx.manager.submit({ ...run, multitaskStrategy: chosen }, chosen);
+  return { run, translator: new AgUiTranslator(messages), input: body };
+}
+
+/**
+ * The AG-UI events of a prepared run, from RUN_STARTED to RUN_FINISHED (with an `interrupt` outcome
+ * carrying the pending interrupts, answerable with `resume` entries) or RUN_ERROR.
+ * @internal
+ */
+export async function* agUiEvents(
+  ctx: ServerContext,
+  prepared: PreparedRun,
+  signal: AbortSignal,
+): AsyncGenerator<AgUiEvent> {
+  const { run, translator } = prepared;
+  const ids = { threadId: run.threadId, runId: run.runId };
+  yield { type: "RUN_STARTED", ...ids };
+  let failed: { error: string; message: string } | undefined;
+  for await (const e of ctx.manager.follow(run.runId, 0, { signal })) {
+    if (e.event === "error") failed = e.data as { error: string; message: string };
+    else yield* translator.translate(e.event, e.data);
+  }
+  if (signal.aborted) return;
+  yield* translator.flush();
+  const final = await ctx.store.getRun(run.runId);
+  if (failed || final?.status === "error" || final?.status === "timeout") {
+    const error = failed ?? final?.error ?? { error: "INTERNAL", message: "The run failed." };
+    yield { type: "RUN_ERROR", message: error.message, code: error.error };
+    return;
+  }
+  const thread = await ctx.store.getThread(run.threadId);
+  const snapshot = thread ? await threadSnapshot(ctx, thread) : undefined;
+  if (snapshot && snapshot.interrupts.length > 0) {
+    const interrupts = snapshot.interrupts.map((i) => {
+      const value = i.value as { question?: unknown } | string;
+      const message =
+        typeof value === "string" ? value : typeof value?.question === "string" ? value.question : undefined;
+      return {
+        id: i.id,
+        reason: "interrupt",
+        ...(message ? { message } : {}),
+        metadata: { value: i.value, node: i.node, namespace: i.namespace },
+      };
+    });
+    yield { type: "RUN_FINISHED", ...ids, outcome: { type: "interrupt", interrupts } };
+    return;
+  }
+  if (final?.status === "interrupted") {
+    yield { type: "RUN_FINISHED", ...ids, outcome: { type: "cancelled" } };
+    return;
+  }
+  yield {
+    type: "RUN_FINISHED",
+    ...ids,
+    result: snapshot?.values ?? translator.state ?? null,
+    outcome: { type: "success" },
+  };
+}
+
+/**
+ * `POST /ag-ui/{assistant_id}`: takes an AG-UI `RunAgentInput` and answers with the run's AG-UI events
+ * over SSE.
+ *
+ * @example
+ * const agent = new HttpAgent({ url: `${url}/ag-ui/approval-flow` });
+ */
+export function agUiRoutes(ctx: ServerContext): Hono<ServerEnv> {
+  const app = new Hono<ServerEnv>();
+  app.post("/:assistant_id", async (c) => {
+    const body = await readBody(c);
+    const prepared = await prepareAgUiRun(ctx, c.req.param("assistant_id"), body, c.var.user);
+    return streamSSE(c, async (sse) => {
+      const abort = new AbortController();
+      sse.onAbort(() => abort.abort());
+      for await (const e of agUiEvents(ctx, prepared, abort.signal)) await sse.writeSSE({ data: JSON.stringify(e) });
+    });
+  });
+  return app;
+}
+
+/**
+ * The WebSocket binding of the AG-UI endpoint: `ws://host/ag-ui/{assistant_id}/ws`. Each text message
+ * the client sends is a `RunAgentInput`; the server answers with that run's AG-UI events, one JSON
+ * event per message. A bad input is answered with RUN_ERROR (code = the error code). Credentials go in
+ * the upgrade request's headers, or as `?api_key=` / `?token=` for browsers.
+ * @internal
+ */
+export function attachAgUiWebSocket(
+  server: Server,
+  ctx: ServerContext,
+  authenticate: Authenticate,
+): () => Promise<void> {
+  const wss = new WebSocketServer({ noServer: true });
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const match = /^\/ag-ui\/([^/]+)\/ws$/.exec(url.pathname);
+    if (!match) return socket.destroy();
+    void (async () => {
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+      const key = url.searchParams.get("api_key");
+      const token = url.searchParams.get("token");
+      if (key) headers.set("x-api-key", key);
+      if (token) headers.set("authorization", `Bearer ${token}`);
+      const user = ctx.authEnabled ? await authenticate(new Request(url, { headers })) : null;
+      if (ctx.authEnabled && !user) {
+        socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n");
+        return;
+      }
+      const assistantId = decodeURIComponent(match[1] as string);
+      if (!ctx.graphs.has(assistantId)) {
+        socket.end("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const abort = new AbortController();
+        ws.on("close", () => abort.abort());
+        let queue = Promise.resolve();
+        ws.on("message", (raw) => {
+          queue = queue.then(async () => {
+            try {
+              const body = JSON.parse(String(raw)) as Record<string, unknown>;
+              const prepared = await prepareAgUiRun(ctx, assistantId, body, user);
+              for await (const e of agUiEvents(ctx, prepared, abort.signal)) ws.send(JSON.stringify(e));
+            } catch (error) {
+              const code =
+                error instanceof TrellisError
+                  ? error.code
+                  : error instanceof SyntaxError
+                    ? "INVALID_ARGUMENT"
+                    : "INTERNAL";
+              ws.send(JSON.stringify({ type: "RUN_ERROR", message: (error as Error).message, code }));
+            }
+          });
+        });
+      });
+    })().catch(() => socket.destroy());
+  };
+  server.on("upgrade", onUpgrade);
+  return async () => {
+    server.off("upgrade", onUpgrade);
+    for (const client of wss.clients) client.terminate();
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+  };
+}

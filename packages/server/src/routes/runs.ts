@@ -1,0 +1,231 @@
+import { randomUUID } from "node:crypto";
+import { TrellisError } from "@trellis/checkpoint";
+import { type Context, Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { runJson, threadSnapshot } from "../api-shapes.js";
+import { notFound } from "../http-errors.js";
+import { checkId, readBody } from "../request-body.js";
+import { toApiInterrupt } from "../run-executor.js";
+import { newRunRecord } from "../run-manager.js";
+import { parseRunRequest, type RunRequest } from "../run-request.js";
+import { type RunRecord, type RunStatus, TERMINAL_RUN_STATUSES, type ThreadRecord } from "../run-store.js";
+import type { ServerContext, ServerEnv } from "../server-context.js";
+
+type Mode = "background" | "stream" | "wait";
+const RUN_STATUSES = new Set<RunStatus>(["pending", "running", "error", "success", "timeout", "interrupted"]);
+
+function queryModes(c: Context): string[] | undefined {
+  const raw = c.req.queries("stream_mode");
+  if (!raw?.length) return undefined;
+  return raw.flatMap((v) => {
+    if (!v.startsWith("[")) return [v];
+    try {
+      const list = JSON.parse(v) as unknown;
+      return Array.isArray(list) ? list.map(String) : [v];
+    } catch {
+      return [v];
+    }
+  });
+}
+
+/**
+ * `/threads/{id}/runs…` and `/runs…`: create (background, stream, wait), list, get, delete, cancel,
+ * join and join-stream. Streams are SSE with numbered event ids; `Last-Event-ID` resumes them.
+ *
+ * @example
+ * app.route("/", runRoutes(ctx));
+ */
+export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
+  const app = new Hono<ServerEnv>();
+
+  /** The thread a new run goes to, checked but not yet created when it does not exist. */
+  const targetThread = async (user: string | null, threadId: string | null, request: RunRequest) => {
+    if (threadId === null) return { thread: undefined, create: randomUUID() };
+    checkId(threadId, "thread_id");
+    const existing = await ctx.store.getThread(threadId);
+    if (existing) return { thread: await ctx.threadFor(user, threadId), create: undefined };
+    if (request.ifNotExists !== "create") throw notFound("Thread", threadId);
+    return { thread: undefined, create: threadId };
+  };
+
+  /** Refuses, before anything is stored, a run that could only fail at once on an idle thread. */
+  const precheck = async (thread: ThreadRecord | undefined, request: RunRequest) => {
+    const { input, command } = request.kwargs;
+    const needsCheckpoint = command !== null || input === null;
+    if (!needsCheckpoint) return;
+    if (thread && (await ctx.store.activeRuns(thread.threadId)).length > 0) return; // decided when its turn comes
+    const snapshot = thread
+      ? await threadSnapshot(ctx, { ...thread, graphId: thread.graphId ?? request.assistantId })
+      : undefined;
+    if (!snapshot?.checkpointId) {
+      throw new TrellisError("NOTHING_TO_RESUME", "The thread has no checkpoint yet: start it with an input.");
+    }
+    if (command?.resume !== undefined && snapshot.interrupts.length === 0) {
+      throw new TrellisError("NOTHING_TO_RESUME", "The thread has no pending interrupt to resume.");
+    }
+  };
+
+  const create = async (c: Context<ServerEnv>, threadId: string | null, mode: Mode) => {
+    const body = await readBody(c);
+    const { request } = parseRunRequest(body, (id) => ctx.graphFor(id), {
+      streamDefault: mode === "stream" ? ["values"] : ["values", "updates", "messages-tuple", "custom"],
+      onDisconnectDefault: "continue",
+    });
+    const user = c.var.user;
+    const target = await targetThread(user, threadId, request);
+    await precheck(target.thread, request);
+    let thread = target.thread;
+    if (!thread) {
+      const now = new Date().toISOString();
+      thread = await ctx.store.createThread(
+        {
+          threadId: target.create as string,
+          createdAt: now,
+          updatedAt: now,
+          metadata: { graph_id: request.assistantId, ...(ctx.authEnabled ? { owner: user } : {}) },
+          status: "idle",
+          owner: ctx.authEnabled ? user : null,
+          graphId: request.assistantId,
+          error: null,
+        },
+        "raise",
+      );
+    }
+    const record = newRunRecord({
+      runId: request.runId,
+      threadId: thread.threadId,
+      assistantId: request.assistantId,
+      metadata: request.metadata,
+      kwargs: request.kwargs,
+      multitaskStrategy: request.multitaskStrategy,
+      owner: ctx.authEnabled ? user : null,
+    });
+    try {
+      await ctx.manager.submit(record, request.multitaskStrategy);
+    } catch (error) {
+      if (threadId === null) await ctx.store.deleteThread(thread.threadId);
+      throw error;
+    }
+    if (threadId === null && request.onCompletion === "delete") {
+      void ctx.manager.waitFor(record.runId).then(async () => {
+        await ctx.saver.deleteThread(record.threadId);
+        await ctx.store.deleteThread(record.threadId);
+      });
+    }
+    const base = threadId === null ? `/runs/${record.runId}` : `/threads/${record.threadId}/runs/${record.runId}`;
+    c.header("Content-Location", base);
+    if (mode === "background") return c.json(runJson(record));
+    if (mode === "wait") {
+      const abort = new AbortController();
+      c.req.raw.signal.addEventListener("abort", () => abort.abort(), { once: true });
+      return c.json(await finalValues(record.runId, abort.signal));
+    }
+    c.header("Location", `${base}/stream`);
+    return stream(c, record, 0, undefined, request.onDisconnect === "cancel");
+  };
+
+  const finalValues = async (runId: string, signal?: AbortSignal) => {
+    const run = await ctx.manager.waitFor(runId, signal);
+    if (!run) return {};
+    if (run.status === "error" || run.status === "timeout") return { __error__: run.error };
+    const thread = await ctx.store.getThread(run.threadId);
+    const snapshot = thread ? await threadSnapshot(ctx, thread) : undefined;
+    if (!snapshot) return {};
+    return snapshot.interrupts.length
+      ? { ...snapshot.values, __interrupt__: snapshot.interrupts.map(toApiInterrupt) }
+      : snapshot.values;
+  };
+
+  const stream = (
+    c: Context<ServerEnv>,
+    run: RunRecord,
+    after: number,
+    modes: string[] | undefined,
+    cancelOnDisconnect: boolean,
+  ) =>
+    streamSSE(c, async (sse) => {
+      const abort = new AbortController();
+      sse.onAbort(() => {
+        abort.abort();
+        if (cancelOnDisconnect) void ctx.manager.cancel(run, "interrupt", false).catch(() => undefined);
+      });
+      for await (const e of ctx.manager.follow(run.runId, after, { modes, signal: abort.signal })) {
+        await sse.writeSSE({ id: String(e.seq), event: e.event, data: JSON.stringify(e.data) });
+      }
+    });
+
+  /** The run, when it exists on a thread the user may see (`threadId` null: any thread). */
+  const runFor = async (c: Context<ServerEnv>, threadId: string | null, runId: string) => {
+    const run = await ctx.store.getRun(runId);
+    if (!run || (threadId !== null && run.threadId !== threadId)) throw notFound("Run", runId);
+    await ctx.threadFor(c.var.user, run.threadId).catch(() => {
+      throw notFound("Run", runId);
+    });
+    return run;
+  };
+
+  for (const [prefix, tid] of [
+    ["/threads/:thread_id/runs", (c: Context) => c.req.param("thread_id") as string],
+    ["/runs", () => null],
+  ] as const) {
+    app.post(prefix, (c) => create(c, tid(c), "background"));
+    app.post(`${prefix}/stream`, (c) => create(c, tid(c), "stream"));
+    app.post(`${prefix}/wait`, (c) => create(c, tid(c), "wait"));
+    app.get(`${prefix}/:run_id/stream`, async (c) => {
+      const run = await runFor(c, tid(c), c.req.param("run_id"));
+      const last = Number(c.req.header("Last-Event-ID") ?? "0");
+      const cancel = c.req.query("cancel_on_disconnect");
+      return stream(
+        c,
+        run,
+        Number.isFinite(last) && last > 0 ? last : 0,
+        queryModes(c),
+        cancel === "1" || cancel === "true",
+      );
+    });
+  }
+
+  app.get("/threads/:thread_id/runs", async (c) => {
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 10) || 10, 1), 1000);
+    const offset = Math.max(Number(c.req.query("offset") ?? 0) || 0, 0);
+    const status = c.req.query("status") as RunStatus | undefined;
+    const runs = await ctx.store.listRuns(thread.threadId, {
+      limit,
+      offset,
+      ...(status && RUN_STATUSES.has(status) ? { status } : {}),
+    });
+    return c.json(runs.map(runJson));
+  });
+
+  app.get("/threads/:thread_id/runs/:run_id", async (c) =>
+    c.json(runJson(await runFor(c, c.req.param("thread_id"), c.req.param("run_id")))),
+  );
+
+  app.delete("/threads/:thread_id/runs/:run_id", async (c) => {
+    const run = await runFor(c, c.req.param("thread_id"), c.req.param("run_id"));
+    if (!TERMINAL_RUN_STATUSES.has(run.status)) {
+      throw new TrellisError("CONFLICT", `Run ${run.runId} is ${run.status}; cancel it before deleting it.`);
+    }
+    await ctx.store.deleteRun(run.runId);
+    return c.body(null, 204);
+  });
+
+  app.post("/threads/:thread_id/runs/:run_id/cancel", async (c) => {
+    const run = await runFor(c, c.req.param("thread_id"), c.req.param("run_id"));
+    const action = c.req.query("action") ?? "interrupt";
+    if (action !== "interrupt" && action !== "rollback") {
+      throw new TrellisError("INVALID_ARGUMENT", 'action must be "interrupt" or "rollback".');
+    }
+    const wait = c.req.query("wait") === "1" || c.req.query("wait") === "true";
+    await ctx.manager.cancel(run, action, wait);
+    return c.body(null, wait ? 204 : 202);
+  });
+
+  app.get("/threads/:thread_id/runs/:run_id/join", async (c) => {
+    const run = await runFor(c, c.req.param("thread_id"), c.req.param("run_id"));
+    return c.json(await finalValues(run.runId, c.req.raw.signal));
+  });
+
+  return app;
+}

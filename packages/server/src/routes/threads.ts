@@ -1,0 +1,234 @@
+import { randomUUID } from "node:crypto";
+import { TrellisError } from "@trellis/checkpoint";
+import type { StateSnapshot } from "@trellis/core";
+import { Hono } from "hono";
+import { stateJson, threadJson, threadSnapshot } from "../api-shapes.js";
+import { checkId, field, invalid, readBody } from "../request-body.js";
+import type { ThreadQuery, ThreadRecord, ThreadStatus } from "../run-store.js";
+import type { ServerContext, ServerEnv } from "../server-context.js";
+
+const THREAD_STATUSES = ["idle", "busy", "interrupted", "error"] as const satisfies readonly ThreadStatus[];
+const SORT_BY = ["thread_id", "status", "created_at", "updated_at"] as const;
+
+function checkpointIdOf(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value !== "object" || value === null) return undefined;
+  const v = value as { checkpoint_id?: unknown; configurable?: { checkpoint_id?: unknown } };
+  const id = v.checkpoint_id ?? v.configurable?.checkpoint_id;
+  return typeof id === "string" ? id : undefined;
+}
+
+function searchQuery(
+  body: Record<string, unknown>,
+  owner: string | null | undefined,
+): Omit<ThreadQuery, "limit" | "offset"> {
+  const query: Omit<ThreadQuery, "limit" | "offset"> = {};
+  const metadata = field.object(body, "metadata");
+  const status = field.oneOf(body, "status", THREAD_STATUSES);
+  const ids = field.stringList(body, "ids");
+  if (metadata) query.metadata = metadata;
+  if (status) query.status = status;
+  if (ids) query.ids = ids;
+  if (owner !== undefined) query.owner = owner;
+  return query;
+}
+
+/**
+ * `/threads`: create (with `if_exists`), get, patch, search, count, delete, state (get, update, at a
+ * checkpoint) and history. With auth on, a thread belongs to the user who created it; to anyone else
+ * it does not exist (404).
+ *
+ * @example
+ * app.route("/threads", threadRoutes(ctx));
+ */
+export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
+  const app = new Hono<ServerEnv>();
+  const owner = (user: string | null) => (ctx.authEnabled ? user : undefined);
+
+  app.post("/", async (c) => {
+    const body = await readBody(c);
+    const threadId = checkId(field.string(body, "thread_id") ?? randomUUID(), "thread_id");
+    const ifExists = field.oneOf(body, "if_exists", ["raise", "do_nothing"] as const) ?? "raise";
+    const metadata = field.object(body, "metadata") ?? {};
+    const supersteps = body.supersteps;
+    if (Array.isArray(supersteps) && supersteps.length > 0)
+      throw invalid("Creating a thread with supersteps is not supported; create it, then POST /threads/{id}/state.");
+    const graphId =
+      typeof metadata.graph_id === "string" && ctx.graphs.has(metadata.graph_id) ? metadata.graph_id : null;
+    const now = new Date().toISOString();
+    const existing = await ctx.store.getThread(threadId);
+    if (existing && ctx.authEnabled && existing.owner !== c.var.user) {
+      throw new TrellisError("CONFLICT", `Thread id "${threadId}" is taken; choose another.`);
+    }
+    const record: ThreadRecord = {
+      threadId,
+      createdAt: now,
+      updatedAt: now,
+      metadata: ctx.authEnabled ? { ...metadata, owner: c.var.user } : metadata,
+      status: "idle",
+      owner: ctx.authEnabled ? c.var.user : null,
+      graphId,
+      error: null,
+    };
+    const thread = await ctx.store.createThread(record, ifExists);
+    return c.json(await threadJson(ctx, thread));
+  });
+
+  app.post("/search", async (c) => {
+    const body = await readBody(c);
+    const limit = field.int(body, "limit", { min: 1, max: 1000 }) ?? 10;
+    const offset = field.int(body, "offset", { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0;
+    const sortBy = field.oneOf(body, "sort_by", SORT_BY);
+    const sortOrder = field.oneOf(body, "sort_order", ["asc", "desc"] as const);
+    const query: ThreadQuery = { ...searchQuery(body, owner(c.var.user)), limit, offset };
+    if (sortBy) query.sortBy = sortBy;
+    if (sortOrder) query.sortOrder = sortOrder;
+    const threads = await ctx.store.searchThreads(query);
+    return c.json(await Promise.all(threads.map((t) => threadJson(ctx, t))));
+  });
+
+  app.post("/count", async (c) => {
+    const body = await readBody(c);
+    return c.json(await ctx.store.countThreads(searchQuery(body, owner(c.var.user))));
+  });
+
+  app.get("/:thread_id", async (c) => {
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    return c.json(await threadJson(ctx, thread));
+  });
+
+  app.patch("/:thread_id", async (c) => {
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    const body = await readBody(c);
+    const metadata = field.object(body, "metadata") ?? {};
+    const merged = { ...thread.metadata, ...metadata, ...(ctx.authEnabled ? { owner: thread.owner } : {}) };
+    await ctx.store.updateThread(thread.threadId, { metadata: merged });
+    return c.json(await threadJson(ctx, { ...thread, metadata: merged }));
+  });
+
+  app.delete("/:thread_id", async (c) => {
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    for (const run of await ctx.store.activeRuns(thread.threadId)) await ctx.manager.cancel(run, "interrupt", true);
+    await ctx.saver.deleteThread(thread.threadId);
+    await ctx.store.deleteThread(thread.threadId);
+    return c.body(null, 204);
+  });
+
+  const state = async (thread: ThreadRecord, checkpointId: string | undefined, subgraphs: boolean) => {
+    const snapshot = await threadSnapshot(ctx, thread, checkpointId, subgraphs);
+    if (!snapshot) return emptyState(thread.threadId);
+    return stateJson(snapshot, thread.threadId);
+  };
+
+  app.get("/:thread_id/state", async (c) => {
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    return c.json(await state(thread, undefined, c.req.query("subgraphs") === "true"));
+  });
+
+  app.get("/:thread_id/state/:checkpoint_id", async (c) => {
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    const id = checkId(c.req.param("checkpoint_id"), "checkpoint_id");
+    return c.json(await state(thread, id, c.req.query("subgraphs") === "true"));
+  });
+
+  app.post("/:thread_id/state/checkpoint", async (c) => {
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    const body = await readBody(c);
+    const id = checkpointIdOf(body.checkpoint);
+    return c.json(await state(thread, id, field.boolean(body, "subgraphs") === true));
+  });
+
+  app.post("/:thread_id/state", async (c) => {
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    const body = await readBody(c);
+    const asNode = field.string(body, "as_node");
+    const checkpointId = field.string(body, "checkpoint_id") ?? checkpointIdOf(body.checkpoint);
+    const values = body.values ?? null;
+    if (values !== null && (typeof values !== "object" || Array.isArray(values))) {
+      throw invalid('"values" must be an object of state keys.');
+    }
+    const graphId = thread.graphId ?? (thread.metadata.graph_id as string | undefined);
+    if (!graphId || !ctx.graphs.has(graphId)) {
+      throw invalid("This thread has no graph yet: run it once, or create it with metadata.graph_id.");
+    }
+    const graph = ctx.graphFor(graphId).graph;
+    const unknown = Object.keys(values ?? {}).filter((k) => !graph.schemaKeys.includes(k));
+    if (unknown.length) {
+      throw new TrellisError("UNKNOWN_STATE_KEY", `State keys ${unknown.join(", ")} are not in graph "${graphId}".`);
+    }
+    const current = await threadSnapshot(ctx, thread);
+    const bytes =
+      Buffer.byteLength(JSON.stringify(values ?? {})) + Buffer.byteLength(JSON.stringify(current?.values ?? {}));
+    if (bytes > ctx.config.limits.stateBytes) {
+      throw new TrellisError("PAYLOAD_TOO_LARGE", `The state would exceed ${ctx.config.limits.stateBytes} bytes.`);
+    }
+    if ((await ctx.store.activeRuns(thread.threadId)).length > 0) {
+      throw new TrellisError(
+        "CONFLICT",
+        `Thread "${thread.threadId}" has a run in progress; update its state when it ends.`,
+      );
+    }
+    const result = await graph.updateState(
+      {
+        threadId: thread.threadId,
+        ...(checkpointId !== undefined ? { checkpointId } : {}),
+        metadata: { ...(ctx.authEnabled ? { user: c.var.user } : {}) },
+      },
+      (values ?? {}) as Record<string, unknown>,
+      asNode,
+    );
+    await ctx.store.updateThread(thread.threadId, { graphId, status: "idle" });
+    const after = await threadSnapshot(ctx, { ...thread, graphId });
+    if (after && after.next.length > 0 && after.interrupts.length > 0)
+      await ctx.store.updateThread(thread.threadId, { status: "interrupted" });
+    const checkpoint = {
+      thread_id: thread.threadId,
+      checkpoint_ns: "",
+      checkpoint_id: result.checkpointId,
+      checkpoint_map: null,
+    };
+    // langgraph-api answers { checkpoint }; the SDK's type names { configurable }: both are given.
+    return c.json({ checkpoint, configurable: checkpoint });
+  });
+
+  app.post("/:thread_id/history", async (c) => {
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    const body = await readBody(c);
+    const limit = field.int(body, "limit", { min: 1, max: 1000 }) ?? 10;
+    const before = checkpointIdOf(body.before);
+    const filter = field.object(body, "metadata");
+    const graphId = thread.graphId ?? (thread.metadata.graph_id as string | undefined);
+    const hosted = graphId ? ctx.graphs.get(graphId) : undefined;
+    if (!hosted) return c.json([]);
+    const out: ReturnType<typeof stateJson>[] = [];
+    const options = { limit, ...(before ? { before } : {}), ...(filter ? { filter } : {}) };
+    for await (const s of hosted.graph.getStateHistory({ threadId: thread.threadId }, options)) {
+      out.push(stateJson(s as StateSnapshot, thread.threadId));
+    }
+    return c.json(out);
+  });
+
+  app.get("/:thread_id/stream", async (c) => {
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    const active = await ctx.store.activeRuns(thread.threadId);
+    const run = active.at(-1);
+    const target = run ? `/threads/${thread.threadId}/runs/${run.runId}/stream` : undefined;
+    if (!target) return c.body("", 200, { "Content-Type": "text/event-stream" });
+    return c.redirect(target, 307);
+  });
+
+  return app;
+}
+
+function emptyState(threadId: string) {
+  return {
+    values: {},
+    next: [],
+    tasks: [],
+    checkpoint: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: null, checkpoint_map: null },
+    metadata: null,
+    created_at: null,
+    parent_checkpoint: null,
+    interrupts: [],
+  };
+}

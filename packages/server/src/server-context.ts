@@ -1,0 +1,48 @@
+import type { CheckpointSaver } from "@trellis/checkpoint";
+import type { ResolvedConfig } from "./config.js";
+import type { HostedGraph } from "./graph-registry.js";
+import { notFound } from "./http-errors.js";
+import type { RunManager } from "./run-manager.js";
+import type { RunStore, ThreadRecord } from "./run-store.js";
+
+/** Hono environment of the server's routes: the authenticated user (null when auth is off). */
+export interface ServerEnv {
+  Variables: { user: string | null };
+}
+
+/**
+ * Everything the routes share.
+ *
+ * @example
+ * const thread = await ctx.threadFor(c.var.user, threadId); // 404 unless it exists and is the user's
+ */
+export interface ServerContext {
+  config: ResolvedConfig;
+  graphs: ReadonlyMap<string, HostedGraph>;
+  saver: CheckpointSaver;
+  store: RunStore;
+  manager: RunManager;
+  authEnabled: boolean;
+  /** The thread, if it exists and `user` may see it; otherwise a 404. */
+  threadFor(user: string | null, threadId: string): Promise<ThreadRecord>;
+  /** The hosted graph, or a 404. */
+  graphFor(assistantId: string): HostedGraph;
+}
+
+/** Builds the shared lookups of a {@link ServerContext}. @internal */
+export function lookups(
+  parts: Omit<ServerContext, "threadFor" | "graphFor">,
+): Pick<ServerContext, "threadFor" | "graphFor"> {
+  return {
+    async threadFor(user, threadId) {
+      const thread = await parts.store.getThread(threadId);
+      if (!thread || (parts.authEnabled && thread.owner !== user)) throw notFound("Thread", threadId);
+      return thread;
+    },
+    graphFor(assistantId) {
+      const hosted = parts.graphs.get(assistantId);
+      if (!hosted) throw notFound("Assistant", assistantId);
+      return hosted;
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import { mkdirSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname } from "node:path";
+import { serve } from "@hono/node-server";
+import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
+import { SqliteSaver } from "@trellis/checkpoint-sqlite";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { type Authenticate, authMiddleware, credentialAuth } from "./auth.js";
+import { loadConfig, type ResolvedConfig, resolveConfig, type TrellisConfig } from "./config.js";
+import { type EventHub, LocalEventHub } from "./event-hub.js";
+import { type HostedGraph, loadGraphs } from "./graph-registry.js";
+import { errorJson, errorResponse } from "./http-errors.js";
+import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
+import { assistantRoutes } from "./routes/assistants.js";
+import { runRoutes } from "./routes/runs.js";
+import { systemRoutes } from "./routes/system.js";
+import { threadRoutes } from "./routes/threads.js";
+import { RunManager } from "./run-manager.js";
+import type { RunStore } from "./run-store.js";
+import { lookups, type ServerContext, type ServerEnv } from "./server-context.js";
+import { SqliteRunStore } from "./sqlite-run-store.js";
+
+/** Options of {@link createServer} beyond the config file. */
+export interface CreateServerOptions {
+  /** Resolves credentials to a user; default: the config's API keys and bearer tokens. */
+  authenticate?: Authenticate;
+  /** Environment read for PORT and service URLs. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Runs executed at once by this process. Default: the queue's concurrency (4); 0 for an API-only process. */
+  workers?: number;
+}
+
+/** A created server: the Hono app, its parts, and how to listen and stop. */
+export interface TrellisServer {
+  /** The Hono app: `app.request(...)` in tests, `app.fetch` anywhere Fetch handlers run. */
+  app: Hono<ServerEnv>;
+  config: ResolvedConfig;
+  graphs: ReadonlyMap<string, HostedGraph>;
+  saver: CheckpointSaver;
+  store: RunStore;
+  manager: RunManager;
+  /** Starts a Node HTTP listener (and the AG-UI WebSocket) on `port` (default: the config's). */
+  listen(port?: number): Promise<{ server: Server; port: number; url: string }>;
+  /** Stops the listener and the workers (in-flight runs stay queued for the next start), closes stores. */
+  close(): Promise<void>;
+}
+
+async function openStorage(
+  config: ResolvedConfig,
+): Promise<{ saver: CheckpointSaver; store: RunStore; hub: EventHub }> {
+  if (config.saver.kind === "sqlite") {
+    if (config.saver.path !== ":memory:") mkdirSync(dirname(config.saver.path), { recursive: true });
+    const saver = new SqliteSaver({ filename: config.saver.path });
+    const store = new SqliteRunStore(saver.database);
+    return { saver, store, hub: new LocalEventHub() };
+  }
+  throw new TrellisError(
+    "INVALID_CONFIG",
+    'The "postgres" saver needs @trellis/checkpoint-postgres, which this build does not ship yet; use { "kind": "sqlite" }.',
+  );
+}
+
+/**
+ * Builds a server from a config: opens the saver and the run store, loads the graphs (injecting the
+ * saver), and assembles the Agent Server API, AG-UI and the applications' own routes. Workers start at
+ * once and continue runs a previous process left in flight.
+ *
+ * @example
+ * const server = await createServer(await loadConfig("trellis.json"));
+ * const { url } = await server.listen();
+ * console.log(`listening on ${url}`);
+ */
+export async function createServer(config: TrellisConfig, options: CreateServerOptions = {}): Promise<TrellisServer> {
+  const resolved = resolveConfig(config, options.env ?? process.env);
+  const { saver, store, hub } = await openStorage(resolved);
+  const graphs = await loadGraphs(resolved.graphs, saver, resolved.baseDir);
+  const concurrency = options.workers ?? resolved.queue.concurrency ?? 4;
+  const manager = new RunManager({ store, hub, saver, graphs, concurrency, limits: resolved.limits });
+  const parts = { config: resolved, graphs, saver, store, manager, authEnabled: resolved.auth.enabled };
+  const ctx: ServerContext = { ...parts, ...lookups(parts) };
+
+  const app = new Hono<ServerEnv>();
+  app.onError(errorResponse);
+  app.notFound((c) => errorJson(c, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`));
+  app.get("/ok", (c) => c.json({ ok: true }));
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: resolved.limits.bodyBytes,
+      onError: (c) => errorJson(c, "PAYLOAD_TOO_LARGE", `The request body exceeds ${resolved.limits.bodyBytes} bytes.`),
+    }),
+  );
+  app.use(
+    "*",
+    authMiddleware(resolved.auth.enabled, options.authenticate ?? credentialAuth(resolved.auth.credentials)),
+  );
+  app.route("/", systemRoutes(ctx));
+  app.route("/assistants", assistantRoutes(ctx));
+  app.route("/threads", threadRoutes(ctx));
+  app.route("/", runRoutes(ctx));
+  app.route("/ag-ui", agUiRoutes(ctx));
+  for (const hosted of graphs.values()) {
+    if (hosted.routes) app.route(`/apps/${hosted.assistantId}`, hosted.routes as unknown as Hono<ServerEnv>);
+  }
+  await manager.start();
+
+  let server: Server | undefined;
+  let closeWs: (() => Promise<void>) | undefined;
+  return {
+    app,
+    config: resolved,
+    graphs,
+    saver,
+    store,
+    manager,
+    async listen(port = resolved.port) {
+      const started = await new Promise<Server>((resolve) => {
+        const s = serve({ fetch: app.fetch, port, hostname: resolved.host }, () => resolve(s as Server)) as Server;
+      });
+      server = started;
+      closeWs = attachAgUiWebSocket(started, ctx, options.authenticate ?? credentialAuth(resolved.auth.credentials));
+      const actual = (started.address() as AddressInfo).port;
+      return { server: started, port: actual, url: `http://${resolved.host}:${actual}` };
+    },
+    async close() {
+      await closeWs?.();
+      if (server) {
+        const s = server;
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeAllConnections?.();
+        });
+      }
+      await manager.stop();
+      await store.close();
+      await saver.close?.();
+    },
+  };
+}
+
+/**
+ * Loads `trellis.json` (or `path`), creates the server and listens on `PORT` (default 8123). Stops
+ * cleanly on SIGINT/SIGTERM: runs in flight stay queued and continue at the next start.
+ *
+ * @example
+ * // bin: trellis-server [path/to/trellis.json]
+ * await startServer("trellis.json");
+ */
+export async function startServer(path = "trellis.json", options: CreateServerOptions = {}): Promise<TrellisServer> {
+  const server = await createServer(await loadConfig(path), options);
+  const { url } = await server.listen();
+  console.log(`[trellis-server] serving ${[...server.graphs.keys()].join(", ") || "no graphs"} on ${url}`);
+  const shutdown = () => {
+    void server.close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", shutdown);
+  return server;
+}

@@ -85,5 +85,11 @@ describe("isPlainData", () => {
     agree([inner, deep]);
     agree([inner, [deep]]);
     agree([inner, [[deep]]]);
+    const leaf = Array.from({ length: 20 }, (_, i) => i);
+    for (const extra of [-2, -1, 0]) {
+      let deepLeaf: unknown = leaf;
+      for (let i = 0; i < MAX_PLAIN_DATA_DEPTH + extra; i++) deepLeaf = [deepLeaf];
+      agree([leaf, deepLeaf]);
+    }
   });
 });

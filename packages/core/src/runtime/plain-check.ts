@@ -5,11 +5,17 @@ const NOT_PLAIN = -1;
 const IN_PROGRESS = -2;
 
 /**
- * Objects met during one check: the height of their subtree (0: no nested objects) once found plain,
- * IN_PROGRESS while they are being walked. An object referenced many times in one update is walked
- * once. Never kept across updates: a node may change an object in place between two steps. @internal
+ * What one check has learnt: for each object met, the height of its subtree once found plain (0: no
+ * nested objects), or IN_PROGRESS while it is being walked. Made on first need, so checking small
+ * values allocates nothing. An object referenced many times in one update is walked once. Never kept
+ * across updates: a node may change an object in place between two steps. @internal
  */
-export type PlainMemo = Map<object, number>;
+export interface PlainMemo {
+  map: Map<object, number> | undefined;
+}
+
+/** Objects without nested objects are remembered only from this many children up: smaller ones are cheaper to walk again. */
+const MEMO_LEAVES_FROM = 16;
 
 /**
  * The fast yes/no form of `describeNonPlainData`: true exactly when it would return `undefined`, but
@@ -17,7 +23,7 @@ export type PlainMemo = Map<object, number>;
  * pass the same objects along by reference). Callers ask `describeNonPlainData` for the details only
  * when this says no. @internal
  */
-export function isPlainData(value: unknown, memo: PlainMemo = new Map()): boolean {
+export function isPlainData(value: unknown, memo: PlainMemo = { map: undefined }): boolean {
   return height(value, 0, memo) !== NOT_PLAIN;
 }
 
@@ -26,7 +32,7 @@ function height(value: unknown, depth: number, memo: PlainMemo): number {
   if (value === null || typeof value !== "object") return primitiveOk(value) ? 0 : NOT_PLAIN;
   if (depth >= MAX_PLAIN_DATA_DEPTH) return NOT_PLAIN;
   const obj = value as object;
-  const known = memo.get(obj);
+  const known = memo.map?.get(obj);
   if (known !== undefined) {
     if (known === IN_PROGRESS) return NOT_PLAIN; // a cycle
     // A subtree found plain has no cycle, so it cannot contain one of the current ancestors either.
@@ -34,53 +40,60 @@ function height(value: unknown, depth: number, memo: PlainMemo): number {
   }
   if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? NOT_PLAIN : 0;
   if (obj instanceof Uint8Array && obj.constructor === Uint8Array) return 0;
-  memo.set(obj, IN_PROGRESS);
+  // Marked IN_PROGRESS (by `taller`) just before the walk enters its first nested object: only a path
+  // through a nested object can lead back to it.
   const h = objectHeight(obj, depth, memo);
-  if (h === NOT_PLAIN) memo.delete(obj);
-  else memo.set(obj, h);
+  if (h > 0) (memo.map as Map<object, number>).set(obj, h);
   return h;
 }
 
 /** The height of an array, Map, Set or plain object whose children are all plain, else NOT_PLAIN. */
 function objectHeight(obj: object, depth: number, memo: PlainMemo): number {
   let h = 0;
+  let size: number;
   if (Array.isArray(obj)) {
-    for (let i = 0; i < obj.length; i++) {
+    size = obj.length;
+    for (let i = 0; i < size; i++) {
       const item: unknown = obj[i];
       if (item === undefined) return NOT_PLAIN;
-      h = taller(h, item, depth, memo);
+      h = taller(h, obj, item, depth, memo);
       if (h === NOT_PLAIN) return NOT_PLAIN;
     }
-    return h;
-  }
-  if (obj instanceof Map) {
+  } else if (obj instanceof Map) {
+    size = obj.size;
     for (const [k, v] of obj) {
-      h = taller(h, k, depth, memo);
-      if (h !== NOT_PLAIN) h = taller(h, v, depth, memo);
+      h = taller(h, obj, k, depth, memo);
+      if (h !== NOT_PLAIN) h = taller(h, obj, v, depth, memo);
       if (h === NOT_PLAIN) return NOT_PLAIN;
     }
-    return h;
-  }
-  if (obj instanceof Set) {
+  } else if (obj instanceof Set) {
+    size = obj.size;
     for (const v of obj) {
-      h = taller(h, v, depth, memo);
+      h = taller(h, obj, v, depth, memo);
       if (h === NOT_PLAIN) return NOT_PLAIN;
     }
-    return h;
+  } else {
+    const proto = Object.getPrototypeOf(obj);
+    if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+    const record = obj as Record<string, unknown>;
+    const keys = Object.keys(record);
+    size = keys.length;
+    for (const key of keys) {
+      h = taller(h, obj, record[key], depth, memo);
+      if (h === NOT_PLAIN) return NOT_PLAIN;
+    }
   }
-  const proto = Object.getPrototypeOf(obj);
-  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
-  const record = obj as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    h = taller(h, record[key], depth, memo);
-    if (h === NOT_PLAIN) return NOT_PLAIN;
-  }
+  if (h === 0 && size >= MEMO_LEAVES_FROM) (memo.map ??= new Map()).set(obj, 0);
   return h;
 }
 
-/** `h` raised to cover `child` (one level below `depth`), or NOT_PLAIN when the child is not plain. */
-function taller(h: number, child: unknown, depth: number, memo: PlainMemo): number {
+/**
+ * `h` (the height of `parent` so far) raised to cover `child`, or NOT_PLAIN when the child is not
+ * plain. Marks `parent` IN_PROGRESS before entering its first nested object (while `h` is still 0).
+ */
+function taller(h: number, parent: object, child: unknown, depth: number, memo: PlainMemo): number {
   if (child === null || typeof child !== "object") return primitiveOk(child) ? h : NOT_PLAIN;
+  if (h === 0) (memo.map ??= new Map()).set(parent, IN_PROGRESS);
   const c = height(child, depth + 1, memo);
   if (c === NOT_PLAIN) return NOT_PLAIN;
   return Math.max(c + 1, h);

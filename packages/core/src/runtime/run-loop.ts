@@ -289,7 +289,8 @@ class GraphRun {
           ...(outcome.kind === "error" ? { error: String((outcome.error as Error)?.message ?? outcome.error) } : {}),
         }),
       );
-      if (many && outcome.kind === "done") {
+      // Recorded so a re-run of the step skips this task; without a saver there is no re-run.
+      if (many && this.#saver && outcome.kind === "done") {
         await this.#writer.writes(state, runnable.id, [[WRITE.result, encodeResult(outcome)]]);
       }
     };

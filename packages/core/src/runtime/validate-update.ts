@@ -30,7 +30,7 @@ export function validateUpdate(schema: StateSchema, node: string, update: unknow
     );
   }
   const record = update as Record<string, unknown>;
-  const memo: PlainMemo = new Map();
+  const memo: PlainMemo = { map: undefined };
   for (const key of Object.keys(record)) {
     if (!Object.hasOwn(schema, key)) {
       throw new InvalidUpdateError(

@@ -83,7 +83,7 @@ function objectHeight(obj: object, depth: number, memo: PlainMemo): number {
       if (h === NOT_PLAIN) return NOT_PLAIN;
     }
   }
-  if (h === 0 && size >= MEMO_LEAVES_FROM) (memo.map ??= new Map()).set(obj, 0);
+  if (h === 0 && size >= MEMO_LEAVES_FROM) memoOf(memo).set(obj, 0);
   return h;
 }
 
@@ -93,10 +93,15 @@ function objectHeight(obj: object, depth: number, memo: PlainMemo): number {
  */
 function taller(h: number, parent: object, child: unknown, depth: number, memo: PlainMemo): number {
   if (child === null || typeof child !== "object") return primitiveOk(child) ? h : NOT_PLAIN;
-  if (h === 0) (memo.map ??= new Map()).set(parent, IN_PROGRESS);
+  if (h === 0) memoOf(memo).set(parent, IN_PROGRESS);
   const c = height(child, depth + 1, memo);
   if (c === NOT_PLAIN) return NOT_PLAIN;
   return Math.max(c + 1, h);
+}
+
+function memoOf(memo: PlainMemo): Map<object, number> {
+  if (!memo.map) memo.map = new Map();
+  return memo.map;
 }
 
 function primitiveOk(value: unknown): boolean {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { type CheckpointSaver, type Lease, type PlannedTask, TrellisError } from "@trellis/checkpoint";
 import { START, WRITE } from "../constants.js";
 import { GraphRecursionError, ResumeError, RunCancelledError } from "../errors.js";
@@ -65,6 +66,9 @@ class GraphRun {
     this.#nsPath = this.#namespace === "" ? [] : this.#namespace.split("|");
     this.#sink = request.sink;
     this.#parentLease = parent?.env.lease;
+    // Every task of a step may listen to the run's signal at once (subgraph runs, node timeouts): a
+    // fan-out of 100 is not a listener leak, so Node's warning past 10 listeners does not apply.
+    setMaxListeners(0, this.#controller.signal);
     this.#writer = new CheckpointWriter(
       this.#saver,
       config.durability,
@@ -75,10 +79,23 @@ class GraphRun {
 
   async execute(): Promise<RunOutcome> {
     const signals = [this.request.config.signal, this.request.parent?.signal].filter((s): s is AbortSignal => !!s);
-    for (const s of signals) {
-      if (s.aborted) throw new RunCancelledError(this.#threadId, s.reason);
-      s.addEventListener("abort", () => this.#controller.abort(s.reason), { once: true });
+    // Removed when the run ends: a long-lived signal (a server's, a parent run's over many subgraph
+    // calls) would otherwise collect one listener per run, and keep every finished run alive.
+    const listeners: Array<[AbortSignal, () => void]> = [];
+    try {
+      for (const s of signals) {
+        if (s.aborted) throw new RunCancelledError(this.#threadId, s.reason);
+        const onAbort = () => this.#controller.abort(s.reason);
+        s.addEventListener("abort", onAbort, { once: true });
+        listeners.push([s, onAbort]);
+      }
+      return await this.#execute();
+    } finally {
+      for (const [s, onAbort] of listeners) s.removeEventListener("abort", onAbort);
     }
+  }
+
+  async #execute(): Promise<RunOutcome> {
     if (this.#saver && this.#threadId === undefined) {
       throw new TrellisError(
         "THREAD_REQUIRED",

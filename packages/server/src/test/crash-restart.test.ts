@@ -1,0 +1,76 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, describe, expect, it } from "vitest";
+import { eventually, PACKAGE_DIR } from "./harness.js";
+
+const dir = mkdtempSync(join(tmpdir(), "trellis-crash-"));
+const ledger = join(dir, "ledger.txt");
+const children: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Starts the server in a child process (TypeScript through tsx) and resolves with its URL. */
+function startChild(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--conditions=@trellis/source",
+      "--import",
+      "tsx",
+      join(PACKAGE_DIR, "src/test/serve-child.ts"),
+      join(dir, "db.sqlite"),
+    ],
+    { cwd: PACKAGE_DIR, env: { ...process.env, TRELLIS_TEST_LEDGER: ledger }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    child.stderr?.on("data", (d) => {
+      err += String(d);
+    });
+    child.stdout?.on("data", (d) => {
+      out += String(d);
+      const m = /READY (\d+)/.exec(out);
+      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}` });
+    });
+    child.on("exit", (code) => reject(new Error(`server child exited (${code}): ${err}`)));
+  });
+}
+
+const lines = () => (existsSync(ledger) ? readFileSync(ledger, "utf8") : "").split("\n").filter(Boolean);
+const count = (line: string) => lines().filter((l) => l === line).length;
+
+describe("a server killed mid-run", () => {
+  it("continues the run after a restart; no finished task runs twice", { timeout: 60_000 }, async () => {
+    const first = await startChild();
+    const client = new Client({ apiUrl: first.url, apiKey: null });
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "slow", { input: { delayMs: 700 } });
+    await eventually(async () => count("start b") === 1, 15_000);
+    first.child.kill("SIGKILL");
+    await new Promise((r) => first.child.once("exit", r));
+    expect(count("end a")).toBe(1);
+    expect(count("end b")).toBe(0);
+
+    const second = await startChild();
+    const again = new Client({ apiUrl: second.url, apiKey: null });
+    const result = (await again.runs.join(thread.thread_id, run.run_id)) as { log: string[] };
+    expect(result.log).toEqual(["a", "b", "c"]);
+    const finished = await again.runs.get(thread.thread_id, run.run_id);
+    expect(finished.status).toBe("success");
+    expect((finished as unknown as { attempt: number }).attempt).toBe(2);
+    expect(count("start a")).toBe(1); // a had finished: not run again
+    expect(count("end a")).toBe(1);
+    expect(count("start b")).toBe(2); // b was cut off mid-way: run again
+    expect(count("end b")).toBe(1);
+    expect(count("end c")).toBe(1);
+    second.child.kill("SIGTERM");
+  });
+});

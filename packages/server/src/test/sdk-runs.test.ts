@@ -44,7 +44,8 @@ describe("runs: cancel, resumable streams, concurrent resumes", () => {
     const lastEventId = first.at(-1)?.id;
     expect(lastEventId).toBeDefined();
     const rest: Array<{ id?: string; event: string }> = [];
-    for await (const e of client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: lastEventId as string })) rest.push(e as never);
+    for await (const e of client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: lastEventId as string }))
+      rest.push(e as never);
     const all: Array<{ id?: string; event: string }> = [];
     for await (const e of client.runs.joinStream(thread.thread_id, run.run_id)) all.push(e as never);
     expect([...first, ...rest].map((e) => e.id)).toEqual(all.map((e) => e.id));

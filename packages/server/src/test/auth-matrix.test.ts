@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./harness.js";
+
+let t: TestServer;
+const ANA = { "x-api-key": "key-ana" };
+const BO = { authorization: "Bearer tok-bo" };
+
+beforeAll(async () => {
+  t = await startTestServer({
+    auth: {
+      enabled: true,
+      credentials: [
+        { user: "ana", apiKey: "key-ana" },
+        { user: "bo", token: "tok-bo" },
+      ],
+    },
+  });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+async function call(method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  const res = await fetch(`${t.url}${path}`, {
+    method,
+    headers: { ...headers, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: () => JSON.parse(text) as Record<string, unknown> };
+}
+
+describe("auth: every thread route", () => {
+  it("no credentials 401, another user's thread 404, the owner 2xx", async () => {
+    const created = await call("POST", "/threads", ANA, { metadata: { project: "p1" } });
+    expect(created.status).toBe(200);
+    const T = created.json().thread_id as string;
+    const setup = await call("POST", `/threads/${T}/runs`, ANA, {
+      assistant_id: "approval-flow",
+      input: { request: "r" },
+    });
+    const R0 = setup.json().run_id as string;
+    await call("GET", `/threads/${T}/runs/${R0}/join`, ANA);
+    const cp = ((await call("GET", `/threads/${T}/state`, ANA)).json().checkpoint as { checkpoint_id: string })
+      .checkpoint_id;
+
+    const routes: Array<[string, string, unknown?]> = [
+      ["GET", `/threads/${T}`],
+      ["PATCH", `/threads/${T}`, { metadata: { a: 1 } }],
+      ["GET", `/threads/${T}/state`],
+      ["GET", `/threads/${T}/state/${cp}`],
+      ["POST", `/threads/${T}/state/checkpoint`, { checkpoint: { checkpoint_id: cp } }],
+      ["POST", `/threads/${T}/history`, { limit: 5 }],
+      ["GET", `/threads/${T}/runs`],
+      ["GET", `/threads/${T}/runs/${R0}`],
+      ["GET", `/threads/${T}/runs/${R0}/join`],
+      ["GET", `/threads/${T}/runs/${R0}/stream`],
+      ["POST", `/threads/${T}/runs/${R0}/cancel`],
+      ["POST", `/threads/${T}/state`, { values: { draft: "edited" } }],
+      ["POST", `/threads/${T}/runs/wait`, { assistant_id: "approval-flow", input: { request: "again" } }],
+      ["POST", `/threads/${T}/runs/stream`, { assistant_id: "approval-flow", input: { request: "once more" } }],
+      [
+        "POST",
+        `/threads/${T}/runs`,
+        { assistant_id: "approval-flow", input: { request: "bg" }, multitask_strategy: "enqueue" },
+      ],
+      ["GET", `/threads/${T}/stream`],
+      ["DELETE", `/threads/${T}/runs/${R0}`],
+      ["DELETE", `/threads/${T}`],
+    ];
+    const historyBefore = (await call("POST", `/threads/${T}/history`, ANA, { limit: 100 })).text;
+    for (const [method, path, body] of routes) {
+      const anonymous = await call(method, path, {}, body);
+      expect([method, path, anonymous.status]).toEqual([method, path, 401]);
+      expect(anonymous.json().error).toBe("UNAUTHORIZED");
+      const other = await call(method, path, BO, body);
+      expect([method, path, other.status]).toEqual([method, path, 404]);
+      expect(other.json().error).toBe("NOT_FOUND");
+    }
+    // nothing the refused requests asked for happened
+    expect((await call("POST", `/threads/${T}/history`, ANA, { limit: 100 })).text).toBe(historyBefore);
+    for (const [method, path, body] of routes) {
+      const owner = await call(method, path, ANA, body);
+      expect([method, path, owner.status >= 200 && owner.status < 300]).toEqual([method, path, true]);
+      if (path.endsWith("/runs") && method === "POST") {
+        await call("GET", `/threads/${T}/runs/${owner.json().run_id}/join`, ANA);
+      }
+    }
+    expect((await call("GET", `/threads/${T}`, ANA)).status).toBe(404);
+  });
+
+  it("search and count show only the caller's threads; the public /ok needs no credentials", async () => {
+    const mine = (await call("POST", "/threads", ANA, { metadata: { k: "v" } })).json().thread_id;
+    expect((await call("POST", "/threads/search", BO, { metadata: { k: "v" } })).json()).toEqual([]);
+    const found = (await call("POST", "/threads/search", ANA, { metadata: { k: "v" } })).text;
+    expect(found).toContain(String(mine));
+    expect((await call("POST", "/threads/count", BO, {})).text).toBe("0");
+    expect((await call("GET", "/ok", {})).status).toBe(200);
+    expect((await call("POST", "/threads/search", {}, {})).status).toBe(401);
+    expect((await call("GET", "/assistants/approval-flow", { "x-api-key": "wrong" })).status).toBe(401);
+    expect((await call("GET", "/assistants/approval-flow", BO)).status).toBe(200);
+  });
+});

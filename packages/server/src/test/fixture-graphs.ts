@@ -4,7 +4,7 @@
  * test can count executions across processes.
  */
 import { appendFileSync } from "node:fs";
-import { channel, END, interrupt, START, StateGraph } from "@trellis/core";
+import { channel, END, emitMessageChunk, interrupt, START, StateGraph } from "@trellis/core";
 
 const schema = {
   delayMs: channel.value(50),
@@ -69,5 +69,52 @@ export function askGraph() {
     .addEdge(START, "ask")
     .addEdge("ask", "reply")
     .addEdge("reply", END)
+    .compile();
+}
+
+/**
+ * A chat turn: the agent streams "Hel" "lo" and a tool call as message chunks, the tool answers, then
+ * a final assistant message arrives whole (not streamed).
+ */
+export function chatGraph() {
+  return new StateGraph(schema, { name: "chat" })
+    .addNode("agent", (s) => {
+      const n = s.messages.length;
+      const id = `ai-${n}`;
+      const call = { id: `call-${n}`, name: "lookup", args: { q: "weather" } };
+      emitMessageChunk({ type: "text", messageId: id, text: "Hel" });
+      emitMessageChunk({ type: "text", messageId: id, text: "lo" });
+      emitMessageChunk({
+        type: "tool-call",
+        messageId: id,
+        index: 0,
+        id: call.id,
+        name: call.name,
+        argsDelta: '{"q":',
+      });
+      emitMessageChunk({
+        type: "tool-call",
+        messageId: id,
+        index: 0,
+        id: call.id,
+        name: call.name,
+        argsDelta: '"weather"}',
+      });
+      const message = { id, role: "assistant" as const, content: "Hello", toolCalls: [call] };
+      emitMessageChunk({ type: "message", message });
+      return { messages: [message] };
+    })
+    .addNode("tools", (s) => {
+      const last = s.messages.at(-1) as { toolCalls?: Array<{ id: string }> };
+      const callId = last.toolCalls?.[0]?.id ?? "";
+      return { messages: [{ id: `tool-${callId}`, role: "tool" as const, content: "sunny", toolCallId: callId }] };
+    })
+    .addNode("final", (s) => ({
+      messages: [{ id: `final-${s.messages.length}`, role: "assistant" as const, content: "It is sunny." }],
+    }))
+    .addEdge(START, "agent")
+    .addEdge("agent", "tools")
+    .addEdge("tools", "final")
+    .addEdge("final", END)
     .compile();
 }

@@ -15,6 +15,7 @@ export const TEST_GRAPHS: Record<string, GraphEntry> = {
   "approval-flow": { module: resolve(REPO_DIR, "examples/src/approval-flow.ts"), graph: "buildGraph" },
   slow: { module: "./src/test/fixture-graphs.ts", graph: "slowGraph" },
   ask: { module: "./src/test/fixture-graphs.ts", graph: "askGraph" },
+  chat: { module: "./src/test/fixture-graphs.ts", graph: "chatGraph" },
 };
 
 export interface TestServer {

@@ -58,7 +58,8 @@ function visit(
       for (const [k, v] of obj) {
         const bad =
           visit(k, `${path}<key ${i}>`, depth + 1, ancestors) ??
-          visit(v, `${path}<${String(k)}>`, depth + 1, ancestors);
+          // An object key cannot always be turned into a string (null prototype, own `toString` data).
+          visit(v, `${path}<${typeof k === "object" && k !== null ? `value ${i}` : String(k)}>`, depth + 1, ancestors);
         if (bad) return bad;
         i++;
       }

@@ -11,8 +11,8 @@ export interface Serializer {
 const TAG = "$trellis";
 
 /**
- * The default serializer: JSON, with Date, Map, Set, BigInt and Uint8Array kept through a small tagged
- * form (`{"$trellis":"Date","v":"…"}`). Plain JSON values cost a single `JSON.stringify`. Objects that
+ * The default serializer: JSON, with Date, Map, Set, BigInt, Uint8Array, `undefined` and `-0` kept through
+ * a small tagged form (`{"$trellis":"Date","v":"…"}`). Plain JSON values cost a single `JSON.stringify`. Objects that
  * happen to own a `$trellis` key are escaped, so any plain value round-trips exactly. Decoding never
  * creates class instances other than those five and never touches a prototype, whatever the text says.
  *
@@ -57,7 +57,9 @@ export function checksum(text: string): string {
 }
 
 function needsTags(value: unknown, depth: number): boolean {
-  if (value === null || typeof value !== "object") return typeof value === "bigint";
+  if (value === null || typeof value !== "object") {
+    return typeof value === "bigint" || value === undefined || Object.is(value, -0);
+  }
   if (depth > MAX_PLAIN_DATA_DEPTH) return false;
   if (Array.isArray(value)) {
     for (const item of value) if (needsTags(item, depth + 1)) return true;
@@ -74,6 +76,9 @@ function needsTags(value: unknown, depth: number): boolean {
 
 function encode(value: unknown): unknown {
   if (typeof value === "bigint") return { [TAG]: "BigInt", v: value.toString() };
+  // JSON would drop `undefined` (or make it null in a Map or Set) and turn -0 into 0.
+  if (value === undefined) return { [TAG]: "Undefined" };
+  if (Object.is(value, -0)) return { [TAG]: "Number", v: "-0" };
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map(encode);
   if (value instanceof Date) return { [TAG]: "Date", v: value.toISOString() };
@@ -107,6 +112,10 @@ function decodeTagged(tag: string, v: unknown, depth: number): unknown {
       return new Date(String(v));
     case "BigInt":
       return BigInt(String(v));
+    case "Undefined":
+      return undefined;
+    case "Number":
+      return Number(String(v));
     case "Bytes":
       return new Uint8Array(Buffer.from(String(v), "base64"));
     case "Map":

@@ -1,11 +1,12 @@
 import Database from "better-sqlite3";
 import { dbPath, removeDb, settledSqliteBytes } from "./savers.js";
-import type { SaverKind } from "./workload.js";
+import { type SaverKind, sqliteSynchronous } from "./workload.js";
 
 /**
  * The least a durable runtime must do per step, for the floors of workloads with a saver: serialize
  * what changed (new list items, changed keys) and append it to a store — a Map of strings, or one SQLite
- * row per step in WAL mode with `synchronous=FULL`. No checkpoint bookkeeping, no versions, no reads.
+ * row per step in WAL mode (with the saver kind's `synchronous`). No checkpoint bookkeeping, no
+ * versions, no reads.
  */
 export interface FloorStore {
   /** Appends one step's changes for a thread. */
@@ -44,7 +45,7 @@ export function floorStore(kind: SaverKind, dir: string): FloorStore {
   const path = dbPath(dir, "floor");
   const db = new Database(path);
   db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = FULL");
+  db.pragma(`synchronous = ${sqliteSynchronous(kind)}`);
   db.exec(
     "CREATE TABLE steps (thread TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (thread, seq))",
   );

@@ -119,7 +119,8 @@ export function checkGoals(results: readonly WorkloadResult[]): GoalCheck[] {
   ratioGoal("(a) per node, memory saver: T/LG ≤ 0.1", "a-chain/memory", 0.1);
   ratioGoal("(b) agent, memory saver: T/LG ≤ 0.1", "b-agent/memory", 0.1);
   ratioGoal("(b) agent, SQLite saver: T/LG ≤ 0.1", "b-agent/sqlite", 0.1);
-  for (const id of ["b-agent/memory", "b-agent/sqlite"]) {
+  ratioGoal("(b) agent, SQLite sync=FULL: T/LG ≤ 0.1", "b-agent/sqlite-full", 0.1);
+  for (const id of ["b-agent/memory", "b-agent/sqlite", "b-agent/sqlite-full"]) {
     const w = byId.get(id);
     const stored = w?.results.trellis.storedBytes;
     const state = w?.results.trellis.stateBytes;
@@ -147,6 +148,7 @@ export function checkGoals(results: readonly WorkloadResult[]): GoalCheck[] {
   }
   ratioGoal("(e) resume, memory saver: T/LG ≤ 0.2", "e-resume/memory", 0.2);
   ratioGoal("(e) resume, SQLite saver: T/LG ≤ 0.2", "e-resume/sqlite", 0.2);
+  ratioGoal("(e) resume, SQLite sync=FULL: T/LG ≤ 0.2", "e-resume/sqlite-full", 0.2);
   for (const w of results) {
     const floor = w.results.floor.medianMs;
     const x = w.results.trellis.medianMs / floor;

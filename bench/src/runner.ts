@@ -79,6 +79,10 @@ class Worker {
   }
 }
 
+/** Each runtime warms up for at least this long (and at least the workload's warmup runs). */
+const FULL_WARMUP_MS = 1000;
+const QUICK_WARMUP_MS = 250;
+
 function median(values: readonly number[]): number {
   const sorted = values.slice().sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -88,8 +92,8 @@ function median(values: readonly number[]): number {
 }
 
 /**
- * Runs one workload: a worker process per runtime, then `warmup + runs` rounds in which each runtime
- * runs once, the order rotating every round so none always goes first.
+ * Runs one workload: a worker process per runtime, each warmed up on its own, then `runs` rounds in
+ * which each runtime runs once, the order rotating every round so none always goes first.
  */
 export async function runWorkload(
   workload: Workload,
@@ -105,20 +109,27 @@ export async function runWorkload(
       if (ready.type !== "ready") throw new Error(ready.type === "error" ? ready.message : "worker not ready");
       base.set(runtime, ready.rssKb * 1024);
     }
+    const warmed: string[] = [];
+    for (const runtime of RUNTIMES) {
+      const minMs = options.quick ? QUICK_WARMUP_MS : FULL_WARMUP_MS;
+      const reply = await (workers.get(runtime) as Worker).request({ type: "warmup", runs: warmup, minMs });
+      warmed.push(`${runtime} ${reply.type === "warm" ? reply.runs : "?"}`);
+    }
+    options.log(`  ${workload.id} warmup runs: ${warmed.join("  ")}`);
     const samples = new Map<Runtime, number[]>(RUNTIMES.map((r) => [r, []]));
     const stored = new Map<Runtime, number | undefined>();
     let stateBytes: number | undefined;
-    for (let round = 0; round < warmup + runs; round++) {
+    for (let round = 0; round < runs; round++) {
       const order = RUNTIMES.map((_, i) => RUNTIMES[(i + round) % RUNTIMES.length] as Runtime);
       for (const runtime of order) {
         const reply = await (workers.get(runtime) as Worker).request({ type: "run" });
         if (reply.type !== "result") throw new Error(`unexpected ${reply.type}`);
-        if (round >= warmup) samples.get(runtime)?.push(reply.ms);
+        samples.get(runtime)?.push(reply.ms);
         stored.set(runtime, reply.storedBytes);
         stateBytes ??= reply.stateBytes;
       }
       const line = RUNTIMES.map((r) => `${r} ${(samples.get(r)?.at(-1) ?? Number.NaN).toFixed(1)}`).join("  ");
-      options.log(`  ${workload.id} ${round < warmup ? "warmup" : "run"} ${round + 1}/${warmup + runs}: ${line} ms`);
+      options.log(`  ${workload.id} run ${round + 1}/${runs}: ${line} ms`);
     }
     const results = {} as Record<Runtime, RuntimeResult>;
     for (const [runtime, worker] of workers) {

@@ -6,7 +6,7 @@ import type { CheckpointSaver } from "@trellis/checkpoint";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import { MemorySaver } from "@trellis/core";
 import Database from "better-sqlite3";
-import type { SaverKind } from "./workload.js";
+import { type SaverKind, sqliteSynchronous } from "./workload.js";
 
 let fileCounter = 0;
 
@@ -65,7 +65,7 @@ export function trellisSaver(kind: SaverKind, dir: string): TrellisSaverHandle {
     };
   }
   const path = dbPath(dir, "trellis");
-  const saver = new SqliteSaver({ filename: path });
+  const saver = new SqliteSaver({ filename: path, synchronous: sqliteSynchronous(kind) });
   let closed = false;
   return {
     saver,
@@ -98,6 +98,10 @@ export async function langGraphSaver(kind: SaverKind, dir: string): Promise<Lang
   }
   const path = dbPath(dir, "langgraph");
   const saver = LangGraphSqliteSaver.fromConnString(path);
+  // `setup` (protected) opens WAL mode and the tables; the pragma must come after it. better-sqlite3 is
+  // built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, so LangGraph.js runs with NORMAL unless told.
+  (saver as unknown as { setup(): void }).setup();
+  saver.db.pragma(`synchronous = ${sqliteSynchronous(kind)}`);
   let closed = false;
   return {
     saver,

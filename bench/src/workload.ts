@@ -4,8 +4,22 @@ export type Runtime = "trellis" | "langgraph" | "floor";
 /** The runtimes in the order the table shows them. */
 export const RUNTIMES: readonly Runtime[] = ["trellis", "langgraph", "floor"];
 
-/** Where checkpoints go in a workload variant. */
-export type SaverKind = "none" | "memory" | "sqlite";
+/**
+ * Where checkpoints go in a workload variant. `sqlite` runs every runtime's SQLite store with
+ * `synchronous=NORMAL` in WAL mode — what LangGraph.js's saver gets from better-sqlite3's build
+ * defaults; `sqlite-full` with `synchronous=FULL` (an fsync per commit) — Trellis's default.
+ */
+export type SaverKind = "none" | "memory" | "sqlite" | "sqlite-full";
+
+/** How a saver kind reads in a row title. */
+export function saverLabel(kind: SaverKind): string {
+  return { none: "no saver", memory: "memory", sqlite: "SQLite", "sqlite-full": "SQLite sync=FULL" }[kind];
+}
+
+/** The `synchronous` pragma of a SQLite saver kind. */
+export function sqliteSynchronous(kind: SaverKind): "NORMAL" | "FULL" {
+  return kind === "sqlite-full" ? "FULL" : "NORMAL";
+}
 
 /**
  * One timed run of a workload. `run` is the only part that is timed; everything it needs (a compiled

@@ -10,6 +10,7 @@ import {
   prng,
   type Runtime,
   type SaverKind,
+  saverLabel,
   type Workload,
 } from "../workload.js";
 
@@ -23,10 +24,11 @@ import {
 export function agentWorkload(saver: SaverKind): Workload {
   return {
     id: `b-agent/${saver}`,
-    title: `(b) 50-round tool agent, ${saver === "none" ? "no saver" : saver}`,
+    title: `(b) 50-round tool agent, ${saverLabel(saver)}`,
     group: "b",
     saver,
-    runs: saver === "none" ? { full: 20, quick: 7 } : { full: 10, quick: 5 },
+    runs:
+      saver === "none" ? { full: 20, quick: 7 } : saver === "memory" ? { full: 10, quick: 5 } : { full: 7, quick: 3 },
     warmup: { full: 2, quick: 1 },
     units: { count: 101, name: "step" },
     make: (runtime, ctx) => makeAgent(runtime, saver, ctx),

@@ -2,7 +2,7 @@ import { Annotation, END as LG_END, START as LG_START, StateGraph as LgStateGrap
 import { channel, END, START, StateGraph } from "@trellis/core";
 import { floorStore } from "../floor-store.js";
 import { langGraphSaver, trellisSaver } from "../savers.js";
-import type { Impl, MakeContext, Runtime, SaverKind, Workload } from "../workload.js";
+import { type Impl, type MakeContext, type Runtime, type SaverKind, saverLabel, type Workload } from "../workload.js";
 
 /**
  * (a) A chain of 100 nodes; each adds one to a counter. Measures the cost of a superstep with nothing
@@ -11,7 +11,7 @@ import type { Impl, MakeContext, Runtime, SaverKind, Workload } from "../workloa
 export function chainWorkload(saver: SaverKind): Workload {
   return {
     id: `a-chain/${saver}`,
-    title: `(a) 100-node chain, ${saver === "none" ? "no saver" : saver}`,
+    title: `(a) 100-node chain, ${saverLabel(saver)}`,
     group: "a",
     saver,
     runs: { full: 30, quick: 10 },

@@ -11,7 +11,7 @@ import type { CheckpointSaver } from "@trellis/checkpoint";
 import { Command, channel, END, interrupt, START, StateGraph } from "@trellis/core";
 import { floorStore } from "../floor-store.js";
 import { langGraphSaver, trellisSaver } from "../savers.js";
-import type { Impl, MakeContext, Runtime, SaverKind, Workload } from "../workload.js";
+import { type Impl, type MakeContext, type Runtime, type SaverKind, saverLabel, type Workload } from "../workload.js";
 
 /**
  * (e) 200 threads, one after another: each is started, pauses in `interrupt()`, and is resumed with an
@@ -20,11 +20,11 @@ import type { Impl, MakeContext, Runtime, SaverKind, Workload } from "../workloa
 export function resumeWorkload(saver: SaverKind): Workload {
   return {
     id: `e-resume/${saver}`,
-    title: `(e) 200 threads start → interrupt → resume, ${saver}`,
+    title: `(e) 200 threads start → interrupt → resume, ${saverLabel(saver)}`,
     group: "e",
     saver,
-    runs: { full: 10, quick: 5 },
-    warmup: { full: 2, quick: 1 },
+    runs: saver === "memory" ? { full: 10, quick: 5 } : { full: 7, quick: 3 },
+    warmup: { full: 1, quick: 1 },
     units: { count: 200, name: "thread" },
     make: (runtime, ctx) => makeResume(runtime, saver, ctx),
     digest: (state) => state,

@@ -2,7 +2,7 @@ import { Annotation, END as LG_END, START as LG_START, StateGraph as LgStateGrap
 import { type AnyChannel, channel, END, START, StateGraph } from "@trellis/core";
 import { floorStore } from "../floor-store.js";
 import { langGraphSaver, trellisSaver } from "../savers.js";
-import type { Impl, MakeContext, Runtime, SaverKind, Workload } from "../workload.js";
+import { type Impl, type MakeContext, type Runtime, type SaverKind, saverLabel, type Workload } from "../workload.js";
 
 /**
  * (d) A wide state: 100 keys of 1 KB each, and a node that loops 20 times, rewriting 3 keys per step.
@@ -11,7 +11,7 @@ import type { Impl, MakeContext, Runtime, SaverKind, Workload } from "../workloa
 export function wideStateWorkload(saver: SaverKind): Workload {
   return {
     id: `d-wide-state/${saver}`,
-    title: `(d) 100 keys × 1 KB, 20 steps, ${saver}`,
+    title: `(d) 100 keys × 1 KB, 20 steps, ${saverLabel(saver)}`,
     group: "d",
     saver,
     runs: { full: 20, quick: 7 },

@@ -106,22 +106,29 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
       if (threadId === null) await ctx.store.deleteThread(thread.threadId);
       throw error;
     }
-    if (threadId === null && request.onCompletion === "delete") {
-      void ctx.manager.waitFor(record.runId).then(async () => {
-        await ctx.saver.deleteThread(record.threadId);
-        await ctx.store.deleteThread(record.threadId);
-      });
-    }
+    // a stateless run (POST /runs…) deletes its temporary thread once its answer is out
+    const temporary = threadId === null && request.onCompletion === "delete";
+    const cleanup = async () => {
+      if (!temporary) return;
+      await ctx.manager.waitFor(record.runId);
+      await ctx.saver.deleteThread(record.threadId);
+      await ctx.store.deleteThread(record.threadId);
+    };
     const base = threadId === null ? `/runs/${record.runId}` : `/threads/${record.threadId}/runs/${record.runId}`;
     c.header("Content-Location", base);
-    if (mode === "background") return c.json(runJson(record));
+    if (mode === "background") {
+      void cleanup().catch(() => undefined);
+      return c.json(runJson(record));
+    }
     if (mode === "wait") {
       const abort = new AbortController();
       c.req.raw.signal.addEventListener("abort", () => abort.abort(), { once: true });
-      return c.json(await finalValues(record.runId, abort.signal));
+      const values = await finalValues(record.runId, abort.signal);
+      void cleanup().catch(() => undefined);
+      return c.json(values);
     }
     c.header("Location", `${base}/stream`);
-    return stream(c, record, 0, undefined, request.onDisconnect === "cancel");
+    return stream(c, record, { after: 0, cancelOnDisconnect: request.onDisconnect === "cancel", done: cleanup });
   };
 
   const finalValues = async (runId: string, signal?: AbortSignal) => {
@@ -139,18 +146,20 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   const stream = (
     c: Context<ServerEnv>,
     run: RunRecord,
-    after: number,
-    modes: string[] | undefined,
-    cancelOnDisconnect: boolean,
+    o: { after: number; modes?: string[] | undefined; cancelOnDisconnect: boolean; done?: () => Promise<void> },
   ) =>
     streamSSE(c, async (sse) => {
       const abort = new AbortController();
       sse.onAbort(() => {
         abort.abort();
-        if (cancelOnDisconnect) void ctx.manager.cancel(run, "interrupt", false).catch(() => undefined);
+        if (o.cancelOnDisconnect) void ctx.manager.cancel(run, "interrupt", false).catch(() => undefined);
       });
-      for await (const e of ctx.manager.follow(run.runId, after, { modes, signal: abort.signal })) {
-        await sse.writeSSE({ id: String(e.seq), event: e.event, data: JSON.stringify(e.data) });
+      try {
+        for await (const e of ctx.manager.follow(run.runId, o.after, { modes: o.modes, signal: abort.signal })) {
+          await sse.writeSSE({ id: String(e.seq), event: e.event, data: JSON.stringify(e.data) });
+        }
+      } finally {
+        void o.done?.().catch(() => undefined);
       }
     });
 
@@ -175,13 +184,11 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
       const run = await runFor(c, tid(c), c.req.param("run_id"));
       const last = Number(c.req.header("Last-Event-ID") ?? "0");
       const cancel = c.req.query("cancel_on_disconnect");
-      return stream(
-        c,
-        run,
-        Number.isFinite(last) && last > 0 ? last : 0,
-        queryModes(c),
-        cancel === "1" || cancel === "true",
-      );
+      return stream(c, run, {
+        after: Number.isFinite(last) && last > 0 ? last : 0,
+        modes: queryModes(c),
+        cancelOnDisconnect: cancel === "1" || cancel === "true",
+      });
     });
   }
 

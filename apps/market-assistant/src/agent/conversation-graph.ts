@@ -1,0 +1,154 @@
+import { createToolNode } from "@trellis/agents";
+import {
+  type CompiledGraph,
+  END,
+  emitMessageChunk,
+  isControlFlowSignal,
+  type NodeContext,
+  START,
+  StateGraph,
+} from "@trellis/core";
+import {
+  type AssistantMessage,
+  assistantMessage,
+  type ChatModel,
+  hasToolCalls,
+  type Message,
+  systemMessage,
+  type Tool,
+  userMessage,
+} from "@trellis/models";
+import type { Logger } from "../logger.js";
+import { formatTranscript } from "../transcript/transcript-format.js";
+import { type AgentState, agentStateSchema, REFERENCE_MESSAGE, systemPrompt } from "./agent-state.js";
+
+/** Options of {@link buildConversationGraph}. */
+export interface ConversationGraphOptions {
+  model: ChatModel;
+  /** The agent's tools: `query_graph_database` in the app. */
+  tools: readonly Tool[];
+  logger?: Logger;
+  /** The graph's name. Default `market_assistant`. */
+  name?: string;
+}
+
+/**
+ * The seed's graph: `main_agent` asks the model, with the transcript in the system prompt and the
+ * current execution's messages after it; `tools` runs the tool calls; `should_continue` loops back
+ * until the model answers without tool calls. When `max_iterations` model turns have passed and the
+ * model still wants tools, `partial_answer` ends the run with what was found so far, saying so.
+ *
+ * ```
+ * START → main_agent ─should_continue─→ tools → main_agent
+ *                    ├────────────────→ partial_answer → END   (iteration cap)
+ *                    └────────────────→ END                    (final answer)
+ * ```
+ *
+ * A failed model call does not fail the run: `main_agent` answers with an apology carrying the error
+ * and sets `outcome: "llm_error"`.
+ *
+ * @example
+ * const graph = buildConversationGraph({ model, tools: [queryTool] });
+ * await graph.invoke({ messages: [userMessage(REFERENCE_MESSAGE)], conversation_transcript: "Human: hi" });
+ */
+export function buildConversationGraph(options: ConversationGraphOptions): CompiledGraph<typeof agentStateSchema> {
+  const { model, tools, logger } = options;
+  const mainAgent = async (state: AgentState, ctx: NodeContext) => {
+    const iteration = turnsSinceUser(state.messages) + 1;
+    const input: Message[] = [systemMessage(systemPrompt(transcriptOf(state))), ...currentExecution(state.messages)];
+    try {
+      const reply = await ctx.step("model", () =>
+        model.invoke(input, {
+          ...(tools.length > 0 ? { tools: [...tools] } : {}),
+          signal: ctx.signal,
+          onChunk: (delta) => emitMessageChunk(delta),
+        }),
+      );
+      return { messages: [reply], iteration_count: iteration, outcome: "answered" as const };
+    } catch (error) {
+      if (isControlFlowSignal(error) || ctx.signal.aborted) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      logger?.error(`The model (${model.provider}/${model.model}) failed: ${reason}`);
+      return {
+        messages: [
+          assistantMessage(`I'm sorry, I couldn't generate a response because the language model failed: ${reason}`),
+        ],
+        iteration_count: iteration,
+        outcome: "llm_error" as const,
+      };
+    }
+  };
+  return new StateGraph(agentStateSchema, { name: options.name ?? "market_assistant" })
+    .addNode("main_agent", mainAgent)
+    .addNode("tools", createToolNode(tools))
+    .addNode("partial_answer", (state: AgentState) => ({
+      messages: [partialAnswer(state)],
+      outcome: "partial" as const,
+    }))
+    .addEdge(START, "main_agent")
+    .addConditionalEdges("main_agent", shouldContinue, { tools: "tools", partial_answer: "partial_answer", [END]: END })
+    .addEdge("tools", "main_agent")
+    .addEdge("partial_answer", END)
+    .compile();
+}
+
+/**
+ * The seed's `should_continue`: to `tools` while the last message has tool calls, to `partial_answer`
+ * when it has them but `max_iterations` model turns are spent, else END.
+ *
+ * @example
+ * shouldContinue({ messages: [assistantMessage("done")], iteration_count: 1, max_iterations: 10 }); // END
+ */
+export function shouldContinue(
+  state: Pick<AgentState, "messages" | "iteration_count" | "max_iterations">,
+): "tools" | "partial_answer" | typeof END {
+  const last = state.messages[state.messages.length - 1];
+  if (!last || !hasToolCalls(last)) return END;
+  return state.iteration_count >= state.max_iterations ? "partial_answer" : "tools";
+}
+
+/** The transcript from the state, or — when a client sent only messages — one built from them. */
+function transcriptOf(state: AgentState): string {
+  if (state.conversation_transcript) return state.conversation_transcript;
+  const start = lastUserIndex(state.messages);
+  const conversation = state.messages
+    .slice(0, start + 1)
+    .filter((m) => m.role === "user" || (m.role === "assistant" && !hasToolCalls(m) && m.content.trim() !== ""))
+    .filter((m) => m.content !== REFERENCE_MESSAGE);
+  return formatTranscript(conversation);
+}
+
+/**
+ * What the model sees after the system prompt: the reference message and this execution's tool calls
+ * and results. A latest user message is replaced by the reference message, as it is in the transcript.
+ */
+function currentExecution(messages: readonly Message[]): Message[] {
+  const start = lastUserIndex(messages);
+  const user = messages[start];
+  const reference = user && user.content === REFERENCE_MESSAGE ? user : userMessage(REFERENCE_MESSAGE);
+  return [reference, ...messages.slice(start + 1)];
+}
+
+function lastUserIndex(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === "user") return i;
+  return -1;
+}
+
+function turnsSinceUser(messages: readonly Message[]): number {
+  return messages.slice(lastUserIndex(messages) + 1).filter((m) => m.role === "assistant").length;
+}
+
+/** The answer when the iteration cap is hit: says so, and gives the tool results gathered so far. */
+function partialAnswer(state: AgentState): AssistantMessage {
+  const results = state.messages
+    .slice(lastUserIndex(state.messages) + 1)
+    .filter((m) => m.role === "tool" && m.content.trim() !== "")
+    .map((m) => (m.content.length > 1500 ? `${m.content.slice(0, 1500)}…` : m.content));
+  const head =
+    `I reached the limit of ${state.max_iterations} reasoning steps before finishing, so this answer is partial` +
+    " and may be incomplete.";
+  if (results.length === 0)
+    return assistantMessage(`${head} I had not retrieved any data yet; please ask a narrower question.`);
+  const shown = results.slice(-3);
+  return assistantMessage(`${head} Here is what I found so far:\n\n${shown.join("\n\n")}`);
+}

@@ -1,0 +1,46 @@
+import type { CompiledGraph } from "@trellis/core";
+import type { agentStateSchema } from "./agent/agent-state.js";
+import { createChatRoutes } from "./http/chat-routes.js";
+import { createMarketAssistant, type MarketAssistant } from "./market-assistant.js";
+
+let shared: Promise<MarketAssistant> | undefined;
+
+/**
+ * The process-wide assistant the Trellis server's exports use, configured from the environment and
+ * created on first use (nothing is opened at import time).
+ *
+ * @example
+ * const assistant = await defaultMarketAssistant();
+ */
+export function defaultMarketAssistant(): Promise<MarketAssistant> {
+  shared ??= createMarketAssistant().catch((error: unknown) => {
+    shared = undefined;
+    throw error;
+  });
+  return shared;
+}
+
+/**
+ * The conversation graph, for the Trellis server's registry (`"graph": "buildGraph"`). Served runs take
+ * `{ conversation_transcript, messages }` as the seed does, or just `{ messages }`: the transcript is
+ * then built from the thread's messages.
+ *
+ * @example
+ * // trellis.json
+ * { "graphs": { "market-assistant": { "module": "./apps/market-assistant/src/index.ts", "graph": "buildGraph", "routes": "createRoutes" } } }
+ */
+export async function buildGraph(): Promise<CompiledGraph<typeof agentStateSchema>> {
+  return (await defaultMarketAssistant()).graph;
+}
+
+/**
+ * The app's Hono routes for the Trellis server's registry (`"routes": "createRoutes"`), mounted under
+ * `/apps/market-assistant/`: `POST /chat`, `GET /threads/:id/messages`, `GET /health`.
+ *
+ * @example
+ * const app = await createRoutes();
+ * await app.request("/health");
+ */
+export async function createRoutes(): Promise<ReturnType<typeof createChatRoutes>> {
+  return createChatRoutes(await defaultMarketAssistant());
+}

@@ -23,6 +23,21 @@ export interface RunManagerOptions {
   /** Runs executing at once in this process; 0 for an API process that leaves runs to workers. */
   concurrency: number;
   limits: { stateBytes: number; runTimeMs: number };
+  /**
+   * Several processes share the store (scale-out): every `heartbeatMs` this process reports its runs
+   * (and applies stops other processes asked for), takes back runs whose worker fell silent for
+   * `orphanAfterMs`, and looks for queued work.
+   */
+  shared?: { heartbeatMs: number; orphanAfterMs: number };
+  /** Wakes idle workers when a run is queued (Redis Streams in scale-out). */
+  wake?: QueueWake;
+}
+
+/** A channel that tells workers "the queue has something" — a hint, the store stays the truth. */
+export interface QueueWake {
+  notify(): Promise<void>;
+  /** Calls `onWake` on every notification until the returned function is called. */
+  listen(onWake: () => void): () => Promise<void>;
 }
 
 interface ActiveRun {
@@ -47,6 +62,8 @@ export class RunManager {
   readonly #o: RunManagerOptions;
   readonly #active = new Map<string, ActiveRun>();
   #stopping = false;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #unlisten: (() => Promise<void>) | undefined;
   #pumping = false;
   #pumpAgain = false;
   readonly workerId = `worker-${randomUUID()}`;
@@ -57,8 +74,37 @@ export class RunManager {
 
   /** Takes back runs a dead process left running, then starts working the queue. */
   async start(): Promise<void> {
-    if (this.#o.concurrency > 0) await this.#o.store.requeueOrphans();
+    const shared = this.#o.shared;
+    if (this.#o.concurrency > 0) await this.#o.store.requeueOrphans(shared?.orphanAfterMs);
+    if (shared && this.#o.concurrency > 0) {
+      this.#timer = setInterval(() => void this.#tick(shared.orphanAfterMs), shared.heartbeatMs);
+      this.#timer.unref?.();
+      this.#unlisten = this.#o.wake?.listen(() => this.pump());
+    }
     this.pump();
+  }
+
+  async #tick(orphanAfterMs: number): Promise<void> {
+    try {
+      const stops = await this.#o.store.heartbeat(this.workerId, [...this.#active.keys()]);
+      for (const { runId, cancel } of stops) this.#applyStop(runId, cancel);
+      await this.#o.store.requeueOrphans(orphanAfterMs);
+      this.pump();
+    } catch (error) {
+      console.error("[trellis-server] heartbeat:", error);
+    }
+  }
+
+  #applyStop(runId: string, cancel: RunRecord["cancel"]): void {
+    const active = this.#active.get(runId);
+    if (!active || active.stop || !cancel) return;
+    if (cancel === "drain") {
+      active.stop = "drain";
+      active.drain.abort("interrupted by a new run");
+    } else {
+      active.stop = cancel === "rollback" ? "rollback" : "cancel";
+      active.controller.abort(`cancelled (${cancel})`);
+    }
   }
 
   /** Runs executing in this process now. */
@@ -75,14 +121,11 @@ export class RunManager {
     const { running, dropped } = await this.#o.store.enqueueRun(run, strategy);
     for (const d of dropped) this.#o.hub.end(d.runId);
     if (running && (strategy === "interrupt" || strategy === "rollback")) {
-      const active = this.#active.get(running.runId);
-      if (active) {
-        active.stop = strategy === "interrupt" ? "drain" : "rollback";
-        if (strategy === "interrupt") active.drain.abort("interrupted by a new run");
-        else active.controller.abort("rolled back for a new run");
-      }
+      // a run of this process stops now; one of another process at its worker's next heartbeat
+      this.#applyStop(running.runId, strategy === "interrupt" ? "drain" : "rollback");
     }
     this.pump();
+    await this.#o.wake?.notify().catch(() => undefined);
     return run;
   }
 
@@ -193,7 +236,7 @@ export class RunManager {
         do {
           this.#pumpAgain = false;
           while (!this.#stopping && this.#active.size < this.#o.concurrency) {
-            const run = await this.#o.store.claimNext();
+            const run = await this.#o.store.claimNext(this.workerId);
             if (!run) break;
             this.#launch(run);
           }
@@ -210,11 +253,11 @@ export class RunManager {
     const active: ActiveRun = {
       controller: new AbortController(),
       drain: new AbortController(),
-      stop: run.cancel === "rollback" ? "rollback" : run.cancel === "interrupt" ? "cancel" : undefined,
+      stop: undefined,
       done: Promise.resolve(),
     };
-    if (active.stop) active.controller.abort("cancelled before it started");
     this.#active.set(run.runId, active);
+    this.#applyStop(run.runId, run.cancel);
     active.done = (async () => {
       let threadStatus: ThreadStatus | undefined;
       try {
@@ -256,6 +299,8 @@ export class RunManager {
    */
   async stop(): Promise<void> {
     this.#stopping = true;
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#unlisten?.();
     for (const active of this.#active.values()) {
       active.stop = "shutdown";
       active.controller.abort("server shutting down");

@@ -55,8 +55,11 @@ export interface RunRecord {
   /** The thread's latest checkpoint when the run first started, and how many pending writes it had. */
   preCheckpointId: string | null;
   preWriteCount: number;
-  /** A cancel asked for while the run was queued or running. */
-  cancel: CancelAction | null;
+  /**
+   * A stop asked for while the run was queued or running: a cancel (`interrupt`, `rollback`) or a
+   * multitask `drain` (stop at the next step boundary). Workers in other processes read it.
+   */
+  cancel: CancelAction | "drain" | null;
 }
 
 /** One event of a run's stream, numbered from 1. */
@@ -120,10 +123,19 @@ export interface RunStore {
   deleteRun(runId: string): Promise<void>;
   /** Pending or running runs of a thread, oldest first. */
   activeRuns(threadId: string): Promise<RunRecord[]>;
-  /** Marks the oldest claimable pending run running (attempt + 1) and returns it. */
-  claimNext(): Promise<RunRecord | undefined>;
-  /** Puts runs left `running` by a process that died back in the queue; returns how many. */
-  requeueOrphans(): Promise<number>;
+  /** Marks the oldest claimable pending run running for `workerId` (attempt + 1) and returns it. */
+  claimNext(workerId: string): Promise<RunRecord | undefined>;
+  /**
+   * Records that `workerId` is still executing `runIds`; returns the stops asked for them meanwhile
+   * (by another process).
+   */
+  heartbeat(workerId: string, runIds: string[]): Promise<Array<{ runId: string; cancel: RunRecord["cancel"] }>>;
+  /**
+   * Puts runs left `running` by a process that died back in the queue; returns how many. With
+   * `staleMs`, only runs whose worker has not sent a heartbeat for that long (several processes share
+   * the store); without, every running run (the only process has just started).
+   */
+  requeueOrphans(staleMs?: number): Promise<number>;
 
   /** Appends an event to the run's stream; returns its number. */
   appendEvent(runId: string, event: string, data: unknown): Promise<number>;

@@ -59,6 +59,14 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    name: "run workers and heartbeats",
+    sql: `
+      ALTER TABLE server_runs ADD COLUMN worker_id TEXT;
+      ALTER TABLE server_runs ADD COLUMN heartbeat_at INTEGER;
+    `,
+  },
 ];
 
 /** Applies the server's pending migrations; returns the schema version. @internal */
@@ -303,7 +311,8 @@ export class SqliteRunStore implements RunStore {
           result.dropped.push({ ...queued, status: "interrupted", cancel: strategy });
         }
         if (result.running) {
-          this.#stmt("UPDATE server_runs SET cancel = ? WHERE run_id = ?").run(strategy, result.running.runId);
+          const stop = strategy === "interrupt" ? "drain" : "rollback";
+          this.#stmt("UPDATE server_runs SET cancel = ? WHERE run_id = ?").run(stop, result.running.runId);
         }
       }
       this.#stmt(
@@ -405,7 +414,7 @@ export class SqliteRunStore implements RunStore {
     return this.#activeRuns(threadId);
   }
 
-  async claimNext(): Promise<RunRecord | undefined> {
+  async claimNext(workerId: string): Promise<RunRecord | undefined> {
     return this.#tx(() => {
       const row = this.#stmt(
         `SELECT * FROM server_runs r WHERE r.status = 'pending' AND NOT EXISTS (
@@ -421,8 +430,32 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  async requeueOrphans(): Promise<number> {
-    return this.#stmt("UPDATE server_runs SET status = 'pending' WHERE status = 'running'").run().changes;
+  async heartbeat(workerId: string, runIds: string[]): Promise<Array<{ runId: string; cancel: RunRecord["cancel"] }>> {
+    if (runIds.length === 0) return [];
+    return this.#tx(() => {
+      const out: Array<{ runId: string; cancel: RunRecord["cancel"] }> = [];
+      for (const runId of runIds) {
+        this.#stmt("UPDATE server_runs SET heartbeat_at = ? WHERE run_id = ? AND worker_id = ?").run(
+          Date.now(),
+          runId,
+          workerId,
+        );
+        const row = this.#stmt("SELECT cancel FROM server_runs WHERE run_id = ?").get(runId) as
+          | { cancel: string | null }
+          | undefined;
+        if (row?.cancel) out.push({ runId, cancel: row.cancel as RunRecord["cancel"] });
+      }
+      return out;
+    });
+  }
+
+  async requeueOrphans(staleMs?: number): Promise<number> {
+    if (staleMs === undefined) {
+      return this.#stmt("UPDATE server_runs SET status = 'pending' WHERE status = 'running'").run().changes;
+    }
+    return this.#stmt(
+      "UPDATE server_runs SET status = 'pending' WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < ?)",
+    ).run(Date.now() - staleMs).changes;
   }
 
   async appendEvent(runId: string, event: string, data: unknown): Promise<number> {

@@ -1,0 +1,313 @@
+/**
+ * The pipeline's node functions (the seed's "Node Functions", plus the gate and terminal nodes it
+ * names but does not show). Nodes return updates; they never mutate the state they receive.
+ */
+import type { NodeContext } from "@trellis/core";
+import { interrupt } from "@trellis/core";
+import type { ChatModel } from "@trellis/models";
+import { handleConversation, handleQuery } from "./agents/assistant-replies.js";
+import { DeployValidateAgent } from "./agents/deploy-validate-agent.js";
+import { IaCAgent } from "./agents/iac-agent.js";
+import { PlanningAgent } from "./agents/planning-agent.js";
+import { ReviewAgent } from "./agents/review-agent.js";
+import type { ArtifactStore } from "./artifacts.js";
+import { Environment } from "./contracts.js";
+import { formatDeploymentOutput, formatIaCOutput, formatPlanningOutput, formatReviewOutput } from "./format.js";
+import type { PipelinePolicy } from "./policy.js";
+import { classifyIntent } from "./router.js";
+import { lastUserText, type PipelineState, type PipelineUpdate } from "./state.js";
+
+/**
+ * What the nodes need from outside the state.
+ *
+ * @example
+ * const nodes = createNodes({ store, policy, model: undefined, conversationModel, newRequestId });
+ */
+export interface NodeDeps {
+  store: ArtifactStore;
+  policy: PipelinePolicy;
+  /** The model of the LLM-backed agents; undefined runs them offline. */
+  model: ChatModel | undefined;
+  /** The model for conversation: `model`, or the offline rule model. */
+  conversationModel: ChatModel;
+  newRequestId: () => string;
+}
+
+/**
+ * What an approval gate shows the person (the interrupt's value).
+ *
+ * @example
+ * if (interrupt.value.gate === "plan") ask(interrupt.value.question);
+ */
+export interface ApprovalRequest {
+  gate: "plan" | "deploy";
+  question: string;
+  request_id: string;
+  environment: Environment;
+  summary: string;
+  details: string;
+  reasons: string[];
+}
+
+/**
+ * Reads a person's answer to a gate: booleans, yes/no words, or `{ approved }`. Anything else
+ * (null, "later") leaves the approval pending.
+ *
+ * @example
+ * parseApproval("y"); // true
+ * parseApproval({ approved: false }); // false
+ * parseApproval(null); // undefined
+ */
+export function parseApproval(answer: unknown): boolean | undefined {
+  if (typeof answer === "boolean") return answer;
+  if (typeof answer === "string") {
+    const a = answer.trim().toLowerCase();
+    if (["y", "yes", "approve", "approved", "true", "ok"].includes(a)) return true;
+    if (["n", "no", "reject", "rejected", "false"].includes(a)) return false;
+    return undefined;
+  }
+  if (typeof answer === "object" && answer !== null && "approved" in answer) {
+    return parseApproval((answer as { approved: unknown }).approved);
+  }
+  return undefined;
+}
+
+const ENV_ALIASES: Record<string, Environment> = { prod: "prd", production: "prd", test: "tst", development: "dev" };
+
+const say = (name: string, content: string) => ({ role: "assistant" as const, name, content });
+
+type Node = (state: PipelineState, ctx: NodeContext) => Promise<PipelineUpdate> | PipelineUpdate;
+
+/**
+ * Builds the ten nodes.
+ *
+ * @example
+ * const { orchestrator, planning } = createNodes(deps);
+ */
+export function createNodes(
+  deps: NodeDeps,
+): Record<
+  | "orchestrator"
+  | "planning"
+  | "plan_approval"
+  | "iac"
+  | "review"
+  | "deploy_approval"
+  | "deploy_validate"
+  | "rejected"
+  | "end_success"
+  | "end_failure",
+  Node
+> {
+  const { store, policy, model } = deps;
+  const envOf = (state: PipelineState) => Environment.parse(state.environment);
+
+  return {
+    async orchestrator(state, ctx) {
+      const userInput = lastUserText(state.messages);
+      const intent = classifyIntent(userInput);
+      const raw = String(state.environment ?? "dev").toLowerCase();
+      const environment = Environment.safeParse(ENV_ALIASES[raw] ?? raw);
+      if (!environment.success) {
+        throw new Error(`Unknown environment "${state.environment}": use dev, tst or prd.`);
+      }
+      ctx.emit({ node: "orchestrator", text: `intent: ${intent}` });
+      if (intent === "change") {
+        // A thread that already carried a request starts a new one: fresh id, outputs and approvals.
+        const fresh = state.planning_output !== null || state.request_id === "";
+        return {
+          intent,
+          environment: environment.data,
+          current_agent: "planning",
+          ...(fresh ? { request_id: deps.newRequestId() } : {}),
+          planning_output: null,
+          iac_output: null,
+          review_output: null,
+          deployment_output: null,
+          retry_count: 0,
+          review_status: null,
+          pending_approval: null,
+          plan_approved: null,
+          deploy_approved: null,
+          cost_estimate: null,
+          error: null,
+        };
+      }
+      const response =
+        intent === "query"
+          ? await ctx.step("query", () =>
+              handleQuery(userInput, environment.data, { store, model, signal: ctx.signal }),
+            )
+          : await ctx.step("conversation", () =>
+              handleConversation(userInput, { model: deps.conversationModel, signal: ctx.signal }),
+            );
+      return {
+        intent,
+        environment: environment.data,
+        current_agent: "orchestrator",
+        messages: [say("orchestrator", response)],
+      };
+    },
+
+    async planning(state, ctx) {
+      const agent = new PlanningAgent({ environment: envOf(state), policy, model, signal: ctx.signal });
+      if (model) ctx.emit({ node: "planning", text: `asking ${model.provider}:${model.model} for a plan` });
+      const plan = await ctx.step("plan", () => agent.generatePlan(lastUserText(state.messages), state.request_id));
+      await store.writeRecord(plan.request_id, "plan", plan);
+      return {
+        planning_output: plan,
+        current_agent: "plan_approval",
+        pending_approval: plan.requires_approval ? "plan" : null,
+        cost_estimate: plan.cost_estimate,
+        messages: [say("planning", formatPlanningOutput(plan))],
+      };
+    },
+
+    plan_approval(state) {
+      const plan = state.planning_output;
+      if (state.pending_approval !== "plan" || !plan) return { current_agent: "iac" };
+      if (typeof state.plan_approved === "boolean") return { pending_approval: null };
+      const request: ApprovalRequest = {
+        gate: "plan",
+        question: "Approve the plan?",
+        request_id: plan.request_id,
+        environment: plan.environment,
+        summary: plan.summary,
+        details: formatPlanningOutput(plan),
+        reasons: plan.approval_reasons,
+      };
+      const approved = parseApproval(interrupt(request));
+      if (approved === undefined) return {}; // no decision: the route stays "pending" and the run ends
+      return {
+        plan_approved: approved,
+        pending_approval: null,
+        current_agent: approved ? "iac" : "rejected",
+        messages: [say("plan_approval", approved ? "Plan approved." : "Plan rejected.")],
+      };
+    },
+
+    async iac(state, ctx) {
+      const plan = state.planning_output;
+      if (!plan) throw new Error("The IaC Agent needs a plan, and planning_output is empty.");
+      const agent = new IaCAgent({ environment: envOf(state), policy, store, model, signal: ctx.signal });
+      const output = await ctx.step("implement", () =>
+        agent.implementChanges({
+          planningOutput: plan,
+          reviewFeedback: state.review_output,
+          retryCount: state.retry_count,
+          previous: state.iac_output,
+        }),
+      );
+      for (const f of output.files) ctx.emit({ node: "iac", text: `wrote ${f.path} (${f.bytes} bytes)` });
+      return { iac_output: output, current_agent: "review", messages: [say("iac", formatIaCOutput(output))] };
+    },
+
+    async review(state, ctx) {
+      const agent = new ReviewAgent({ environment: envOf(state), policy, store });
+      const review = await agent.validateChanges(state.iac_output, state.planning_output);
+      await store.writeRecord(state.request_id, "review", review);
+      for (const c of review.checks) {
+        ctx.emit({
+          node: "review",
+          text: `${c.category}: ${c.passed ? "ok" : "FAILED"}${c.findings ? ` (${c.findings} finding(s))` : ""}`,
+        });
+      }
+      const update: PipelineUpdate = {
+        review_output: review,
+        review_status: review.status,
+        messages: [say("review", formatReviewOutput(review))],
+      };
+      if (review.status === "needs_revision") update.retry_count = state.retry_count + 1;
+      // The deploy gate is next when the review passed and this is no dry run (the seed set this from
+      // inside its router).
+      if (review.status === "passed" && !state.dry_run) update.pending_approval = "deploy";
+      return update;
+    },
+
+    deploy_approval(state) {
+      if (state.dry_run) return { pending_approval: null, current_agent: "end_success" };
+      if (typeof state.deploy_approved === "boolean") return { pending_approval: null };
+      const plan = state.planning_output;
+      const request: ApprovalRequest = {
+        gate: "deploy",
+        question: "Approve the deployment?",
+        request_id: state.request_id,
+        environment: envOf(state),
+        summary: plan?.summary ?? "",
+        details: [
+          state.review_output ? formatReviewOutput(state.review_output) : "",
+          state.iac_output ? formatIaCOutput(state.iac_output) : "",
+        ]
+          .filter(Boolean)
+          .join("\n"),
+        reasons: ["review passed; deployment always needs approval"],
+      };
+      const approved = parseApproval(interrupt(request));
+      if (approved === undefined) return { pending_approval: "deploy" };
+      return {
+        deploy_approved: approved,
+        pending_approval: null,
+        current_agent: approved ? "deploy_validate" : "rejected",
+        messages: [say("deploy_approval", approved ? "Deployment approved." : "Deployment rejected.")],
+      };
+    },
+
+    async deploy_validate(state) {
+      const plan = state.planning_output;
+      const agent = new DeployValidateAgent({ environment: envOf(state), store });
+      const output = await agent.deployAndValidate({
+        iacOutput: state.iac_output,
+        acceptanceCriteria: plan?.acceptance_criteria ?? [],
+        plan,
+        review: state.review_output,
+      });
+      await store.writeRecord(state.request_id, "deployment", output);
+      return {
+        deployment_output: output,
+        current_agent: "end",
+        ...(output.status === "failed" ? { error: `Deployment validation failed: ${output.summary}` } : {}),
+        messages: [say("deploy_validate", formatDeploymentOutput(output))],
+      };
+    },
+
+    rejected(state) {
+      const what = state.plan_approved === false ? "plan" : "deployment";
+      return {
+        current_agent: "rejected",
+        pending_approval: null,
+        messages: [say("rejected", `Request ${state.request_id}: the ${what} was rejected. Nothing was deployed.`)],
+      };
+    },
+
+    end_success(state) {
+      const d = state.deployment_output;
+      const dir = state.iac_output?.directory ?? "";
+      const content = state.dry_run
+        ? `Dry run complete for ${state.request_id}: planned and reviewed (${state.review_output?.summary ?? "no review"}); deployment skipped. Terraform files: ${dir}`
+        : d?.status === "succeeded"
+          ? `Request ${state.request_id} completed: ${d.summary} Terraform files: ${dir}`
+          : `Request ${state.request_id} finished, but ${d?.summary ?? "no deployment ran."}`;
+      return { current_agent: "end_success", messages: [say("end_success", content)] };
+    },
+
+    end_failure(state) {
+      const review = state.review_output;
+      const error =
+        state.error ??
+        (review
+          ? review.status === "failed"
+            ? `Review failed: ${review.summary}`
+            : `Review still needs revision after ${state.retry_count} of ${state.max_retries} attempts: ${review.summary}`
+          : "Unknown error");
+      let message = `Pipeline failed after ${state.retry_count} retries.\n`;
+      message += `Error: ${error}\n`;
+      if (review) {
+        message += `Review findings: ${review.findings.length} issues\n`;
+        for (const f of review.findings)
+          message += `  [${f.severity}] ${f.rule}${f.resource ? ` ${f.resource}` : ""}: ${f.message}\n`;
+      }
+      for (const u of state.iac_output?.unresolved ?? []) message += `IaC could not fix ${u.rule}: ${u.reason}\n`;
+      return { current_agent: "end_failure", error, messages: [say("end_failure", message)] };
+    },
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * Reads an infrastructure request in plain English — "create an S3 bucket for logs in prd with
+ * versioning" — into the resources it names and the features it asks for. Deterministic: the offline
+ * Planning Agent's understanding of language.
+ */
+import type { ChangeAction, Environment, ResourceKind, ResourceSpec } from "../contracts.js";
+
+/**
+ * What a request says.
+ *
+ * @example
+ * parseRequest("create an S3 bucket for logs in prd with versioning");
+ * // { action: "create", kinds: ["s3_bucket"], purpose: "logs", features: { versioning: true }, mentionedEnvironment: "prd" }
+ */
+export interface ParsedRequest {
+  action: ChangeAction;
+  kinds: ResourceKind[];
+  purpose: string | undefined;
+  explicitName: string | undefined;
+  features: ResourceSpec["features"];
+  mentionedEnvironment: Environment | undefined;
+  /** Words that make a change risky (migrate, destroy…), as found. */
+  riskyWords: string[];
+}
+
+const KIND_PATTERNS: Array<[ResourceKind, RegExp]> = [
+  ["s3_bucket", /\b(s3|buckets?)\b/],
+  ["sqs_queue", /\b(sqs|queues?)\b/],
+  ["dynamodb_table", /\b(dynamo(db)?|tables?)\b/],
+  ["sns_topic", /\b(sns|topics?)\b/],
+];
+
+const ENV_WORDS: Record<string, Environment> = {
+  dev: "dev",
+  development: "dev",
+  tst: "tst",
+  test: "tst",
+  testing: "tst",
+  staging: "tst",
+  prd: "prd",
+  prod: "prd",
+  production: "prd",
+};
+
+/** Words that never name a purpose. */
+const STOP = new Set([
+  "a",
+  "an",
+  "the",
+  "new",
+  "our",
+  "my",
+  "in",
+  "on",
+  "at",
+  "to",
+  "with",
+  "and",
+  "or",
+  "that",
+  "which",
+  "for",
+  "of",
+  "s3",
+  "sqs",
+  "sns",
+  "dynamodb",
+  "dynamo",
+  "bucket",
+  "buckets",
+  "queue",
+  "queues",
+  "table",
+  "tables",
+  "topic",
+  "topics",
+  "public",
+  "private",
+  "encrypted",
+  "versioned",
+  "fifo",
+  "kms",
+  "env",
+  "environment",
+  "versioning",
+  "encryption",
+  "retention",
+  "days",
+  "day",
+  "is",
+  "be",
+  "it",
+  "keyed",
+  "by",
+  "named",
+  "called",
+  "using",
+  "as",
+  "partition",
+  "hash",
+  "key",
+  ...Object.keys(ENV_WORDS),
+]);
+
+/**
+ * Parses a request.
+ *
+ * @example
+ * parseRequest("delete the logs bucket in dev").action; // "delete"
+ */
+export function parseRequest(text: string): ParsedRequest {
+  const t = text.toLowerCase().replace(/[“”]/g, '"');
+  const kinds = KIND_PATTERNS.filter(([, re]) => re.test(t))
+    .map(([kind, re]) => ({ kind, at: t.search(re) }))
+    .sort((a, b) => a.at - b.at)
+    .map((k) => k.kind);
+  const riskyWords = [...t.matchAll(/\b(delete|remove|destroy|decommission|migrate|drop|public(ly)?)\b/g)].map(
+    (m) => m[1] as string,
+  );
+  return {
+    action: actionOf(t),
+    kinds,
+    purpose: purposeOf(t),
+    explicitName: /\b(?:named|called)\s+["']?([a-z0-9][a-z0-9.-]*[a-z0-9])/.exec(t)?.[1],
+    features: featuresOf(t),
+    mentionedEnvironment: environmentOf(t),
+    riskyWords: [...new Set(riskyWords.map((w) => (w === "publicly" ? "public" : w)))],
+  };
+}
+
+function actionOf(t: string): ChangeAction {
+  if (/\b(delete|remove|destroy|decommission|drop|tear down)\b/.test(t)) return "delete";
+  if (/\badd\s+(versioning|encryption|retention|lifecycle|tags?|a\s+lifecycle|kms)\b/.test(t)) return "update";
+  if (/\b(update|modify|change|enable|disable|set|upgrade|scale|migrate)\b/.test(t)) return "update";
+  return "create";
+}
+
+function purposeOf(t: string): string | undefined {
+  const words = (s: string) => s.split(/[^a-z0-9-]+/).filter(Boolean);
+  // "for logs", "for website assets in prd"
+  for (const m of t.matchAll(/\bfor\s+(?:the\s+|our\s+)?([a-z0-9 -]+)/g)) {
+    const picked: string[] = [];
+    for (const w of words(m[1] as string)) {
+      if (STOP.has(w) || /^\d/.test(w)) break;
+      picked.push(w);
+      if (picked.length === 2) break;
+    }
+    if (picked.length > 0) return picked.join("-");
+  }
+  // "the logs bucket", "an orders queue"
+  const before = /\b([a-z0-9-]+)\s+(?:s3\s+|sqs\s+|sns\s+|dynamodb\s+)?(?:bucket|queue|table|topic)s?\b/.exec(t);
+  if (before?.[1] && !STOP.has(before[1])) return before[1];
+  return undefined;
+}
+
+function featuresOf(t: string): ResourceSpec["features"] {
+  const features: ResourceSpec["features"] = {};
+  if (/\bversion(ing|ed)\b/.test(t) && !/\b(no|without|disable)\s+versioning\b/.test(t)) features.versioning = true;
+  if (/\bkms\b|\bcmk\b|customer[- ]managed key/.test(t)) features.kms = true;
+  const notPublic = /\b(not|no|non|never|block(ing)?)[- ](be\s+)?public\b|\bprivate\b/.test(t);
+  if (/\bpublic(ly)?\b/.test(t) && !notPublic) features.public = true;
+  if (/\bfifo\b/.test(t)) features.fifo = true;
+  const retention = /\b(\d{1,4})[- ]?(days?|d|weeks?|months?|years?)\b/.exec(t);
+  if (retention?.[1] && retention[2]) {
+    const n = Number(retention[1]);
+    const unit = retention[2];
+    const days = unit.startsWith("w") ? n * 7 : unit.startsWith("m") ? n * 30 : unit.startsWith("y") ? n * 365 : n;
+    if (days > 0) features.retention_days = days;
+  }
+  const key =
+    /\b(?:partition|hash)\s+key\s+(?:of\s+|named\s+)?["']?([a-z_][a-z0-9_]*)/.exec(t) ??
+    /\bkeyed\s+(?:by|on)\s+["']?([a-z_][a-z0-9_]*)/.exec(t);
+  if (key?.[1]) features.hash_key = key[1];
+  return features;
+}
+
+function environmentOf(t: string): Environment | undefined {
+  const withPreposition =
+    /\b(?:in|to|on|into|for)\s+(?:the\s+)?(dev|development|tst|test|testing|staging|prd|prod|production)\b/.exec(t);
+  if (withPreposition?.[1]) return ENV_WORDS[withPreposition[1]];
+  const bare = /\b(dev|tst|prd|prod|production|staging)\b/.exec(t);
+  return bare?.[1] ? ENV_WORDS[bare[1]] : undefined;
+}

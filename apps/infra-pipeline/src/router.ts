@@ -1,0 +1,128 @@
+/**
+ * Intent classification and the routing functions (the seed's `router.py` and "Approval Gates").
+ * Routers are pure: they read the state and return a path-map key, never write.
+ */
+import type { Intent } from "./contracts.js";
+import type { PipelineState } from "./state.js";
+
+/** The seed's change keywords, matched as whole words. */
+export const CHANGE_WORDS = [
+  "create",
+  "delete",
+  "update",
+  "modify",
+  "scale",
+  "add",
+  "remove",
+  "deploy",
+  "provision",
+  "migrate",
+  "upgrade",
+  "change",
+  "set",
+  "enable",
+  "disable",
+] as const;
+
+/** The seed's query keywords, matched as whole words. */
+export const QUERY_WORDS = [
+  "list",
+  "show",
+  "get",
+  "describe",
+  "status",
+  "check",
+  "what",
+  "how",
+  "which",
+  "where",
+  "count",
+  "find",
+] as const;
+
+const CHANGE_PATTERNS = CHANGE_WORDS.map((w) => new RegExp(`\\b${w}\\b`));
+const QUERY_PATTERNS = QUERY_WORDS.map((w) => new RegExp(`\\b${w}\\b`));
+
+/**
+ * Classifies a message as an infrastructure change, a query or conversation: change words win over
+ * query words, anything else is conversation.
+ *
+ * @example
+ * classifyIntent("create an S3 bucket for logs"); // "change"
+ * classifyIntent("list the buckets in prd"); // "query"
+ * classifyIntent("good morning"); // "conversation"
+ */
+export function classifyIntent(userInput: string): Intent {
+  const lower = userInput.toLowerCase();
+  if (CHANGE_PATTERNS.some((p) => p.test(lower))) return "change";
+  if (QUERY_PATTERNS.some((p) => p.test(lower))) return "query";
+  return "conversation";
+}
+
+/**
+ * Routes from the orchestrator by intent. Returns the intent itself: the path map is keyed
+ * `change → planning`, `query → END`, `conversation → END`, as the seed's drawing labels the edges.
+ *
+ * @example
+ * routeFromOrchestrator({ ...state, intent: "change" }); // "change"
+ */
+export function routeFromOrchestrator(state: Pick<PipelineState, "intent">): Intent {
+  const intent = state.intent ?? "conversation";
+  if (intent === "change") return "change";
+  if (intent === "query") return "query";
+  return "conversation";
+}
+
+/**
+ * Routes from the plan gate: approved (or no approval needed), rejected, or still pending. An explicit
+ * rejection is read first, so clearing `pending_approval` together with recording the answer (as the
+ * seed's `stream_with_approval` does) cannot turn a rejection into an approval.
+ *
+ * @example
+ * routeFromPlanApproval({ pending_approval: "plan", plan_approved: null }); // "pending"
+ */
+export function routeFromPlanApproval(
+  state: Pick<PipelineState, "pending_approval" | "plan_approved">,
+): "approved" | "rejected" | "pending" {
+  const pending = state.pending_approval;
+  const approved = state.plan_approved;
+  if (approved === false) return "rejected";
+  if (pending !== "plan") return "approved"; // no approval needed
+  if (approved === true) return "approved";
+  return "pending"; // wait for user input
+}
+
+/**
+ * Routes from the review: passed, back to IaC while retries remain, or failed.
+ *
+ * @example
+ * routeFromReview({ review_output: { status: "needs_revision", … }, retry_count: 1, max_retries: 3 }); // "needs_revision"
+ */
+export function routeFromReview(
+  state: Pick<PipelineState, "review_output" | "retry_count" | "max_retries">,
+): "passed" | "needs_revision" | "failed" {
+  const review = state.review_output;
+  const retryCount = state.retry_count ?? 0;
+  const maxRetries = state.max_retries ?? 3;
+  if (!review) return "failed";
+  if (review.status === "passed") return "passed";
+  if (review.status === "needs_revision") return retryCount < maxRetries ? "needs_revision" : "failed";
+  return "failed";
+}
+
+/**
+ * Routes from the deploy gate: a dry run skips deployment; otherwise approved, rejected, or pending.
+ * (The seed's version also wrote `pending_approval = "deploy"` from inside the router; here the review
+ * node sets it, and routers never write.)
+ *
+ * @example
+ * routeFromDeployApproval({ dry_run: true, deploy_approved: null }); // "dry_run"
+ */
+export function routeFromDeployApproval(
+  state: Pick<PipelineState, "dry_run" | "deploy_approved">,
+): "approved" | "rejected" | "dry_run" | "pending" {
+  if (state.dry_run) return "dry_run";
+  if (state.deploy_approved === true) return "approved";
+  if (state.deploy_approved === false) return "rejected";
+  return "pending";
+}

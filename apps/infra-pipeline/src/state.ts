@@ -1,0 +1,141 @@
+/**
+ * `PipelineState` — the seed's TypedDict as a Trellis state schema, key for key, plus the three keys
+ * the seed's routers read but its TypedDict forgot (`intent`, `plan_approved`, `deploy_approved`).
+ */
+import { channel, type StateOf, type UpdateOf } from "@trellis/core";
+import type {
+  DeploymentOutput,
+  Environment,
+  IaCOutput,
+  Intent,
+  PlanningOutput,
+  ReviewOutput,
+  ReviewStatus,
+} from "./contracts.js";
+
+/**
+ * One message of the pipeline's conversation (OpenAI-shaped; `name` is the agent that wrote it).
+ *
+ * @example
+ * const m: PipelineMessage = { role: "assistant", name: "planning", content: "Plan: …" };
+ */
+export interface PipelineMessage {
+  id?: string;
+  role: "user" | "assistant" | "system" | "tool";
+  content: string;
+  name?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Which approval the pipeline waits for.
+ *
+ * @example
+ * const gate: ApprovalGate = "deploy";
+ */
+export type ApprovalGate = "plan" | "deploy";
+
+/**
+ * The state schema. Each key is a last-write-wins value except `messages` (the seed's `add_messages`).
+ *
+ * @example
+ * const graph = new StateGraph(pipelineSchema);
+ */
+export const pipelineSchema = {
+  // Core state
+  request_id: channel.value(""),
+  messages: channel.messages<PipelineMessage>(),
+  environment: channel.value<Environment>("dev"),
+  dry_run: channel.value(false),
+  // Agent outputs
+  planning_output: channel.value<PlanningOutput | null>(null),
+  iac_output: channel.value<IaCOutput | null>(null),
+  review_output: channel.value<ReviewOutput | null>(null),
+  deployment_output: channel.value<DeploymentOutput | null>(null),
+  // Control flow
+  current_agent: channel.value("orchestrator"),
+  retry_count: channel.value(0),
+  max_retries: channel.value(3),
+  review_status: channel.value<ReviewStatus | null>(null),
+  // Approval gates
+  pending_approval: channel.value<ApprovalGate | null>(null),
+  cost_estimate: channel.value<string | null>(null),
+  // Error tracking
+  error: channel.value<string | null>(null),
+  // Read by the seed's routers (state.get("intent"), ("plan_approved"), ("deploy_approved")) but missing
+  // from its TypedDict; LangGraph would drop them silently, Trellis needs them declared.
+  intent: channel.value<Intent | null>(null),
+  plan_approved: channel.value<boolean | null>(null),
+  deploy_approved: channel.value<boolean | null>(null),
+};
+
+/**
+ * The pipeline's state values.
+ *
+ * @example
+ * const s: PipelineState = (await graph.getState({ threadId })).values;
+ */
+export type PipelineState = StateOf<typeof pipelineSchema>;
+
+/**
+ * What a node returns (or a caller sends as input): a partial state.
+ *
+ * @example
+ * const update: PipelineUpdate = { plan_approved: true, pending_approval: null };
+ */
+export type PipelineUpdate = UpdateOf<typeof pipelineSchema>;
+
+/**
+ * The default number of IaC → review attempts (the seed's `max_retries`).
+ *
+ * @example
+ * initialState({ userInput, requestId, environment: "dev", dryRun: false }).max_retries === MAX_RETRIES;
+ */
+export const MAX_RETRIES = 3;
+
+/**
+ * The seed's `initial_state` for a new request.
+ *
+ * @example
+ * await graph.invoke(initialState({ userInput: "create an S3 bucket for logs", requestId: "req-1",
+ *   environment: "dev", dryRun: false }), { threadId: "req-1" });
+ */
+export function initialState(options: {
+  userInput: string;
+  requestId: string;
+  environment: Environment;
+  dryRun: boolean;
+}): PipelineUpdate {
+  return {
+    request_id: options.requestId,
+    messages: [{ role: "user", content: options.userInput }],
+    environment: options.environment,
+    dry_run: options.dryRun,
+    planning_output: null,
+    iac_output: null,
+    review_output: null,
+    deployment_output: null,
+    current_agent: "orchestrator",
+    retry_count: 0,
+    max_retries: MAX_RETRIES,
+    review_status: null,
+    pending_approval: null,
+    cost_estimate: null,
+    error: null,
+  };
+}
+
+/**
+ * The last message a person wrote. (The seed reads `messages[-1]`, which after an agent's reply is the
+ * agent's own text.)
+ *
+ * @example
+ * lastUserText(state.messages); // "create an S3 bucket for logs in prd with versioning"
+ */
+export function lastUserText(messages: readonly PipelineMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role === "user") return String(m.content ?? "");
+  }
+  return "";
+}

@@ -424,8 +424,8 @@ export class SqliteRunStore implements RunStore {
       if (!row) return undefined;
       const now = new Date().toISOString();
       this.#stmt(
-        "UPDATE server_runs SET status = 'running', attempt = attempt + 1, updated_at = ? WHERE run_id = ?",
-      ).run(now, row.run_id);
+        "UPDATE server_runs SET status = 'running', attempt = attempt + 1, updated_at = ?, worker_id = ?, heartbeat_at = ? WHERE run_id = ?",
+      ).run(now, workerId, Date.now(), row.run_id);
       return runOf({ ...row, status: "running", attempt: row.attempt + 1, updated_at: now });
     });
   }

@@ -1,0 +1,102 @@
+import { TrellisError, toHttpStatus } from "@trellis/checkpoint";
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import type { GraphAgent } from "./graph-agent.js";
+import { LocalRetriever } from "./retrieval/local-retriever.js";
+import type { InterruptInfo } from "./test-session/test-graph.js";
+
+const chatRequest = z.object({
+  query: z.string().trim().min(1, "query must be a non-empty string"),
+  id: z.string().trim().min(1, "id must be a non-empty string (the conversation's thread id)"),
+  asignatura: z.string().trim().min(1).nullable().optional(),
+});
+
+const resumeRequest = z.object({
+  id: z.string().trim().min(1, "id must be a non-empty string (the conversation's thread id)"),
+  user_response: z.string().trim().min(1, 'user_response must be a non-empty string (the answer, e.g. "B")'),
+});
+
+const searchRequest = z.object({
+  query: z.string().trim().min(1, "query must be a non-empty string"),
+  asignatura: z.string().nullable().optional(),
+  top_k: z.number().int().min(1).max(20).optional(),
+});
+
+/**
+ * The seed's chat API as a Hono app, over one {@link GraphAgent}:
+ *
+ * - `POST /chat {query, id, asignatura}` → `{message, interrupted, interrupt_info}`
+ * - `POST /resume_chat {id, user_response}` → the same shape
+ * - `POST /search {query, asignatura, top_k}` → `{results}`: the embedded index, speaking the seed's
+ *   RAG-service contract (so one tutor can serve as another's `RAG_URL`)
+ * - `GET /health`
+ *
+ * A bad body is a 400 with `{error, reason}`; a `/chat` on a thread waiting for a test answer is a 409.
+ * Mount it anywhere (`app.route("/apps/tutor", createTutorApp(agent))`) or serve it on its own.
+ *
+ * @example
+ * const app = createTutorApp(GraphAgent.create({ dbPath: ":memory:" }));
+ * const res = await app.request("/chat", { method: "POST", body: JSON.stringify({ query: "Hola", id: "t1", asignatura: "iv" }) });
+ */
+export function createTutorApp(agent: GraphAgent, options: { corpus?: LocalRetriever } = {}): Hono {
+  const corpus = options.corpus ?? new LocalRetriever();
+  const app = new Hono();
+
+  app.onError((error, c) => {
+    if (error instanceof TrellisError) {
+      const details = error.details as { interrupt_info?: InterruptInfo } | undefined;
+      const body = {
+        error: error.code,
+        reason: error.message,
+        ...(details?.interrupt_info ? { interrupt_info: details.interrupt_info } : {}),
+      };
+      return c.json(body, toHttpStatus(error.code) as 400);
+    }
+    console.error("[tutor]", error);
+    return c.json({ error: "INTERNAL", reason: (error as Error).message ?? String(error) }, 500);
+  });
+
+  app.get("/health", (c) => c.json({ status: "ok", provider: agent.provider }));
+
+  app.post("/chat", async (c) => {
+    const body = await parseBody(c, chatRequest);
+    if (!body.ok) return body.response;
+    const { query, id, asignatura } = body.value;
+    return c.json(await agent.chat(query, id, asignatura));
+  });
+
+  app.post("/resume_chat", async (c) => {
+    const body = await parseBody(c, resumeRequest);
+    if (!body.ok) return body.response;
+    return c.json(await agent.resumeChat(body.value.id, body.value.user_response));
+  });
+
+  app.post("/search", async (c) => {
+    const body = await parseBody(c, searchRequest);
+    if (!body.ok) return body.response;
+    const { query, asignatura, top_k } = body.value;
+    return c.json(await corpus.search({ query, asignatura: asignatura ?? null, topK: top_k ?? 3 }));
+  });
+
+  return app;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; response: Response };
+
+async function parseBody<T>(c: Context, schema: z.ZodType<T>): Promise<Parsed<T>> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    return {
+      ok: false,
+      response: c.json({ error: "INVALID_ARGUMENT", reason: "The body must be a JSON object." }, 400),
+    };
+  }
+  const result = schema.safeParse(raw);
+  if (result.success) return { ok: true, value: result.data };
+  const reason = result.error.issues
+    .map((issue) => `${issue.path.map(String).join(".") || "body"}: ${issue.message}`)
+    .join("; ");
+  return { ok: false, response: c.json({ error: "INVALID_ARGUMENT", reason }, 400) };
+}

@@ -1,0 +1,157 @@
+import type { CoursePassage } from "../corpus/course-corpus.js";
+import { foldAccents, sentences } from "../retrieval/spanish-text.js";
+import type { ContextChunk, MultipleChoiceTest } from "../state.js";
+
+/** Option letters, in order. */
+export const LETTERS = ["A", "B", "C", "D"] as const;
+
+/**
+ * Search queries for a test topic without a model: the topic itself, then its definition and its uses.
+ *
+ * @example
+ * offlineQueries("contenedores", 3); // ["contenedores", "qué es contenedores", "contenedores ejemplos y uso"]
+ */
+export function offlineQueries(topic: string, count: number): string[] {
+  return [topic, `qué es ${topic}`, `${topic} ejemplos y uso`].slice(0, Math.max(1, count));
+}
+
+/** A concept and its one-sentence definition: what an offline question is made of. */
+interface Fact {
+  concepto: string;
+  definicion: string;
+  explicacion: string;
+  tema: string;
+  source: string | undefined;
+}
+
+/**
+ * Builds multiple-choice questions without a model, deterministically, from the retrieved chunks: each
+ * question asks which statement describes a concept the chunks explain; the other options are the
+ * definitions of other concepts of the subject (of the same unit first for advanced tests). When the
+ * chunks cover fewer concepts than asked, the subject's other passages fill in.
+ *
+ * @example
+ * const questions = offlineQuestions({ context, pool: retriever.passagesOf("iv"), count: 5, difficulty: "intermediate" });
+ * questions[0]; // { question: "¿Qué afirmación describe mejor «volumen»?", options: [...4], correct_answer: "B", … }
+ */
+export function offlineQuestions(args: {
+  context: readonly ContextChunk[];
+  pool: readonly CoursePassage[];
+  count: number;
+  difficulty: string | null;
+}): MultipleChoiceTest[] {
+  const poolFacts = args.pool.map(passageFact);
+  const facts = uniqueFacts([...args.context.map(chunkFact), ...poolFacts]);
+  const chosen = facts.slice(0, args.count);
+  const distractorPool = uniqueFacts([...facts, ...poolFacts]);
+  if (distractorPool.length < LETTERS.length) return [];
+  return chosen.map((fact, i) => {
+    const others = distractorPool.filter((f) => f.concepto !== fact.concepto);
+    const preferred =
+      args.difficulty === "advanced"
+        ? [...others.filter((f) => f.tema === fact.tema), ...others.filter((f) => f.tema !== fact.tema)]
+        : others;
+    const start = (i * 5) % Math.max(1, preferred.length);
+    const rotated = [...preferred.slice(start), ...preferred.slice(0, start)];
+    const distractors = rotated.slice(0, LETTERS.length - 1).map((f) => f.definicion);
+    const correctIndex = (i * 3 + 1) % LETTERS.length;
+    const options = [...distractors];
+    options.splice(correctIndex, 0, fact.definicion);
+    const question: MultipleChoiceTest = {
+      question: `¿Qué afirmación describe mejor «${fact.concepto}»?`,
+      options,
+      correct_answer: LETTERS[correctIndex] as string,
+      explanation: fact.explicacion,
+    };
+    if (fact.source) question.source = fact.source;
+    return question;
+  });
+}
+
+function passageFact(p: CoursePassage): Fact {
+  return {
+    concepto: p.concepto,
+    definicion: p.definicion,
+    explicacion: sentences(p.texto)[0] ?? p.texto,
+    tema: p.tema,
+    source: p.id,
+  };
+}
+
+function chunkFact(c: ContextChunk): Fact {
+  const m = c.metadata;
+  const first = sentences(c.content)[0] ?? c.content;
+  const concepto = typeof m.concepto === "string" ? m.concepto : first.split(/\s+/).slice(0, 5).join(" ");
+  return {
+    concepto,
+    definicion: typeof m.definicion === "string" ? m.definicion : first,
+    explicacion: first,
+    tema: typeof m.tema === "string" ? m.tema : "",
+    source: typeof m.source === "string" ? m.source : undefined,
+  };
+}
+
+function uniqueFacts(facts: readonly Fact[]): Fact[] {
+  const seen = new Set<string>();
+  return facts.filter((f) => {
+    const key = foldAccents(f.concepto);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Reads a JSON list of strings out of a model reply (tolerating a Markdown code fence or text around
+ * it); undefined when there is none.
+ *
+ * @example
+ * parseQueriesJson('```json\n["a", "b"]\n```'); // ["a", "b"]
+ */
+export function parseQueriesJson(text: string): string[] | undefined {
+  const value = extractJson(text, "[", "]");
+  if (!Array.isArray(value)) return undefined;
+  const queries = value.filter((q): q is string => typeof q === "string" && q.trim() !== "").map((q) => q.trim());
+  return queries.length > 0 ? queries : undefined;
+}
+
+/**
+ * Reads the questions a model generated: a JSON list of `{ question, options[4], correct_answer,
+ * explanation }`. Malformed entries are dropped; `correct_answer` may be a letter or the option text.
+ *
+ * @example
+ * parseQuestionsJson('[{"question":"¿…?","options":["a","b","c","d"],"correct_answer":"c","explanation":"…"}]')?.[0]?.correct_answer; // "C"
+ */
+export function parseQuestionsJson(text: string): MultipleChoiceTest[] | undefined {
+  const value = extractJson(text, "[", "]");
+  if (!Array.isArray(value)) return undefined;
+  const questions = value.flatMap((raw): MultipleChoiceTest[] => {
+    const q = raw as Record<string, unknown>;
+    if (typeof q?.question !== "string" || !Array.isArray(q.options) || q.options.length !== 4) return [];
+    const options = q.options.map((o) => String(o).replace(/^\s*[A-Da-d][).:]\s+/, ""));
+    const answer = String(q.correct_answer ?? "").trim();
+    const letter = /^[A-Da-d]\b/.test(answer)
+      ? answer[0]?.toUpperCase()
+      : LETTERS[options.findIndex((o) => foldAccents(o) === foldAccents(answer))];
+    if (!letter) return [];
+    return [{ question: q.question, options, correct_answer: letter, explanation: String(q.explanation ?? "") }];
+  });
+  return questions.length > 0 ? questions : undefined;
+}
+
+/**
+ * The first JSON value between `open` and the last `close` of a text, or undefined.
+ *
+ * @example
+ * extractJson('Aquí tienes: {"a": 1}', "{", "}"); // { a: 1 }
+ */
+export function extractJson(text: string, open: "[" | "{", close: "]" | "}"): unknown {
+  const start = text.indexOf(open);
+  const end = text.lastIndexOf(close);
+  if (start < 0 || end <= start) return undefined;
+  try {
+    return JSON.parse(text.slice(start, end + 1));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,71 @@
+import type { CheckpointSaver } from "@trellis/checkpoint";
+import { type CompiledGraph, END, StateGraph } from "@trellis/core";
+import type { ChatModel } from "@trellis/models";
+import { createOfflineTutorModel } from "./agent/offline-tutor-model.js";
+import { createThinkNode, shouldContinue } from "./agent/think-node.js";
+import { createGetGuiaNode, createRagSearchNode } from "./agent/tool-nodes.js";
+import { createTutorTools } from "./agent/tutor-tools.js";
+import type { GuideStore } from "./guides/guide-store.js";
+import type { LocalRetriever } from "./retrieval/local-retriever.js";
+import type { Retriever } from "./retrieval/retriever.js";
+import { subjectStateSchema } from "./state.js";
+import { createTestSubgraph } from "./test-session/test-graph.js";
+
+/**
+ * What the tutor graph is built from.
+ *
+ * @example
+ * const deps: TutorGraphDeps = { llm: undefined, retriever: corpus, corpus, guides, checkpointer: saver };
+ */
+export interface TutorGraphDeps {
+  /** A provider model (vLLM, Gemini, Mistral…); undefined runs the deterministic offline tutor. */
+  llm: ChatModel | undefined;
+  /** Where `rag_search` and the test's proactive RAG search: the local index or the remote service. */
+  retriever: Retriever;
+  /** The shipped corpus (offline question generation). */
+  corpus: LocalRetriever;
+  guides: GuideStore;
+  checkpointer?: CheckpointSaver;
+  /** Sampling temperature of every model call (the seed's default is 0.1). */
+  temperature?: number;
+}
+
+/** The compiled main graph of the tutor. */
+export type TutorGraph = CompiledGraph<typeof subjectStateSchema>;
+
+/**
+ * The seed's main graph: `agent` (think) routes on the first tool call to `rag_search`, `get_guia` or
+ * the `test_session` subgraph (for `generate_test`), or ends; the tool nodes return to `agent`, and the
+ * test session ends the turn.
+ *
+ * @example
+ * const graph = buildTutorGraph({ llm: undefined, retriever, corpus: retriever, guides, checkpointer });
+ * await graph.invoke({ messages: [userMessage("¿Qué es un contenedor?")], asignatura: "iv", context: [] }, { threadId: "t1" });
+ */
+export function buildTutorGraph(deps: TutorGraphDeps): TutorGraph {
+  const tools = createTutorTools({ retriever: deps.retriever, guides: deps.guides });
+  const model = deps.llm ?? createOfflineTutorModel();
+  const temperature = deps.temperature !== undefined ? { temperature: deps.temperature } : {};
+  const testSubgraph = createTestSubgraph({
+    llm: deps.llm,
+    retriever: deps.retriever,
+    corpus: deps.corpus,
+    ...temperature,
+  });
+  return new StateGraph(subjectStateSchema, { name: "tutor" })
+    .addNode("agent", createThinkNode({ model, tools: tools.all, ...temperature }))
+    .addNode("rag_search", createRagSearchNode(tools))
+    .addNode("get_guia", createGetGuiaNode(tools))
+    .addNode("test_session", testSubgraph)
+    .setEntryPoint("agent")
+    .addConditionalEdges("agent", shouldContinue, {
+      rag_search: "rag_search",
+      get_guia: "get_guia",
+      generate_test: "test_session",
+      [END]: END,
+    })
+    .addEdge("rag_search", "agent")
+    .addEdge("get_guia", "agent")
+    .addEdge("test_session", END)
+    .compile(deps.checkpointer ? { checkpointer: deps.checkpointer } : {});
+}

@@ -30,6 +30,8 @@ for (let done = 0; done < rounds; ) {
     await new Promise((resolve) => setTimeout(resolve, 1));
     continue;
   }
+  // Hold the thread a moment, as a real superstep would, so the other workers run into the lease.
+  await new Promise((resolve) => setTimeout(resolve, 2));
   const head = await saver.get({ threadId });
   if (!head) throw new Error("the thread has no root checkpoint");
   // Ids from the step: strictly increasing along the chain, whichever process writes.

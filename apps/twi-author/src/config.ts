@@ -1,0 +1,152 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+/**
+ * Where the Teams bot sends and how it authenticates (Bot Framework).
+ *
+ * @example
+ * const teams: TeamsConfig = { appId: "…", appPassword: "…", apiBaseUrl: "http://127.0.0.1:3978" };
+ */
+export interface TeamsConfig {
+  /** The bot's Microsoft app id; also the audience of incoming tokens. */
+  appId: string | undefined;
+  appPassword: string | undefined;
+  /** Token endpoint of the app's credentials (client-credentials grant). */
+  tokenUrl: string;
+  /** Replaces each activity's `serviceUrl` for outgoing calls (a proxy, a local test server). */
+  apiBaseUrl: string | undefined;
+  /** OpenID metadata that lists the keys signing incoming requests. */
+  openIdMetadataUrl: string;
+  /** Check the Bot Framework JWT on incoming activities. On whenever an app id is set. */
+  verifyRequests: boolean;
+}
+
+/**
+ * Where the Telegram bot sends.
+ *
+ * @example
+ * const telegram: TelegramConfig = { botToken: "123:abc", apiBaseUrl: "https://api.telegram.org", webhookSecret: "s", tenantId: "telegram" };
+ */
+export interface TelegramConfig {
+  botToken: string | undefined;
+  /** Bot API root; requests go to `<apiBaseUrl>/bot<token>/<method>`. */
+  apiBaseUrl: string;
+  /** Checked against the `X-Telegram-Bot-Api-Secret-Token` header when set. */
+  webhookSecret: string | undefined;
+  /** `tenant_id` of Telegram conversations (Telegram has no tenants). */
+  tenantId: string;
+}
+
+/**
+ * The app's settings.
+ *
+ * @example
+ * const config = loadTwiConfig(process.env);
+ */
+export interface TwiConfig {
+  /** Root of the app's files. Default `./.twi-author`. */
+  dataDir: string;
+  /** SQLite file of the checkpoints (the paused conversations). */
+  checkpointDb: string;
+  /** SQLite file of `audit_log`, used unless `auditDatabaseUrl` is set. */
+  auditDb: string;
+  /** PostgreSQL connection string for `audit_log`. */
+  auditDatabaseUrl: string | undefined;
+  /** Directory of the PDFs. */
+  blobDir: string;
+  /** Public address of the app's routes (the server mounts them under `/apps/twi-author`). */
+  publicBaseUrl: string;
+  /** HMAC key of the PDF links. */
+  signingSecret: string;
+  /** Validity of a PDF link. Default 24 hours. */
+  urlTtlMs: number;
+  /** `tenant_id` of CLI conversations. */
+  defaultTenantId: string;
+  teams: TeamsConfig;
+  telegram: TelegramConfig;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function read(env: Env, key: string): string | undefined {
+  const v = env[key]?.trim();
+  return v === undefined || v === "" ? undefined : v;
+}
+
+/**
+ * The HMAC key: `TWI_URL_SIGNING_SECRET`, else a random key kept in `<dataDir>/url-signing.key`
+ * (created on first use, mode 0600), so links stay valid across restarts.
+ *
+ * @example
+ * const secret = signingSecretFor("./.twi-author", process.env);
+ */
+export function signingSecretFor(dataDir: string, env: Env): string {
+  const given = read(env, "TWI_URL_SIGNING_SECRET");
+  if (given !== undefined) return given;
+  const file = join(dataDir, "url-signing.key");
+  try {
+    return readFileSync(file, "utf8").trim();
+  } catch {
+    mkdirSync(dataDir, { recursive: true });
+    try {
+      writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
+    } catch (error) {
+      // Another process wrote it first: use theirs.
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    return readFileSync(file, "utf8").trim();
+  }
+}
+
+/**
+ * Reads the settings from environment variables (all optional):
+ *
+ * | variable | default |
+ * |---|---|
+ * | `TWI_DATA_DIR` | `./.twi-author` |
+ * | `TWI_CHECKPOINT_DB` | `<data>/checkpoints.sqlite` |
+ * | `TWI_AUDIT_DB` / `TWI_AUDIT_DATABASE_URL` | `<data>/audit.sqlite` / unset (PostgreSQL when set) |
+ * | `TWI_BLOB_DIR` | `<data>/blobs` |
+ * | `TWI_PUBLIC_BASE_URL` | `http://127.0.0.1:8123/apps/twi-author` |
+ * | `TWI_URL_SIGNING_SECRET`, `TWI_URL_TTL_SECONDS` | key file in the data dir, 86400 |
+ * | `TWI_TENANT_ID` | `local` |
+ * | `TEAMS_APP_ID`, `TEAMS_APP_PASSWORD`, `TEAMS_TOKEN_URL`, `TEAMS_API_BASE_URL`, `TEAMS_OPENID_METADATA_URL`, `TEAMS_VERIFY_REQUESTS` | Bot Framework |
+ * | `TELEGRAM_BOT_TOKEN`, `TELEGRAM_API_BASE_URL`, `TELEGRAM_WEBHOOK_SECRET`, `TELEGRAM_TENANT_ID` | Telegram |
+ *
+ * @example
+ * const config = loadTwiConfig({ TWI_DATA_DIR: "/var/lib/twi" });
+ */
+export function loadTwiConfig(env: Env = process.env): TwiConfig {
+  const dataDir = resolve(read(env, "TWI_DATA_DIR") ?? ".twi-author");
+  const ttl = Number(read(env, "TWI_URL_TTL_SECONDS") ?? 86_400);
+  if (!Number.isFinite(ttl) || ttl <= 0) throw new Error("TWI_URL_TTL_SECONDS must be a positive number of seconds.");
+  const appId = read(env, "TEAMS_APP_ID");
+  const verify = read(env, "TEAMS_VERIFY_REQUESTS");
+  return {
+    dataDir,
+    checkpointDb: resolve(read(env, "TWI_CHECKPOINT_DB") ?? join(dataDir, "checkpoints.sqlite")),
+    auditDb: resolve(read(env, "TWI_AUDIT_DB") ?? join(dataDir, "audit.sqlite")),
+    auditDatabaseUrl: read(env, "TWI_AUDIT_DATABASE_URL"),
+    blobDir: resolve(read(env, "TWI_BLOB_DIR") ?? join(dataDir, "blobs")),
+    publicBaseUrl: (read(env, "TWI_PUBLIC_BASE_URL") ?? "http://127.0.0.1:8123/apps/twi-author").replace(/\/+$/, ""),
+    signingSecret: signingSecretFor(dataDir, env),
+    urlTtlMs: ttl * 1000,
+    defaultTenantId: read(env, "TWI_TENANT_ID") ?? "local",
+    teams: {
+      appId,
+      appPassword: read(env, "TEAMS_APP_PASSWORD"),
+      tokenUrl: read(env, "TEAMS_TOKEN_URL") ?? "https://login.microsoftonline.com/botframework.com/oauth2/v2.0/token",
+      apiBaseUrl: read(env, "TEAMS_API_BASE_URL"),
+      openIdMetadataUrl:
+        read(env, "TEAMS_OPENID_METADATA_URL") ?? "https://login.botframework.com/v1/.well-known/openidconfiguration",
+      verifyRequests: verify === undefined ? appId !== undefined : verify === "true" || verify === "1",
+    },
+    telegram: {
+      botToken: read(env, "TELEGRAM_BOT_TOKEN"),
+      apiBaseUrl: (read(env, "TELEGRAM_API_BASE_URL") ?? "https://api.telegram.org").replace(/\/+$/, ""),
+      webhookSecret: read(env, "TELEGRAM_WEBHOOK_SECRET"),
+      tenantId: read(env, "TELEGRAM_TENANT_ID") ?? "telegram",
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * The seed's graph: nine nodes, the seed's topology, `interruptBefore: ["review", "approve"]`.
+ *
+ *   intent ├── generate_twi / edit_twi → process_input → generate → review ⏸
+ *          ├── question                               → generate → review ⏸
+ *          └── unknown                                              → clarify → END
+ *   review ├── approved           → approve ⏸ → output → audit → END
+ *          ├── revision_requested → revise → generate → review ⏸   (3 revisions; the 4th request → approve ⏸)
+ *          └── rejected           → END
+ */
+import { type CheckpointSaver, type Clock, END, START, StateGraph, systemClock } from "@trellis/core";
+import type { ChatModel } from "@trellis/models";
+import type { AuditStore } from "./audit/audit-store.js";
+import { createNodes } from "./nodes.js";
+import type { PdfRenderer } from "./pdf/twi-pdf-renderer.js";
+import { type AgentState, agentStateSchema, MAX_REVISIONS } from "./state.js";
+import type { BlobStorage } from "./storage/blob-storage.js";
+
+/**
+ * What the nodes call: the LLM, the PDF renderer, blob storage, the audit store, and a clock.
+ *
+ * @example
+ * const services: TwiServices = { model: createOfflineTwiModel(), pdf: new HtmlPdfRenderer(), blobs, audit };
+ */
+export interface TwiServices {
+  model: ChatModel;
+  pdf: PdfRenderer;
+  blobs: BlobStorage;
+  audit: AuditStore;
+  clock?: Clock;
+}
+
+/**
+ * Options of {@link buildTwiGraph}.
+ *
+ * @example
+ * buildTwiGraph(services, { checkpointer: new SqliteSaver({ filename: "twi.sqlite" }) });
+ */
+export interface BuildGraphOptions {
+  /** Where the paused conversations live. Without one the graph cannot pause. */
+  checkpointer?: CheckpointSaver;
+}
+
+/**
+ * The seed's `route_intent` edge.
+ *
+ * @example
+ * routeIntent({ intent: "question" } as AgentState); // "question"
+ */
+export function routeIntent(state: AgentState): "generate_twi" | "edit_twi" | "question" | "unknown" {
+  return state.intent ?? "unknown";
+}
+
+/**
+ * The edge after the review pause: the status the reviewer's card wrote.
+ *
+ * @example
+ * afterReview({ status: "rejected" } as AgentState); // "rejected"
+ */
+export function afterReview(state: AgentState): "approved" | "revision_requested" | "rejected" {
+  if (state.status === "approved" || state.status === "revision_requested" || state.status === "rejected") {
+    return state.status;
+  }
+  // The review node refuses other statuses before this edge runs; keep the type total.
+  return "rejected";
+}
+
+/**
+ * The seed's `after_revision()` edge: back to `generate` for the first three revisions; the fourth
+ * request goes straight to final approval.
+ *
+ * @example
+ * afterRevision({ revision_count: 4 } as AgentState); // "approve"
+ */
+export function afterRevision(state: AgentState): "generate" | "approve" {
+  return state.revision_count > MAX_REVISIONS ? "approve" : "generate";
+}
+
+/**
+ * Builds and compiles the graph.
+ *
+ * @example
+ * const graph = buildTwiGraph(services, { checkpointer });
+ * await graph.invoke(initialState(start), { threadId: start.conversation_id }); // pauses before review
+ */
+export function buildTwiGraph(services: TwiServices, options: BuildGraphOptions = {}) {
+  const nodes = createNodes({ ...services, clock: services.clock ?? systemClock });
+  return new StateGraph(agentStateSchema)
+    .addNode("intent", nodes.intent)
+    .addNode("process_input", nodes.processInput)
+    .addNode("generate", nodes.generate)
+    .addNode("review", nodes.review)
+    .addNode("revise", nodes.revise)
+    .addNode("approve", nodes.approve)
+    .addNode("output", nodes.output)
+    .addNode("audit", nodes.audit)
+    .addNode("clarify", nodes.clarify)
+    .addEdge(START, "intent")
+    .addConditionalEdges("intent", routeIntent, {
+      generate_twi: "process_input",
+      edit_twi: "process_input",
+      question: "generate",
+      unknown: "clarify",
+    })
+    .addEdge("process_input", "generate")
+    .addEdge("generate", "review")
+    .addConditionalEdges("review", afterReview, {
+      approved: "approve",
+      revision_requested: "revise",
+      rejected: END,
+    })
+    .addConditionalEdges("revise", afterRevision, { generate: "generate", approve: "approve" })
+    .addEdge("approve", "output")
+    .addEdge("output", "audit")
+    .addEdge("audit", END)
+    .addEdge("clarify", END)
+    .compile({
+      name: "twi-author",
+      interruptBefore: ["review", "approve"],
+      ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
+    });
+}
+
+/**
+ * The compiled graph's type.
+ *
+ * @example
+ * function run(graph: TwiGraph) {}
+ */
+export type TwiGraph = ReturnType<typeof buildTwiGraph>;

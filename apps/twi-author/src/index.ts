@@ -1,0 +1,37 @@
+export type { AuditEntry, AuditRow, AuditStore } from "./audit/audit-store.js";
+export { PostgresAuditStore, type PostgresAuditStoreOptions } from "./audit/postgres-audit-store.js";
+export { SqliteAuditStore, type SqliteAuditStoreOptions } from "./audit/sqlite-audit-store.js";
+export { loadTwiConfig, type TeamsConfig, type TelegramConfig, type TwiConfig } from "./config.js";
+export { createTwiApp, type TwiApp, type TwiAppOptions } from "./create-twi-app.js";
+export { DecisionError, type ReviewDecision, resumeUpdate } from "./decisions.js";
+export {
+  afterReview,
+  afterRevision,
+  type BuildGraphOptions,
+  buildTwiGraph,
+  routeIntent,
+  type TwiGraph,
+  type TwiServices,
+} from "./graph.js";
+export { twiModelFromEnv } from "./model-from-env.js";
+export { pdfBlobName, withAiLabel } from "./nodes.js";
+export { createOfflineTwiModel, OFFLINE_MODEL_ID } from "./offline/offline-model.js";
+export { HtmlPdfRenderer, type PdfMetadata, type PdfRenderer } from "./pdf/twi-pdf-renderer.js";
+export { GENERATE_CALL, INTENT_CALL, parseIntent } from "./prompts.js";
+export {
+  type AgentState,
+  AI_LABEL,
+  agentStateSchema,
+  type ConversationStart,
+  type DraftMetadata,
+  INTENTS,
+  type Intent,
+  initialState,
+  MAX_REVISIONS,
+  type TwiStatus,
+} from "./state.js";
+export type { BlobStorage, StoredBlob } from "./storage/blob-storage.js";
+export { FsBlobStorage, type FsBlobStorageOptions } from "./storage/fs-blob-storage.js";
+export { DEFAULT_URL_TTL_MS, UrlSigner, type UrlSignerOptions } from "./storage/url-signer.js";
+export { type ConversationView, TwiAssistant, type TwiAssistantOptions } from "./twi-assistant.js";
+export { parseTwiText, renderTwiText, type TwiDocument, type TwiStep } from "./twi-document.js";

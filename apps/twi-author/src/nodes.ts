@@ -1,0 +1,262 @@
+/**
+ * The nine nodes of the seed. Each returns the keys it changes (Trellis merges them into the state);
+ * the LLM calls, the PDF upload and the audit write run inside `ctx.step`, so a node that runs again
+ * (retry, crash, resume) never repeats them.
+ */
+import type { Clock, NodeContext } from "@trellis/core";
+import type { AssistantMessage, ChatModel } from "@trellis/models";
+import type { AuditStore } from "./audit/audit-store.js";
+import { DecisionError } from "./decisions.js";
+import { detectLanguage, extractTask } from "./offline/request-parser.js";
+import type { PdfRenderer } from "./pdf/twi-pdf-renderer.js";
+import {
+  GENERATE_CALL,
+  type GeneratePromptInput,
+  generateMessages,
+  INTENT_CALL,
+  intentMessages,
+  parseIntent,
+} from "./prompts.js";
+import { type AgentState, type AgentUpdate, AI_LABEL, type ProcessedInput } from "./state.js";
+import type { BlobStorage } from "./storage/blob-storage.js";
+import { matchHeading } from "./twi-document.js";
+
+/** What the nodes need. */
+interface NodeServices {
+  model: ChatModel;
+  pdf: PdfRenderer;
+  blobs: BlobStorage;
+  audit: AuditStore;
+  clock: Clock;
+}
+
+type Node = (state: AgentState, ctx: NodeContext) => Promise<AgentUpdate> | AgentUpdate;
+
+/**
+ * Puts the EU AI Act label in front of a model's text, exactly once.
+ *
+ * @example
+ * withAiLabel("1. CÍM\n…").startsWith(AI_LABEL); // true
+ */
+export function withAiLabel(text: string): string {
+  let body = text.trim();
+  // A model may echo the label (with or without the emoji's variation selector): keep one copy.
+  const echoed = /^(?:⚠\uFE0F?|\s)*AI által generált tartalom[^\n]*\n?/u;
+  while (echoed.test(body)) body = body.replace(echoed, "").trim();
+  return `${AI_LABEL}\n\n${body}`;
+}
+
+/**
+ * The blob name of a conversation's PDF: `<tenant>/<conversation>/twi-r<revision>.pdf`, with every
+ * character outside `[A-Za-z0-9_.-]` replaced.
+ *
+ * @example
+ * pdfBlobName("acme", "msteams:1a2b", 2); // "acme/msteams_1a2b/twi-r2.pdf"
+ */
+export function pdfBlobName(tenantId: string, conversationId: string, revision: number): string {
+  const safe = (s: string) =>
+    s
+      .replace(/[^A-Za-z0-9_.-]/g, "_")
+      .replace(/^\.+/, "_")
+      .slice(0, 120) || "_";
+  return `${safe(tenantId)}/${safe(conversationId)}/twi-r${revision}.pdf`;
+}
+
+/**
+ * Pulls a pasted instruction out of an edit request: the lines from the first section heading (or
+ * numbered step) on.
+ *
+ * @example
+ * existingInstruction("Módosítsd: add safety\n1. CÍM\nX"); // "1. CÍM\nX"
+ */
+export function existingInstruction(message: string): string | null {
+  const lines = message.split(/\r?\n/);
+  const start = lines.findIndex((line) => matchHeading(line) !== undefined);
+  return start < 0 ? null : lines.slice(start).join("\n").trim();
+}
+
+function tokens(reply: AssistantMessage): number {
+  return reply.usage?.totalTokens ?? 0;
+}
+
+function modeOf(state: AgentState): GeneratePromptInput["mode"] {
+  return state.intent === "edit_twi" ? "edit" : state.intent === "question" ? "question" : "new";
+}
+
+/**
+ * Creates the node functions over the services.
+ *
+ * @example
+ * const nodes = createNodes({ model, pdf, blobs, audit, clock: systemClock });
+ */
+export function createNodes(services: NodeServices): Record<string, Node> & {
+  intent: Node;
+  processInput: Node;
+  generate: Node;
+  review: Node;
+  revise: Node;
+  approve: Node;
+  output: Node;
+  audit: Node;
+  clarify: Node;
+} {
+  const { model, clock } = services;
+  const now = () => new Date(clock.now()).toISOString();
+
+  return {
+    /** The seed's intent_node: temperature 0.1, 20 tokens, one of the four intents. */
+    async intent(state, ctx) {
+      const reply = await ctx.step("classify", (signal) =>
+        model.invoke(intentMessages(state.message), { ...INTENT_CALL, signal }),
+      );
+      return {
+        intent: parseIntent(reply.content),
+        llm_model: model.model,
+        llm_tokens_used: (state.llm_tokens_used ?? 0) + tokens(reply),
+        status: "processing",
+      };
+    },
+
+    /** Structures the request for generation (no LLM call: the seed leaves this step to the code). */
+    processInput(state) {
+      const request = state.message.trim();
+      const processed: ProcessedInput = {
+        language: detectLanguage(request),
+        request,
+        task: extractTask(request),
+        existing_instruction: state.intent === "edit_twi" ? existingInstruction(request) : null,
+      };
+      return { processed_input: processed };
+    },
+
+    /** The seed's generate_node: temperature 0.3, 4000 tokens; a revision carries the previous draft and the feedback. */
+    async generate(state, ctx) {
+      const revising = state.revision_feedback !== null && state.draft !== null && state.revision_count > 0;
+      const input: GeneratePromptInput = {
+        mode: modeOf(state),
+        request: state.message,
+        processedInput: state.processed_input,
+        existingInstruction: state.processed_input?.existing_instruction ?? null,
+      };
+      if (revising) {
+        input.previousDraft = state.draft;
+        input.feedback = state.revision_feedback;
+        input.revision = state.draft_metadata?.revision ?? state.revision_count - 1;
+      }
+      const reply = await ctx.step("llm", (signal) =>
+        model.invoke(generateMessages(input), { ...GENERATE_CALL, signal }),
+      );
+      const generatedAt = await ctx.step("generated-at", () => now());
+      const draft = withAiLabel(reply.content);
+      return {
+        draft,
+        draft_metadata: { model: model.model, generated_at: generatedAt, revision: state.revision_count },
+        status: "review_needed",
+        llm_model: model.model,
+        llm_tokens_used: (state.llm_tokens_used ?? 0) + tokens(reply),
+        messages: [{ id: `${state.conversation_id}:draft:${state.revision_count}`, role: "assistant", content: draft }],
+      };
+    },
+
+    /** Pause #1. Runs after the reviewer's card wrote its decision; refuses anything else. */
+    review(state) {
+      if (state.status === "revision_requested" && !state.revision_feedback?.trim()) {
+        throw new DecisionError("A revision request needs feedback: say what to change.", "FEEDBACK_REQUIRED");
+      }
+      if (state.status !== "approved" && state.status !== "revision_requested" && state.status !== "rejected") {
+        throw new DecisionError(
+          `The review pause expects status "approved", "revision_requested" or "rejected", found "${state.status}". ` +
+            "Resume with updateState(config, { status, revision_feedback? }) and invoke(null, config).",
+          "WRONG_PAUSE",
+        );
+      }
+      const said =
+        state.status === "revision_requested"
+          ? `Javítás kérése: ${state.revision_feedback}`
+          : `Döntés: ${state.status}`;
+      return {
+        messages: [{ id: `${state.conversation_id}:review:${state.revision_count}`, role: "user", content: said }],
+      };
+    },
+
+    /** The seed's revise_node: counts the request; the edge after it decides between generate and approve. */
+    revise(state) {
+      return { revision_count: state.revision_count + 1 };
+    },
+
+    /** Pause #2. Runs after the final approval card wrote `{status:"approved", approval_timestamp}`. */
+    approve(state) {
+      if (state.status !== "approved" || !state.approval_timestamp) {
+        throw new DecisionError(
+          `The final approval pause expects status "approved" with an approval_timestamp, found "${state.status}".`,
+          "WRONG_PAUSE",
+        );
+      }
+      return {};
+    },
+
+    /** The seed's output_node: PDF bytes → blob upload → signed URL (24 h). */
+    async output(state, ctx) {
+      const revision = state.draft_metadata?.revision ?? state.revision_count;
+      const blobName = pdfBlobName(state.tenant_id, state.conversation_id, revision);
+      const url = await ctx.step("pdf-upload", async () => {
+        const bytes = await services.pdf.render(
+          state.draft ?? "",
+          {
+            conversationId: state.conversation_id,
+            tenantId: state.tenant_id,
+            model: state.draft_metadata?.model ?? state.llm_model ?? "",
+            generatedAt: state.draft_metadata?.generated_at ?? "",
+            revision,
+            approvedAt: state.approval_timestamp ?? "",
+          },
+          state.user_id,
+        );
+        return services.blobs.upload(bytes, blobName, "application/pdf");
+      });
+      return { pdf_url: url, pdf_blob_name: blobName, status: "completed" };
+    },
+
+    /** The seed's audit_node: one `audit_log` row per finished conversation. */
+    async audit(state, ctx) {
+      await ctx.step("audit-log", () =>
+        services.audit.record({
+          conversation_id: state.conversation_id,
+          user_id: state.user_id,
+          tenant_id: state.tenant_id,
+          channel: state.channel,
+          intent: state.intent,
+          llm_model: state.llm_model,
+          revision_count: state.revision_count,
+          pdf_blob_name: state.pdf_blob_name,
+          status: state.status,
+          approval_timestamp: state.approval_timestamp,
+        }),
+      );
+      return {};
+    },
+
+    /** For `unknown`: says what the assistant can do, and ends. */
+    clarify(state) {
+      const text = [
+        "Nem egészen értem a kérést. TWI munkautasításokat tudok írni és módosítani, és a TWI-ről szóló kérdésekre válaszolok.",
+        "Például: „Írj TWI munkautasítást a raklap fóliázásáról.” vagy „Lépések: 1. … 2. …” a saját munkafolyamatáról.",
+      ].join("\n");
+      return {
+        status: "completed",
+        messages: [{ id: `${state.conversation_id}:clarify`, role: "assistant", content: text }],
+      };
+    },
+  };
+}
+
+/**
+ * The clarification text the `clarify` node leaves in `messages` (the last assistant message).
+ *
+ * @example
+ * lastAssistantText(state); // "Nem egészen értem a kérést…"
+ */
+export function lastAssistantText(state: AgentState): string {
+  const last = [...state.messages].reverse().find((m) => m.role === "assistant");
+  return typeof last?.content === "string" ? last.content : "";
+}

@@ -30,7 +30,12 @@ import { PgRunner, type Query } from "./postgres-connection.js";
 import { migratePostgres, quoteSchema } from "./postgres-migrations.js";
 import { postgresSql } from "./postgres-sql.js";
 
-/** Options of {@link PostgresSaver}. Give a `pool`, or what to build one from. */
+/**
+ * Options of {@link PostgresSaver}. Give a `pool`, or what to build one from.
+ *
+ * @example
+ * new PostgresSaver({ connectionString: "postgres://app@db/app", schema: "trellis", poolConfig: { max: 10 } });
+ */
 export interface PostgresSaverOptions {
   /** A pool to use; the saver will not end it. */
   pool?: pg.Pool;

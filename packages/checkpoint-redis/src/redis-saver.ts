@@ -30,7 +30,12 @@ import {
 import { Redis, type RedisOptions } from "ioredis";
 import { SCRIPTS } from "./redis-scripts.js";
 
-/** Options of {@link RedisSaver}. Give a `client`, or what to connect with. */
+/**
+ * Options of {@link RedisSaver}. Give a `client`, or what to connect with.
+ *
+ * @example
+ * new RedisSaver({ url: "redis://127.0.0.1:6379/2", keyPrefix: "support-bot:" });
+ */
 export interface RedisSaverOptions {
   /** A connected ioredis client to use; the saver will not close it. */
   client?: Redis;

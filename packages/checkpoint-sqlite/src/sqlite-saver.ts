@@ -30,7 +30,12 @@ import BetterSqlite3, { type Database, type Statement } from "better-sqlite3";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { SQL } from "./sqlite-sql.js";
 
-/** Options of {@link SqliteSaver}. */
+/**
+ * Options of {@link SqliteSaver}.
+ *
+ * @example
+ * new SqliteSaver({ filename: "./trellis.db", synchronous: "NORMAL", busyTimeoutMs: 10_000 });
+ */
 export interface SqliteSaverOptions {
   /** Path of the database file, or `":memory:"`. Ignored when `database` is given. */
   filename?: string;

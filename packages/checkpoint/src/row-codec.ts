@@ -9,20 +9,35 @@ import type { ChannelBlob, Checkpoint, PendingWrite } from "./types.js";
  * same way and report it as a {@link CorruptCheckpointError} naming the thread.
  */
 
-/** Where a row belongs, for error messages and `details`. */
+/**
+ * Where a row belongs, for error messages and `details`.
+ *
+ * @example
+ * const where: RowLocation = { threadId: "t1", namespace: "", checkpointId: "0002" };
+ */
 export type RowLocation = {
   threadId: string;
   namespace?: string;
   checkpointId?: string;
 };
 
-/** A serialized checkpoint and its checksum. */
+/**
+ * A serialized checkpoint and its checksum.
+ *
+ * @example
+ * const row: CheckpointRow = encodeCheckpoint(jsonSerializer, checkpoint);
+ */
 export interface CheckpointRow {
   body: string;
   sum: string;
 }
 
-/** A serialized channel value: `body` is the value (`full`) or the appended items (`delta`). */
+/**
+ * A serialized channel value: `body` is the value (`full`) or the appended items (`delta`).
+ *
+ * @example
+ * const [row]: BlobRow[] = encodeBlobs(jsonSerializer, request.blobs);
+ */
 export interface BlobRow {
   channel: string;
   version: string;
@@ -33,7 +48,12 @@ export interface BlobRow {
   sum: string;
 }
 
-/** A serialized pending write. */
+/**
+ * A serialized pending write.
+ *
+ * @example
+ * const [row]: WriteRow[] = encodeWrites(jsonSerializer, [{ taskId: "t", channel: "a", value: 1 }]);
+ */
 export interface WriteRow {
   taskId: string;
   channel: string;

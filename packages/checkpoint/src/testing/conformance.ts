@@ -8,7 +8,12 @@ import { integrityCases } from "./cases-integrity.js";
 import { leaseCases } from "./cases-leases.js";
 import { retentionCases } from "./cases-retention.js";
 
-/** Which stored row {@link SaverConformanceOptions.corrupt} should damage. */
+/**
+ * Which stored row {@link SaverConformanceOptions.corrupt} should damage.
+ *
+ * @example
+ * corrupt: (saver, { threadId, checkpointId, row }) => flipOneLetterOf(row, threadId, checkpointId),
+ */
 export interface CorruptionTarget {
   threadId: string;
   namespace: string;
@@ -17,7 +22,15 @@ export interface CorruptionTarget {
   row: "checkpoint" | "blob" | "write";
 }
 
-/** What the suite needs to know about a saver. */
+/**
+ * What the suite needs to know about a saver.
+ *
+ * @example
+ * const options: SaverConformanceOptions<SqliteSaver> = {
+ *   name: "SqliteSaver",
+ *   create: ({ clock }) => new SqliteSaver({ filename: ":memory:", clock }),
+ * };
+ */
 export interface SaverConformanceOptions<S extends CheckpointSaver = CheckpointSaver> {
   /** Shown in the test names. */
   name: string;
@@ -41,7 +54,12 @@ export interface SaverConformanceOptions<S extends CheckpointSaver = CheckpointS
   skip?: boolean;
 }
 
-/** What each test case reaches through; the getters read the current test's saver. */
+/**
+ * What each test case reaches through; the getters read the current test's saver.
+ *
+ * @example
+ * it("puts", async () => { await putStep(ctx.saver, { threadId, id: ctx.nextId(), full: { a: 1 } }); });
+ */
 export interface SaverTestContext {
   readonly saver: CheckpointSaver;
   readonly clock: ManualClock;
@@ -52,7 +70,12 @@ export interface SaverTestContext {
   readonly options: SaverConformanceOptions<CheckpointSaver>;
 }
 
-/** Start of the suite's manual clock: 2030-01-01. */
+/**
+ * Start of the suite's manual clock: 2030-01-01.
+ *
+ * @example
+ * new ManualClock(SUITE_EPOCH_MS);
+ */
 export const SUITE_EPOCH_MS = Date.UTC(2030, 0, 1);
 
 /**

@@ -33,7 +33,12 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-/** What {@link stepRequest} builds a put from. */
+/**
+ * What {@link stepRequest} builds a put from.
+ *
+ * @example
+ * const spec: StepSpec = { threadId: "t1", id: "0002", parent, append: { messages: [reply] } };
+ */
 export interface StepSpec {
   threadId: string;
   id: string;

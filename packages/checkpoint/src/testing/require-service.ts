@@ -1,4 +1,9 @@
-/** Options of {@link requireService}. */
+/**
+ * Options of {@link requireService}.
+ *
+ * @example
+ * await requireService("Redis", probe, { hint: "start redis-server", timeoutMs: 1_000 });
+ */
 export interface RequireServiceOptions {
   /** How to get the service running, shown when it is missing. */
   hint?: string;

@@ -108,7 +108,7 @@ export class CompiledGraph<S extends StateSchema> {
   async run(input: GraphInput<S>, config?: RunConfig): Promise<RunResult<S>> {
     try {
       const outcome = await executeRun({ spec: this.#spec, input, config: normalizeConfig(config), sink: undefined });
-      const values = outcome.values as StateOf<S>;
+      const values = { ...outcome.values } as StateOf<S>;
       return outcome.status === "done"
         ? { status: "done", values, checkpointId: outcome.checkpointId }
         : {
@@ -255,7 +255,7 @@ export class CompiledGraph<S extends StateSchema> {
         parent: { env: scope.child, namespace, resume: scope.resume, signal: scope.ctx.signal },
       });
       if (outcome.status === "interrupted") throw new GraphInterrupt(outcome.interrupts);
-      return outcome.values;
+      return { ...outcome.values };
     } catch (error) {
       if (error instanceof ParentCommand && !error.arrived) throw new ParentCommand(error.command, true);
       throw error;
@@ -282,5 +282,6 @@ function toInvokeResult(outcome: RunOutcome): Record<string, unknown> {
   if (outcome.status === "interrupted" && outcome.interrupts.length > 0) {
     return { ...outcome.values, __interrupt__: outcome.interrupts };
   }
-  return outcome.values;
+  // The run's own values are read-only; the caller gets an object of its own (as LangGraph returns).
+  return { ...outcome.values };
 }

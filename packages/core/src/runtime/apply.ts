@@ -52,7 +52,8 @@ export function applyWrites(
     next[key] = result.value;
     changed.set(key, result.appended);
   }
-  return { values: next, changed };
+  // Routers and the next step's tasks read these values; they must not change them in place.
+  return { values: Object.freeze(next), changed };
 }
 
 /** The default values of every key of a schema. @internal */

@@ -21,7 +21,10 @@ const NO_RESUME: Readonly<Record<string, unknown>> = Object.freeze({});
  * and the task's position, so a task keeps its id when the superstep runs again. @internal
  */
 export function planTasks(spec: GraphSpec, state: ThreadState, superstep: number): PlannedStepTask[] {
-  const { checkpoint, pending, values } = state;
+  const { checkpoint, pending } = state;
+  // Tasks share one read-only view of the state (§3): assigning to it throws instead of silently
+  // changing what siblings and the caller see but the checkpoint does not hold.
+  const values = Object.freeze(state.values);
   return checkpoint.next.map((planned, i) => {
     const id = `${checkpoint.id}.${i}`;
     const node = spec.nodes.get(planned.node);

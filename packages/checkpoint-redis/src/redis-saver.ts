@@ -166,6 +166,11 @@ export class RedisSaver implements CheckpointSaver {
     await this.#run("deleteThread", threadId, []);
   }
 
+  /**
+   * Two scripts: the first drops old checkpoints and returns what is left, the second drops the values
+   * nothing left needs (decided here, since reading checkpoints needs the serializer). A put between
+   * the two is safe: a new checkpoint only needs values its parent, a kept checkpoint, already needs.
+   */
   async prune(threadId: string, options: { keepLast: number }): Promise<void> {
     const keep = Math.max(1, Math.floor(options.keepLast));
     const out = (await this.#run("pruneCheckpoints", threadId, [this.#now(), keep])) as (string | number)[];

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, freemem, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -12,6 +12,7 @@ const HELP = `Usage: npm run bench -- [--quick] [--json] [--only <text>] [--runs
   --json        print the results as JSON on stdout (progress still goes to stderr)
   --only TEXT   run only workloads whose id contains TEXT (repeatable), e.g. --only fanout
   --runs N      timed runs per workload, overriding the defaults
+  --save FILE   also write the JSON results to FILE
 `;
 
 async function main(): Promise<void> {
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
       json: { type: "boolean", default: false },
       only: { type: "string", multiple: true },
       runs: { type: "string" },
+      save: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -55,10 +57,10 @@ async function main(): Promise<void> {
   };
   const seconds = (Date.now() - started) / 1000;
   const goals = checkGoals(results);
+  const json = `${JSON.stringify({ date: new Date().toISOString(), quick: values.quick, seconds, machine, results, goals }, null, 2)}\n`;
+  if (values.save) writeFileSync(values.save, json);
   if (values.json) {
-    process.stdout.write(
-      `${JSON.stringify({ date: new Date().toISOString(), quick: values.quick, seconds, machine, results, goals }, null, 2)}\n`,
-    );
+    process.stdout.write(json);
     return;
   }
   const out = [

@@ -14,7 +14,7 @@ export interface DifficultyResult {
 }
 
 const ADVANCED: ReadonlyArray<[RegExp, string]> = [
-  [/\bcompar(a|ar|acion|ame)\b|\bdiferencias? (entre|con)\b|\bfrente a\b|\bvs\.?\b|\bversus\b/, "comparación"],
+  [/\bcompar(a|ar|acion|ame)\b|\bdiferencias?\b|\bfrente a\b|\bvs\.?\b|\bversus\b/, "comparación"],
   [/\bventajas y (desventajas|inconvenientes)\b|\bpros y contras\b/, "ventajas e inconvenientes"],
   [/\bpor que\b|\bjustific|\brazona\b|\bargument/, "justificación"],
   [/\banaliz|\bevalu(a|ar)\b|\bcritic/, "análisis"],
@@ -54,12 +54,10 @@ export function classifyDifficultyDetailed(query: string): DifficultyResult {
       reasons.push(reason);
     }
   }
-  for (const [pattern, reason] of INTERMEDIATE) {
-    if (pattern.test(text)) {
-      score += 1;
-      reasons.push(reason);
-    }
-  }
+  // Explanation cues raise a question to intermediate, never on their own to advanced.
+  const explanation = INTERMEDIATE.filter(([pattern]) => pattern.test(text)).map(([, reason]) => reason);
+  if (explanation.length > 0) score += 1;
+  reasons.push(...explanation);
   for (const [pattern, reason] of BASIC) {
     if (pattern.test(text)) {
       score -= 1;

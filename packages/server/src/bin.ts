@@ -1,22 +1,17 @@
 #!/usr/bin/env node
 /**
  * `trellis-server [serve] [path/to/trellis.json]`: serves the graphs of a config on PORT (default 8123).
- * `trellis-server worker [path]` runs queued runs without serving HTTP (scale-out; needs a shared
- * Postgres saver and a Redis queue).
+ * `trellis-server worker [path]`: executes queued runs without serving HTTP (scale-out, with a Postgres
+ * saver and a Redis queue in the config).
  */
-import { startServer } from "./server.js";
+import { startServer, startWorker } from "./server.js";
 
 async function main(argv: string[]): Promise<void> {
   const args = argv.slice(2);
   const command = args[0] === "serve" || args[0] === "worker" ? args.shift() : "serve";
   const path = args[0] ?? "trellis.json";
-  if (command === "worker") {
-    console.error(
-      "trellis-server worker: scale-out workers need the Postgres saver and a Redis queue, not available in this build yet.",
-    );
-    process.exit(2);
-  }
-  await startServer(path);
+  if (command === "worker") await startWorker(path);
+  else await startServer(path);
 }
 
 main(process.argv).catch((error: unknown) => {

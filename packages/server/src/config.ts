@@ -26,7 +26,18 @@ export type SaverConfig =
 /** The queue that carries runs to workers. */
 export type QueueConfig =
   | { kind: "embedded" /** Runs executing at once in this process. Default 4. */; concurrency?: number }
-  | { kind: "redis"; url: string; prefix?: string; concurrency?: number };
+  | {
+      kind: "redis";
+      url: string;
+      /** Prefix of the Redis keys and channels. Default `trellis:`. */
+      prefix?: string;
+      /** Runs a `worker` process executes at once. Default 4. */
+      concurrency?: number;
+      /** How often a worker reports its runs. Default 2000 ms. */
+      heartbeatMs?: number;
+      /** A run whose worker was silent this long goes back to the queue. Default 15000 ms. */
+      orphanAfterMs?: number;
+    };
 
 /** One credential: an API key (`x-api-key` header) or a bearer token, and the user it stands for. */
 export interface Credential {

@@ -15,8 +15,10 @@ export {
 } from "./config.js";
 export { type EventHub, LocalEventHub, type RunListener } from "./event-hub.js";
 export { type AnyGraph, type AppRoutesContext, type HostedGraph, loadGraphs } from "./graph-registry.js";
+export { PostgresRunStore, type PostgresRunStoreOptions } from "./postgres-run-store.js";
+export { RedisEventHub, RedisQueueWake } from "./redis-fan-out.js";
 export { rollbackRun } from "./rollback.js";
-export { RunManager, type RunManagerOptions } from "./run-manager.js";
+export { type QueueWake, RunManager, type RunManagerOptions } from "./run-manager.js";
 export type {
   CancelAction,
   MultitaskStrategy,
@@ -28,6 +30,6 @@ export type {
   ThreadRecord,
   ThreadStatus,
 } from "./run-store.js";
-export { type CreateServerOptions, createServer, startServer, type TrellisServer } from "./server.js";
+export { type CreateServerOptions, createServer, startServer, startWorker, type TrellisServer } from "./server.js";
 export type { ServerContext, ServerEnv } from "./server-context.js";
 export { SqliteRunStore } from "./sqlite-run-store.js";

@@ -207,7 +207,14 @@ export class RunManager {
           const run = await this.#o.store.getRun(runId);
           if (!run || TERMINAL_RUN_STATUSES.has(run.status)) ended = true;
         }
-        if (buffer.length) yield* emit(buffer.splice(0));
+        if (buffer.length) {
+          const batch = buffer.splice(0);
+          // a live event past the next number: some were published before this follower listened
+          if ((batch[0]?.seq ?? 0) > last + 1 && afterSeq < Number.MAX_SAFE_INTEGER) {
+            yield* emit(await this.#o.store.eventsAfter(runId, last));
+          }
+          yield* emit(batch);
+        }
         if (ended) {
           if (afterSeq < Number.MAX_SAFE_INTEGER) yield* emit(await this.#o.store.eventsAfter(runId, last));
           return;
@@ -215,6 +222,8 @@ export class RunManager {
         await new Promise<void>((r) => {
           wake = r;
           if (buffer.length || ended) poke();
+          // look again now and then: an end published before this follower listened is not heard
+          setTimeout(poke, 1_000).unref?.();
         });
       }
     } finally {

@@ -3,7 +3,8 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { serve } from "@hono/node-server";
-import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
+import type { CheckpointSaver } from "@trellis/checkpoint";
+import { PostgresSaver } from "@trellis/checkpoint-postgres";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -12,12 +13,14 @@ import { loadConfig, type ResolvedConfig, resolveConfig, type TrellisConfig } fr
 import { type EventHub, LocalEventHub } from "./event-hub.js";
 import { type HostedGraph, loadGraphs } from "./graph-registry.js";
 import { errorJson, errorResponse } from "./http-errors.js";
+import { PostgresRunStore } from "./postgres-run-store.js";
+import { RedisEventHub, RedisQueueWake } from "./redis-fan-out.js";
 import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { runRoutes } from "./routes/runs.js";
 import { systemRoutes } from "./routes/system.js";
 import { threadRoutes } from "./routes/threads.js";
-import { RunManager } from "./run-manager.js";
+import { type QueueWake, RunManager } from "./run-manager.js";
 import type { RunStore } from "./run-store.js";
 import { lookups, type ServerContext, type ServerEnv } from "./server-context.js";
 import { SqliteRunStore } from "./sqlite-run-store.js";
@@ -28,7 +31,10 @@ export interface CreateServerOptions {
   authenticate?: Authenticate;
   /** Environment read for PORT and service URLs. Default `process.env`. */
   env?: Record<string, string | undefined>;
-  /** Runs executed at once by this process. Default: the queue's concurrency (4); 0 for an API-only process. */
+  /**
+   * Runs executed at once by this process. Default: the queue's concurrency (4). 0 makes an API-only
+   * process that leaves runs to `trellis-server worker` processes (scale-out).
+   */
   workers?: number;
 }
 
@@ -47,19 +53,57 @@ export interface TrellisServer {
   close(): Promise<void>;
 }
 
-async function openStorage(
-  config: ResolvedConfig,
-): Promise<{ saver: CheckpointSaver; store: RunStore; hub: EventHub }> {
+interface Storage {
+  saver: CheckpointSaver;
+  store: RunStore;
+  hub: EventHub;
+  wake?: QueueWake;
+  shared?: { heartbeatMs: number; orphanAfterMs: number };
+  close(): Promise<void>;
+}
+
+async function openStorage(config: ResolvedConfig): Promise<Storage> {
+  const queue = config.queue;
+  const redis =
+    queue.kind === "redis"
+      ? {
+          hub: new RedisEventHub({ url: queue.url, ...(queue.prefix ? { prefix: queue.prefix } : {}) }),
+          wake: new RedisQueueWake({ url: queue.url, ...(queue.prefix ? { prefix: queue.prefix } : {}) }),
+        }
+      : undefined;
+  const closeRedis = async () => {
+    await redis?.hub.close();
+    await redis?.wake.close();
+  };
   if (config.saver.kind === "sqlite") {
     if (config.saver.path !== ":memory:") mkdirSync(dirname(config.saver.path), { recursive: true });
     const saver = new SqliteSaver({ filename: config.saver.path });
     const store = new SqliteRunStore(saver.database);
-    return { saver, store, hub: new LocalEventHub() };
+    return { saver, store, hub: redis?.hub ?? new LocalEventHub(), close: closeRedis };
   }
-  throw new TrellisError(
-    "INVALID_CONFIG",
-    'The "postgres" saver needs @trellis/checkpoint-postgres, which this build does not ship yet; use { "kind": "sqlite" }.',
-  );
+  const saver = new PostgresSaver({
+    connectionString: config.saver.url,
+    ...(config.saver.schema ? { schema: config.saver.schema } : {}),
+  });
+  await saver.setup();
+  const store = new PostgresRunStore({
+    pool: saver.pool,
+    ...(config.saver.schema ? { schema: config.saver.schema } : {}),
+  });
+  await store.setup();
+  const storage: Storage = {
+    saver,
+    store,
+    hub: redis?.hub ?? new LocalEventHub(),
+    // several processes may share the database: heartbeats decide which runs are orphaned
+    shared: {
+      heartbeatMs: queue.kind === "redis" ? (queue.heartbeatMs ?? 2_000) : 2_000,
+      orphanAfterMs: queue.kind === "redis" ? (queue.orphanAfterMs ?? 15_000) : 15_000,
+    },
+    close: closeRedis,
+  };
+  if (redis) storage.wake = redis.wake;
+  return storage;
 }
 
 /**
@@ -74,10 +118,20 @@ async function openStorage(
  */
 export async function createServer(config: TrellisConfig, options: CreateServerOptions = {}): Promise<TrellisServer> {
   const resolved = resolveConfig(config, options.env ?? process.env);
-  const { saver, store, hub } = await openStorage(resolved);
+  const storage = await openStorage(resolved);
+  const { saver, store, hub } = storage;
   const graphs = await loadGraphs(resolved.graphs, saver, resolved.baseDir);
   const concurrency = options.workers ?? resolved.queue.concurrency ?? 4;
-  const manager = new RunManager({ store, hub, saver, graphs, concurrency, limits: resolved.limits });
+  const manager = new RunManager({
+    store,
+    hub,
+    saver,
+    graphs,
+    concurrency,
+    limits: resolved.limits,
+    ...(storage.shared ? { shared: storage.shared } : {}),
+    ...(storage.wake ? { wake: storage.wake } : {}),
+  });
   const parts = { config: resolved, graphs, saver, store, manager, authEnabled: resolved.auth.enabled };
   const ctx: ServerContext = { ...parts, ...lookups(parts) };
 
@@ -136,26 +190,49 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
       await manager.stop();
       await store.close();
       await saver.close?.();
+      await storage.close();
     },
   };
 }
 
 /**
  * Loads `trellis.json` (or `path`), creates the server and listens on `PORT` (default 8123). Stops
- * cleanly on SIGINT/SIGTERM: runs in flight stay queued and continue at the next start.
+ * cleanly on SIGINT/SIGTERM: runs in flight stay queued and continue at the next start. With a Redis
+ * queue (scale-out) the process serves the API only and leaves runs to workers, unless `workers` says
+ * otherwise.
  *
  * @example
  * // bin: trellis-server [path/to/trellis.json]
  * await startServer("trellis.json");
  */
 export async function startServer(path = "trellis.json", options: CreateServerOptions = {}): Promise<TrellisServer> {
-  const server = await createServer(await loadConfig(path), options);
+  const config = await loadConfig(path);
+  const scaleOut = resolveConfig(config, options.env ?? process.env).queue.kind === "redis";
+  const server = await createServer(config, { ...(scaleOut ? { workers: 0 } : {}), ...options });
   const { url } = await server.listen();
   console.log(`[trellis-server] serving ${[...server.graphs.keys()].join(", ") || "no graphs"} on ${url}`);
+  stopOnSignals(server);
+  return server;
+}
+
+/**
+ * Runs queued runs without serving HTTP: `trellis-server worker [path]`. Any number of workers share
+ * the config's Postgres saver and Redis queue; each takes runs whose thread is free.
+ *
+ * @example
+ * await startWorker("trellis.json");
+ */
+export async function startWorker(path = "trellis.json", options: CreateServerOptions = {}): Promise<TrellisServer> {
+  const server = await createServer(await loadConfig(path), options);
+  console.log(`[trellis-server] worker ${server.manager.workerId} for ${[...server.graphs.keys()].join(", ")}`);
+  stopOnSignals(server);
+  return server;
+}
+
+function stopOnSignals(server: TrellisServer): void {
   const shutdown = () => {
     void server.close().then(() => process.exit(0));
   };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
-  return server;
 }

@@ -101,11 +101,12 @@ function rankMetric(text: string): RankMetric {
 }
 
 function rankLimit(text: string): number {
-  const digits = text.match(
-    /\b(?:top|largest|biggest|highest|leading)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:largest|biggest|top|leading|companies|stocks|firms)\b/,
-  );
-  const n = Number(digits?.[1] ?? digits?.[2]);
-  if (Number.isInteger(n) && n > 0) return Math.min(n, 20);
-  const word = text.match(/\b(?:top|largest|biggest|highest|leading)\s+([a-z]+)\b/)?.[1];
-  return (word && NUMBER_WORDS[word]) || 5;
+  const n = "(\\d{1,2}|" + Object.keys(NUMBER_WORDS).join("|") + ")";
+  const after = new RegExp(`\\b(?:top|largest|biggest|highest|lowest|leading)\\s+${n}\\b`).exec(text)?.[1];
+  const before = new RegExp(`\\b${n}\\s+(?:largest|biggest|top|highest|lowest|leading|companies|stocks|firms)\\b`).exec(
+    text,
+  )?.[1];
+  const token = after ?? before;
+  const value = token === undefined ? Number.NaN : (NUMBER_WORDS[token] ?? Number(token));
+  return Number.isInteger(value) && value > 0 ? Math.min(value, 20) : 5;
 }

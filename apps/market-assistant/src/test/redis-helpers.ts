@@ -1,4 +1,4 @@
-import { createServer } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { Redis } from "ioredis";
 import { REDIS_URL } from "./service-urls.js";
 
@@ -32,4 +32,44 @@ export async function closedPortUrl(): Promise<string> {
   });
   await new Promise((resolve) => server.close(resolve));
   return `redis://127.0.0.1:${port}`;
+}
+
+/** A TCP proxy in front of the test Redis that can be cut and restored: Redis going down and coming back. @internal */
+export interface RedisProxy {
+  url: string;
+  /** Closes the listener and every open connection. */
+  cut(): Promise<void>;
+  /** Listens again on the same port. */
+  restore(): Promise<void>;
+}
+
+/** Starts a {@link RedisProxy}. @internal */
+export async function startRedisProxy(): Promise<RedisProxy> {
+  const target = new URL(REDIS_URL);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => {});
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  const listen = (port: number) =>
+    new Promise<number>((resolve) => {
+      server.listen(port, "127.0.0.1", () => resolve((server.address() as { port: number }).port));
+    });
+  const port = await listen(0);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    cut: async () => {
+      const closed = new Promise((resolve) => server.close(resolve));
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
+    restore: async () => {
+      await listen(port);
+    },
+  };
 }

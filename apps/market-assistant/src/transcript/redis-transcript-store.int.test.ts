@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { recordingLogger } from "../logger.js";
-import { closedPortUrl, deleteKeys, inspectRedis } from "../test/redis-helpers.js";
+import { closedPortUrl, deleteKeys, inspectRedis, startRedisProxy } from "../test/redis-helpers.js";
 import { REDIS_URL, requireRedis, uniqueName } from "../test/service-urls.js";
 import type { ChatMessage } from "./chat-message.js";
 import { RedisTranscriptStore } from "./redis-transcript-store.js";
@@ -49,6 +49,37 @@ describe.skipIf(!redisUp)("RedisTranscriptStore (real Redis)", () => {
       expect(ttl).toBeLessThanOrEqual(86_400);
     } finally {
       await store.close();
+    }
+  });
+
+  it("fails fast while Redis is down and works again when it is back", async () => {
+    const proxy = await startRedisProxy();
+    const logger = recordingLogger();
+    const store = new RedisTranscriptStore({ url: proxy.url, keyPrefix, logger });
+    try {
+      await store.append(message("t4", "before"));
+      await proxy.cut();
+      const started = Date.now();
+      await expect(store.list("t4")).rejects.toThrow();
+      await expect(store.append(message("t4", "lost"))).rejects.toThrow(/unreachable/);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      await proxy.restore();
+      await expect
+        .poll(
+          () =>
+            store.ping().then(
+              () => "up",
+              () => "down",
+            ),
+          { timeout: 10_000, interval: 100 },
+        )
+        .toBe("up");
+      await store.append(message("t4", "after"));
+      expect((await store.list("t4")).map((m) => m.content)).toEqual(["before", "after"]);
+      expect(logger.lines.map((l) => l.level)).toEqual(["warn", "info"]);
+    } finally {
+      await store.close();
+      await proxy.cut().catch(() => {});
     }
   });
 

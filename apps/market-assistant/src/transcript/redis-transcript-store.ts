@@ -31,7 +31,9 @@ export class RedisTranscriptStore implements TranscriptStore {
   readonly keyPrefix: string;
   readonly #redis: Redis;
   readonly #logger: Logger | undefined;
-  #reportedDown = false;
+  readonly #timeoutMs: number;
+  /** The last connection error, until the connection is ready again. */
+  #down: Error | undefined;
 
   constructor(options: RedisTranscriptStoreOptions) {
     this.ttlSeconds = options.ttlSeconds ?? 86_400;
@@ -41,21 +43,23 @@ export class RedisTranscriptStore implements TranscriptStore {
     this.keyPrefix = options.keyPrefix ?? "market-assistant:";
     this.#logger = options.logger;
     const timeoutMs = options.timeoutMs ?? 2_000;
+    this.#timeoutMs = timeoutMs;
     this.#redis = new Redis(options.url, {
       lazyConnect: true,
       connectTimeout: timeoutMs,
       commandTimeout: timeoutMs,
       maxRetriesPerRequest: 1,
-      retryStrategy: (attempt) => Math.min(attempt * 250, 5_000),
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     });
     this.#redis.on("error", (error: Error) => {
-      if (this.#reportedDown) return;
-      this.#reportedDown = true;
-      this.#logger?.warn(`Redis transcript store unreachable (${error.message}); retrying in the background.`);
+      if (!this.#down) {
+        this.#logger?.warn(`Redis transcript store unreachable (${error.message}); retrying in the background.`);
+      }
+      this.#down = error;
     });
     this.#redis.on("ready", () => {
-      if (this.#reportedDown) this.#logger?.info("Redis transcript store reachable again.");
-      this.#reportedDown = false;
+      if (this.#down) this.#logger?.info("Redis transcript store reachable again.");
+      this.#down = undefined;
     });
   }
 
@@ -66,13 +70,15 @@ export class RedisTranscriptStore implements TranscriptStore {
 
   async append(message: ChatMessage): Promise<void> {
     const key = this.key(message.thread_id);
-    const results = await this.#redis.multi().rpush(key, JSON.stringify(message)).expire(key, this.ttlSeconds).exec();
+    const results = await this.#run(() =>
+      this.#redis.multi().rpush(key, JSON.stringify(message)).expire(key, this.ttlSeconds).exec(),
+    );
     const failed = results?.find(([error]) => error);
     if (!results || failed) throw failed?.[0] ?? new Error("Redis discarded the transaction.");
   }
 
   async list(threadId: string): Promise<ChatMessage[]> {
-    const raw = await this.#redis.lrange(this.key(threadId), 0, -1);
+    const raw = await this.#run(() => this.#redis.lrange(this.key(threadId), 0, -1));
     const messages: ChatMessage[] = [];
     for (const entry of raw) {
       const message = parseChatMessage(entry);
@@ -83,7 +89,31 @@ export class RedisTranscriptStore implements TranscriptStore {
   }
 
   async ping(): Promise<void> {
-    await this.#redis.ping();
+    await this.#run(() => this.#redis.ping());
+  }
+
+  /**
+   * Runs a command, or fails at once while the connection is known to be down (the client reconnects
+   * in the background), and gives up after the timeout.
+   */
+  async #run<T>(command: () => Promise<T>): Promise<T> {
+    if (this.#down && this.#redis.status !== "ready") {
+      throw new Error(`Redis is unreachable: ${this.#down.message}`);
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        command(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`Redis did not answer within ${this.#timeoutMs} ms`)),
+            this.#timeoutMs,
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {

@@ -5,19 +5,28 @@ import type { GraphAgent } from "./graph-agent.js";
 import { LocalRetriever } from "./retrieval/local-retriever.js";
 import type { InterruptInfo } from "./test-session/test-graph.js";
 
+const QUERY = "query must be a non-empty string";
+const ID = "id must be a non-empty string (the conversation's thread id)";
+const ANSWER = 'user_response must be a non-empty string (the answer, e.g. "B")';
+
 const chatRequest = z.object({
-  query: z.string().trim().min(1, "query must be a non-empty string"),
-  id: z.string().trim().min(1, "id must be a non-empty string (the conversation's thread id)"),
-  asignatura: z.string().trim().min(1).nullable().optional(),
+  query: z.string({ error: QUERY }).trim().min(1, QUERY),
+  id: z.string({ error: ID }).trim().min(1, ID),
+  asignatura: z
+    .string({ error: 'asignatura must be a subject code such as "iv" or "DS", or null' })
+    .trim()
+    .min(1)
+    .nullable()
+    .optional(),
 });
 
 const resumeRequest = z.object({
-  id: z.string().trim().min(1, "id must be a non-empty string (the conversation's thread id)"),
-  user_response: z.string().trim().min(1, 'user_response must be a non-empty string (the answer, e.g. "B")'),
+  id: z.string({ error: ID }).trim().min(1, ID),
+  user_response: z.string({ error: ANSWER }).trim().min(1, ANSWER),
 });
 
 const searchRequest = z.object({
-  query: z.string().trim().min(1, "query must be a non-empty string"),
+  query: z.string({ error: QUERY }).trim().min(1, QUERY),
   asignatura: z.string().nullable().optional(),
   top_k: z.number().int().min(1).max(20).optional(),
 });

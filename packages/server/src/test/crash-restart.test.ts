@@ -45,7 +45,7 @@ function startChild(): Promise<{ child: ChildProcess; url: string }> {
 }
 
 const lines = () => (existsSync(ledger) ? readFileSync(ledger, "utf8") : "").split("\n").filter(Boolean);
-const count = (line: string) => lines().filter((l) => l === line).length;
+const count = (line: string) => lines().filter((l) => l.startsWith(`${line} `)).length;
 
 describe("a server killed mid-run", () => {
   it("continues the run after a restart; no finished task runs twice", { timeout: 60_000 }, async () => {

@@ -15,7 +15,7 @@ const schema = {
 
 function ledger(line: string): void {
   const file = process.env.TRELLIS_TEST_LEDGER;
-  if (file) appendFileSync(file, `${line}\n`);
+  if (file) appendFileSync(file, `${line} ${process.pid}\n`);
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

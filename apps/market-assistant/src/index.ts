@@ -47,7 +47,6 @@ export { openSqliteDatabase } from "./database/sqlite-database.js";
 export { createChatRoutes, MAX_MESSAGE_CHARS, THREAD_ID } from "./http/chat-routes.js";
 export { consoleLogger, type Logger, recordingLogger } from "./logger.js";
 export { createMarketAssistant, type MarketAssistant, type MarketAssistantOptions } from "./market-assistant.js";
-export { buildGraph, createRoutes, defaultMarketAssistant } from "./server-entry.js";
 export { planQuestion, type SupervisorTask, type TaskKind } from "./supervisor/question-plan.js";
 export {
   buildSupervisorGraph,

@@ -1,4 +1,11 @@
-import { type Checkpoint, type CheckpointSaver, createIdGenerator, type Lease } from "@trellis/checkpoint";
+import { createHash } from "node:crypto";
+import {
+  type Checkpoint,
+  type CheckpointSaver,
+  createIdGenerator,
+  type Lease,
+  type PendingWrite,
+} from "@trellis/checkpoint";
 
 const nextId = createIdGenerator();
 
@@ -12,6 +19,12 @@ const nextId = createIdGenerator();
  *   copy of the pre-run checkpoint — same channel versions, same next tasks — carrying only the pending
  *   writes that checkpoint had when the run started (so a resume the run recorded is dropped and its
  *   interrupt is pending again).
+ *
+ * Task ids are derived from the checkpoint id, and interrupt ids from task ids, so the copied writes are
+ * moved to the new checkpoint's task ids and the pending interrupts get the ids their nodes will ask
+ * with when they run again (the value, node and question stay the same; the id changes, as on any fork).
+ * Interrupts raised inside `withScope` keep their old id, and a subgraph paused inside a rolled-back
+ * task starts over, since its namespace names the task.
  *
  * Returns the id of the checkpoint the thread now stands on (undefined when it was deleted).
  *
@@ -63,11 +76,45 @@ export async function rollbackRun(
     await saver.put({
       checkpoint,
       blobs: [],
-      writes: pre.pendingWrites.slice(0, run.preWriteCount),
+      writes: rebaseWrites(pre.pendingWrites.slice(0, run.preWriteCount), pre.checkpoint.id, id),
       ...(lease ? { lease } : {}),
     });
     return checkpoint.id;
   } finally {
     if (lease) await saver.releaseLease(lease);
   }
+}
+
+/** The id core gives the `index`-th interrupt of a task (the formula of `interruptId` in @trellis/core). */
+function interruptIdOf(namespace: string, taskId: string, index: number): string {
+  return createHash("sha1").update(`${namespace}\u0000${taskId}\u0000${index}`).digest("hex").slice(0, 32);
+}
+
+/** Moves pending writes from the task ids of checkpoint `from` to those of checkpoint `to`. @internal */
+export function rebaseWrites(writes: PendingWrite[], from: string, to: string): PendingWrite[] {
+  const ids = new Map<string, string>();
+  const taskOf = (taskId: string) => (taskId.startsWith(`${from}.`) ? `${to}${taskId.slice(from.length)}` : taskId);
+  for (const w of writes) {
+    if (w.channel !== "__interrupt__" || !Array.isArray(w.value)) continue;
+    for (const item of w.value as Array<{ id: string; namespace?: string }>) {
+      for (let index = 0; index < 1000; index++) {
+        if (interruptIdOf(item.namespace ?? "", w.taskId, index) !== item.id) continue;
+        ids.set(item.id, interruptIdOf(item.namespace ?? "", taskOf(w.taskId), index));
+        break;
+      }
+    }
+  }
+  const rekey = (value: unknown) =>
+    value && typeof value === "object" && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).map(([k, v]) => [ids.get(k) ?? k, v]))
+      : value;
+  return writes.map((w) => {
+    const taskId = taskOf(w.taskId);
+    if (w.channel === "__interrupt__" && Array.isArray(w.value)) {
+      const value = (w.value as Array<{ id: string }>).map((i) => ({ ...i, id: ids.get(i.id) ?? i.id }));
+      return { ...w, taskId, value };
+    }
+    if (w.channel === "__resume__") return { ...w, taskId, value: rekey(w.value) };
+    return { ...w, taskId };
+  });
 }

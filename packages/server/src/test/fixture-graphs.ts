@@ -118,3 +118,14 @@ export function chatGraph() {
     .addEdge("final", END)
     .compile();
 }
+
+/** asks a question, then works slowly on the answer */
+export function askThenSlowGraph() {
+  return new StateGraph(schema, { name: "ask-then-slow" })
+    .addNode("ask", () => ({ answer: interrupt<string>({ question: "Topic?" }), log: ["asked"] }))
+    .addNode("work", step("work"))
+    .addEdge(START, "ask")
+    .addEdge("ask", "work")
+    .addEdge("work", END)
+    .compile();
+}

@@ -16,6 +16,7 @@ export const TEST_GRAPHS: Record<string, GraphEntry> = {
   slow: { module: "./src/test/fixture-graphs.ts", graph: "slowGraph" },
   ask: { module: "./src/test/fixture-graphs.ts", graph: "askGraph" },
   chat: { module: "./src/test/fixture-graphs.ts", graph: "chatGraph" },
+  "ask-then-slow": { module: "./src/test/fixture-graphs.ts", graph: "askThenSlowGraph" },
 };
 
 export interface TestServer {

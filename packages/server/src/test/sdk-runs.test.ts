@@ -160,4 +160,27 @@ describe("multitask strategies on a busy thread", () => {
     expect(state.checkpoint.checkpoint_id).toBeNull();
     expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
   });
+
+  it("rollback of a resume: the answer is dropped and the interrupt is pending again", async () => {
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "ask-then-slow", { input: { delayMs: 2_000 } });
+    const paused = await client.threads.getState(thread.thread_id);
+    expect(paused.tasks[0]?.interrupts).toHaveLength(1);
+    const run = await client.runs.create(thread.thread_id, "ask-then-slow", { command: { resume: "tides" } });
+    await eventually(() => ran(thread.thread_id, "asked"));
+    await client.runs.cancel(thread.thread_id, run.run_id, true, "rollback");
+    const state = await client.threads.getState(thread.thread_id);
+    expect(state.next).toEqual(["ask"]);
+    const pending = state.tasks[0]?.interrupts ?? [];
+    expect(pending.map((i) => i.value)).toEqual([{ question: "Topic?" }]);
+    expect((state.values as Values).log).toEqual([]);
+    expect(state.metadata?.source).toBe("fork");
+    // the interrupt (a fork gives it a new id) is answered again, by its id
+    const again = await client.runs.create(thread.thread_id, "ask-then-slow", {
+      command: { resume: { [pending[0]!.id as string]: "waves" } },
+    });
+    await eventually(() => ran(thread.thread_id, "asked"));
+    await client.runs.cancel(thread.thread_id, again.run_id, true);
+    expect((await values(thread.thread_id)).answer).toBe("waves");
+  });
 });

@@ -19,6 +19,9 @@ describe("grading", () => {
     ["Opción C.", "C"],
     ["(d)", "D"],
     ["almacenamiento que sobrevive al contenedor", "B"],
+    ["el almacenamiento que sobrevive", "B"],
+    ["hipervisor", "D"],
+    ["un hipervisor, creo", undefined],
     ["no lo sé", undefined],
     ["bueno", undefined],
   ])("%s → %s", (answer, letter) => {

@@ -1,4 +1,4 @@
-import { foldAccents } from "../retrieval/spanish-text.js";
+import { foldAccents, searchTerms } from "../retrieval/spanish-text.js";
 import type { MultipleChoiceTest } from "../state.js";
 import { extractJson, LETTERS } from "./question-generation.js";
 
@@ -25,8 +25,8 @@ export function formatQuestion(q: MultipleChoiceTest): string {
 }
 
 /**
- * The option letter an answer chooses: "b", "B)", "la C", "opción d", or the text of an option.
- * Undefined when the answer names no option.
+ * The option letter an answer chooses: "b", "B)", "la C", "opción d", the text of an option or most
+ * of its words. Undefined when the answer names no option.
  *
  * @example
  * answerLetter("la b", question); // "B"
@@ -41,7 +41,21 @@ export function answerLetter(answer: string, q: MultipleChoiceTest): string | un
     const option = foldAccents(o);
     return option === folded || option.includes(folded) || folded.includes(option);
   });
-  return index >= 0 ? LETTERS[index] : undefined;
+  if (index >= 0) return LETTERS[index];
+  return closestOption(answer, q);
+}
+
+/** The option sharing most of the answer's terms (at least 60 % of them, and more than any other). */
+function closestOption(answer: string, q: MultipleChoiceTest): string | undefined {
+  const terms = [...new Set(searchTerms(answer))];
+  if (terms.length < 2) return undefined;
+  const shares = q.options.map((o) => {
+    const optionTerms = new Set(searchTerms(o));
+    return terms.filter((t) => optionTerms.has(t)).length / terms.length;
+  });
+  const best = Math.max(...shares);
+  if (best < 0.6 || shares.filter((x) => x === best).length > 1) return undefined;
+  return LETTERS[shares.indexOf(best)];
 }
 
 /**

@@ -205,7 +205,11 @@ describe("HTTP contract", () => {
       ["/chat", { query: "  ", id: "x" }, /query must be a non-empty string/],
       ["/chat", { query: "hola", id: 7 }, /^id: /],
       ["/chat", { query: "hola", id: "x", asignatura: 3 }, /^asignatura: /],
-      ["/resume_chat", { id: "x" }, /^user_response: user_response must be a non-empty string \(the answer, e.g. "B"\)$/],
+      [
+        "/resume_chat",
+        { id: "x" },
+        /^user_response: user_response must be a non-empty string \(the answer, e.g. "B"\)$/,
+      ],
       ["/resume_chat", [], /body|expected object/],
       ["/search", { query: "" }, /^query: /],
     ];

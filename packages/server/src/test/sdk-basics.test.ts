@@ -98,4 +98,27 @@ describe("the official langgraph-sdk Client against the server", () => {
     expect(again.created_at).toBe(a.created_at);
     await expect(client.threads.create({ threadId: "fixed-id-1" })).rejects.toThrow(/409/);
   });
+
+  it("streams model chunks in messages-tuple mode", async () => {
+    const thread = await client.threads.create();
+    const chunks: string[] = [];
+    for await (const e of client.runs.stream(thread.thread_id, "chat", {
+      input: { messages: [{ id: "u1", role: "user", content: "weather?" }] },
+      streamMode: ["messages-tuple"],
+    })) {
+      if (e.event !== "messages") continue;
+      const [chunk, meta] = e.data as [{ type: string; content: string }, { langgraph_node: string }];
+      if (chunk.type === "AIMessageChunk" && chunk.content) chunks.push(`${meta.langgraph_node}:${chunk.content}`);
+    }
+    expect(chunks).toEqual(["agent:Hel", "agent:lo"]);
+  });
+
+  it("honours per-run interrupt_before and continues with a null input", async () => {
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "slow", { input: { delayMs: 1 }, interruptBefore: ["b"] });
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual(["b"]);
+    expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
+    const done = (await client.runs.wait(thread.thread_id, "slow", { input: null })) as { log: string[] };
+    expect(done.log).toEqual(["a", "b", "c"]);
+  });
 });

@@ -107,7 +107,7 @@ describe("the official langgraph-sdk Client against the server", () => {
       streamMode: ["messages-tuple"],
     })) {
       if (e.event !== "messages") continue;
-      const [chunk, meta] = e.data as [{ type: string; content: string }, { langgraph_node: string }];
+      const [chunk, meta] = e.data as unknown as [{ type: string; content: string }, { langgraph_node: string }];
       if (chunk.type === "AIMessageChunk" && chunk.content) chunks.push(`${meta.langgraph_node}:${chunk.content}`);
     }
     expect(chunks).toEqual(["agent:Hel", "agent:lo"]);

@@ -1,6 +1,21 @@
 export type { AuditEntry, AuditRow, AuditStore } from "./audit/audit-store.js";
 export { PostgresAuditStore, type PostgresAuditStoreOptions } from "./audit/postgres-audit-store.js";
 export { SqliteAuditStore, type SqliteAuditStoreOptions } from "./audit/sqlite-audit-store.js";
+export { BackgroundTasks } from "./channels/background-tasks.js";
+export { BotConnectorClient, type OutgoingActivity } from "./channels/teams/bot-connector-client.js";
+export {
+  type AuthResult,
+  BotFrameworkAuth,
+  type BotFrameworkAuthOptions,
+} from "./channels/teams/bot-framework-auth.js";
+export type { CardSubmitData, TeamsActivity } from "./channels/teams/teams-activity.js";
+export { TeamsBot, teamsConversationId } from "./channels/teams/teams-bot.js";
+export { type AdaptiveCard, finalApprovalCard, reviewCard } from "./channels/teams/teams-cards.js";
+export { keyboardFor, TelegramBot, telegramConversationId } from "./channels/telegram/telegram-bot.js";
+export { TelegramClient } from "./channels/telegram/telegram-client.js";
+export type { TelegramCallbackQuery, TelegramMessage, TelegramUpdate } from "./channels/telegram/telegram-types.js";
+export { createTwiRoutes, type TwiRoutesOptions } from "./channels/twi-routes.js";
+export { TEXT, viewText } from "./channels/view-text.js";
 export { loadTwiConfig, type TeamsConfig, type TelegramConfig, type TwiConfig } from "./config.js";
 export { createTwiApp, type TwiApp, type TwiAppOptions } from "./create-twi-app.js";
 export { DecisionError, type ReviewDecision, resumeUpdate } from "./decisions.js";
@@ -18,6 +33,7 @@ export { pdfBlobName, withAiLabel } from "./nodes.js";
 export { createOfflineTwiModel, OFFLINE_MODEL_ID } from "./offline/offline-model.js";
 export { HtmlPdfRenderer, type PdfMetadata, type PdfRenderer } from "./pdf/twi-pdf-renderer.js";
 export { GENERATE_CALL, INTENT_CALL, parseIntent } from "./prompts.js";
+export { twiAuthorGraph, twiAuthorRoutes, twiAuthorTasks } from "./server-entry.js";
 export {
   type AgentState,
   AI_LABEL,

@@ -1,0 +1,67 @@
+/**
+ * The parts of a Bot Framework activity this bot reads and writes.
+ *
+ * @example
+ * const activity: TeamsActivity = { type: "message", id: "1", serviceUrl: "https://smba.trafficmanager.net/emea/",
+ *   channelId: "msteams", from: { id: "29:1" }, conversation: { id: "a:1" }, text: "Írj TWI-t…" };
+ */
+export interface TeamsActivity {
+  type: string;
+  id?: string;
+  timestamp?: string;
+  serviceUrl?: string;
+  channelId?: string;
+  from?: { id: string; name?: string; aadObjectId?: string };
+  conversation?: { id: string; tenantId?: string; conversationType?: string };
+  recipient?: { id: string; name?: string };
+  text?: string;
+  /** Action.Submit data of an Adaptive Card, merged with its inputs. */
+  value?: unknown;
+  channelData?: { tenant?: { id?: string } } & Record<string, unknown>;
+  replyToId?: string;
+}
+
+/**
+ * What an Adaptive Card's submit button sends back (`activity.value`).
+ *
+ * @example
+ * const data: CardSubmitData = { twi: "decision", conversationId: "msteams-1", action: "revision_requested", feedback: "…" };
+ */
+export interface CardSubmitData {
+  twi: "decision";
+  conversationId: string;
+  action: "approved" | "revision_requested" | "rejected" | "final_approved";
+  feedback?: string;
+}
+
+/**
+ * Reads card submit data, or `undefined` when the value is not this bot's.
+ *
+ * @example
+ * readSubmitData(activity.value)?.action;
+ */
+export function readSubmitData(value: unknown): CardSubmitData | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const actions = ["approved", "revision_requested", "rejected", "final_approved"];
+  if (v.twi !== "decision" || typeof v.conversationId !== "string" || !actions.includes(String(v.action))) {
+    return undefined;
+  }
+  const data: CardSubmitData = {
+    twi: "decision",
+    conversationId: v.conversationId,
+    action: v.action as CardSubmitData["action"],
+  };
+  if (typeof v.feedback === "string") data.feedback = v.feedback;
+  return data;
+}
+
+/**
+ * The user's text without the bot's @mention (`<at>TWI bot</at> Írj…` → `Írj…`).
+ *
+ * @example
+ * messageText({ type: "message", text: "<at>Bot</at> hello" } as TeamsActivity); // "hello"
+ */
+export function messageText(activity: TeamsActivity): string {
+  return (activity.text ?? "").replace(/<at>[^<]*<\/at>/g, "").trim();
+}

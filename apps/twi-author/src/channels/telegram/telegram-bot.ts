@@ -1,0 +1,142 @@
+/**
+ * The Telegram side of the seed: a message starts a conversation and gets the draft with an inline
+ * keyboard; a button press (`callback_query`) resumes the graph. "Request revision" asks for the
+ * feedback as a reply to a prompt that names the conversation, so no session state is kept here.
+ */
+import { DecisionError, type ReviewDecision } from "../../decisions.js";
+import type { ConversationView, TwiAssistant } from "../../twi-assistant.js";
+import { decisionErrorText, TEXT, viewText } from "../view-text.js";
+import type { TelegramClient } from "./telegram-client.js";
+import type { InlineKeyboard, TelegramCallbackQuery, TelegramMessage, TelegramUpdate } from "./telegram-types.js";
+
+/** Callback data: `twi:<a|r|x|f>:<conversation id>` — approve, revise, reject, final approve. */
+const CALLBACK = /^twi:([arxf]):(.{1,56})$/;
+/** The tag in the feedback prompt that ties the user's reply to its conversation. */
+const TAG = /\[#twi:([A-Za-z0-9_.:-]{1,80})\]/;
+
+/**
+ * The thread id of a conversation started by a Telegram message: `telegram-<chat>-<message>`.
+ *
+ * @example
+ * telegramConversationId({ message_id: 5, chat: { id: 42 } }); // "telegram-42-5"
+ */
+export function telegramConversationId(message: TelegramMessage): string {
+  return `telegram-${message.chat.id}-${message.message_id}`;
+}
+
+/**
+ * The keyboard of a view: three buttons at review, one at final approval, none otherwise.
+ *
+ * @example
+ * keyboardFor(view)?.inline_keyboard[0]?.map((b) => b.callback_data); // ["twi:a:…", "twi:r:…", "twi:x:…"]
+ */
+export function keyboardFor(view: ConversationView): InlineKeyboard | undefined {
+  const id = view.conversationId;
+  if (view.kind === "review") {
+    return {
+      inline_keyboard: [
+        [
+          { text: `✅ ${TEXT.approve}`, callback_data: `twi:a:${id}` },
+          { text: `✏️ ${TEXT.requestRevision}`, callback_data: `twi:r:${id}` },
+          { text: `❌ ${TEXT.reject}`, callback_data: `twi:x:${id}` },
+        ],
+      ],
+    };
+  }
+  if (view.kind === "final_approval") {
+    return { inline_keyboard: [[{ text: `✅ ${TEXT.finalApprove}`, callback_data: `twi:f:${id}` }]] };
+  }
+  return undefined;
+}
+
+/**
+ * Handles one webhook update.
+ *
+ * @example
+ * const bot = new TelegramBot(assistant, new TelegramClient(config.telegram), "telegram");
+ * await bot.handle(update);
+ */
+export class TelegramBot {
+  readonly #assistant: TwiAssistant;
+  readonly #client: TelegramClient;
+  readonly #tenantId: string;
+
+  constructor(assistant: TwiAssistant, client: TelegramClient, tenantId: string) {
+    this.#assistant = assistant;
+    this.#client = client;
+    this.#tenantId = tenantId;
+  }
+
+  async handle(update: TelegramUpdate): Promise<void> {
+    if (update.callback_query) return this.#onCallback(update.callback_query);
+    if (update.message?.text) return this.#onMessage(update.message);
+  }
+
+  async #show(chatId: number, view: ConversationView): Promise<void> {
+    await this.#client.sendMessage(chatId, viewText(view), keyboardFor(view));
+  }
+
+  async #onMessage(message: TelegramMessage): Promise<void> {
+    const chatId = message.chat.id;
+    const text = (message.text ?? "").trim();
+    const tagged = TAG.exec(message.reply_to_message?.text ?? "")?.[1];
+    if (tagged) return this.#decide(chatId, tagged, { action: "revision_requested", feedback: text });
+    if (/^\/(start|help)\b/.test(text)) return this.#client.sendMessage(chatId, TEXT.help);
+    await this.#client.call("sendChatAction", { chat_id: chatId, action: "typing" });
+    let view: ConversationView;
+    try {
+      view = await this.#assistant.start({
+        conversation_id: telegramConversationId(message),
+        user_id: String(message.from?.id ?? chatId),
+        tenant_id: this.#tenantId,
+        channel: "telegram",
+        message: text,
+      });
+    } catch (error) {
+      await this.#client.sendMessage(chatId, TEXT.failed);
+      throw error;
+    }
+    await this.#show(chatId, view);
+  }
+
+  async #onCallback(query: TelegramCallbackQuery): Promise<void> {
+    const match = CALLBACK.exec(query.data ?? "");
+    const chatId = query.message?.chat.id;
+    if (!match || chatId === undefined) {
+      await this.#client.answerCallbackQuery(query.id);
+      return;
+    }
+    const [, code, conversationId] = match as unknown as [string, string, string];
+    await this.#client.answerCallbackQuery(query.id);
+    if (code === "r") {
+      // Telegram buttons carry no text field: ask for the feedback as a reply to a tagged prompt.
+      await this.#client.sendMessage(chatId, `${TEXT.feedbackPrompt} [#twi:${conversationId}]`, {
+        force_reply: true,
+        input_field_placeholder: TEXT.feedbackPlaceholder.slice(0, 64),
+      });
+      return;
+    }
+    if (query.message) await this.#client.clearKeyboard(chatId, query.message.message_id);
+    const decision: ReviewDecision =
+      code === "a" ? { action: "approved" } : code === "f" ? { action: "final_approved" } : { action: "rejected" };
+    await this.#decide(chatId, conversationId, decision);
+  }
+
+  async #decide(chatId: number, conversationId: string, decision: ReviewDecision): Promise<void> {
+    // A chat may only decide on its own conversations, whatever ids a user types or replies to.
+    if (!conversationId.startsWith(`telegram-${chatId}-`)) {
+      await this.#client.sendMessage(chatId, decisionErrorText(new DecisionError("foreign", "UNKNOWN_CONVERSATION")));
+      return;
+    }
+    let view: ConversationView;
+    try {
+      view = await this.#assistant.decide(conversationId, decision);
+    } catch (error) {
+      const text = decisionErrorText(error);
+      await this.#client.sendMessage(chatId, text);
+      if (text === TEXT.failed) throw error;
+      return;
+    }
+    await this.#show(chatId, view);
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The app's HTTP routes, as a Hono app the Trellis server mounts under `/apps/twi-author/`:
+ *
+ * | route | what |
+ * |---|---|
+ * | `POST /teams/messages` | Bot Framework activities (messages, Adaptive Card submits) |
+ * | `POST /telegram/webhook` | Telegram updates (messages, inline keyboard presses) |
+ * | `GET /blobs/<name>?expires=…&sig=…` | the PDFs, behind HMAC-signed links valid 24 hours (403 otherwise) |
+ * | `GET /` | what the app serves |
+ *
+ * Webhooks answer 200 at once and work in the background (an LLM call outlasts Teams' and Telegram's
+ * patience); `tasks.idle()` waits for that work.
+ */
+import { Hono } from "hono";
+import type { TwiConfig } from "../config.js";
+import type { BlobStorage } from "../storage/blob-storage.js";
+import type { UrlSigner } from "../storage/url-signer.js";
+import type { TwiAssistant } from "../twi-assistant.js";
+import { BackgroundTasks } from "./background-tasks.js";
+import { BotConnectorClient } from "./teams/bot-connector-client.js";
+import { BotFrameworkAuth } from "./teams/bot-framework-auth.js";
+import type { TeamsActivity } from "./teams/teams-activity.js";
+import { TeamsBot } from "./teams/teams-bot.js";
+import { TelegramBot } from "./telegram/telegram-bot.js";
+import { TelegramClient } from "./telegram/telegram-client.js";
+import type { TelegramUpdate } from "./telegram/telegram-types.js";
+
+/**
+ * Options of {@link createTwiRoutes}.
+ *
+ * @example
+ * createTwiRoutes({ assistant: app.assistant, blobs: app.blobs, signer: app.signer, config: app.config });
+ */
+export interface TwiRoutesOptions {
+  assistant: TwiAssistant;
+  blobs: BlobStorage;
+  signer: UrlSigner;
+  config: TwiConfig;
+  /** Used for every outgoing call (Bot Connector, token endpoint, OpenID keys, Telegram). */
+  fetch?: typeof fetch;
+  /** Where webhook work runs; pass one to wait for it (`await tasks.idle()`). */
+  tasks?: BackgroundTasks;
+}
+
+async function readJson(req: Request): Promise<unknown> {
+  try {
+    return await req.json();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Builds the routes.
+ *
+ * @example
+ * const routes = createTwiRoutes({ assistant, blobs, signer, config });
+ * const res = await routes.request("/telegram/webhook", { method: "POST", body: JSON.stringify(update) });
+ */
+export function createTwiRoutes(options: TwiRoutesOptions): Hono {
+  const { assistant, config } = options;
+  const fetchImpl = options.fetch ?? fetch;
+  const tasks = options.tasks ?? new BackgroundTasks();
+  const teams = new TeamsBot(assistant, new BotConnectorClient(config.teams, fetchImpl));
+  const telegram = new TelegramBot(assistant, new TelegramClient(config.telegram, fetchImpl), config.telegram.tenantId);
+  const teamsAuth =
+    config.teams.verifyRequests && config.teams.appId
+      ? new BotFrameworkAuth({
+          appId: config.teams.appId,
+          openIdMetadataUrl: config.teams.openIdMetadataUrl,
+          fetch: fetchImpl,
+        })
+      : undefined;
+
+  const app = new Hono();
+
+  app.get("/", (c) =>
+    c.json({
+      app: "twi-author",
+      routes: ["POST /teams/messages", "POST /telegram/webhook", "GET /blobs/<name>?expires=&sig="],
+    }),
+  );
+
+  app.get("/blobs/*", async (c) => {
+    const marker = "/blobs/";
+    const raw = c.req.path.slice(c.req.path.indexOf(marker) + marker.length);
+    let name: string;
+    try {
+      name = raw.split("/").map(decodeURIComponent).join("/");
+    } catch {
+      return c.json({ error: "bad blob name" }, 400);
+    }
+    const verdict = options.signer.verify(name, c.req.query("expires"), c.req.query("sig"));
+    if (!verdict.ok) return c.json({ error: `link refused: ${verdict.reason}` }, 403);
+    const blob = await options.blobs.read(name);
+    if (!blob) return c.json({ error: "not found" }, 404);
+    const file = name.split("/").at(-1) ?? "twi.pdf";
+    return c.body(blob.bytes.slice().buffer, 200, {
+      "content-type": blob.contentType,
+      "content-disposition": `inline; filename="${file}"`,
+      "cache-control": "private, max-age=300",
+      "x-content-type-options": "nosniff",
+    });
+  });
+
+  app.post("/teams/messages", async (c) => {
+    const activity = (await readJson(c.req.raw)) as TeamsActivity | undefined;
+    if (typeof activity !== "object" || activity === null || typeof activity.type !== "string") {
+      return c.json({ error: "expected a Bot Framework activity" }, 400);
+    }
+    if (teamsAuth) {
+      const result = await teamsAuth.verify(c.req.header("authorization"), activity.serviceUrl);
+      if (!result.ok) return c.json({ error: `unauthorized: ${result.reason}` }, 401);
+    }
+    tasks.run(() => teams.handle(activity));
+    return c.json({}, 200);
+  });
+
+  app.post("/telegram/webhook", async (c) => {
+    const secret = config.telegram.webhookSecret;
+    if (secret && c.req.header("x-telegram-bot-api-secret-token") !== secret) {
+      return c.json({ error: "unauthorized" }, 401);
+    }
+    const update = (await readJson(c.req.raw)) as TelegramUpdate | undefined;
+    if (typeof update !== "object" || update === null || typeof update.update_id !== "number") {
+      return c.json({ error: "expected a Telegram update" }, 400);
+    }
+    tasks.run(() => telegram.handle(update));
+    return c.json({ ok: true }, 200);
+  });
+
+  return app;
+}

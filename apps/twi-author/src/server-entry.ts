@@ -1,0 +1,63 @@
+/**
+ * What the Trellis server loads from `trellis.json`:
+ *
+ * ```json
+ * "twi-author": { "module": "./apps/twi-author/src/index.ts", "graph": "twiAuthorGraph", "routes": "twiAuthorRoutes" }
+ * ```
+ *
+ * The server gives the graph its own checkpoint saver and mounts the routes under
+ * `/apps/twi-author/`. Everything else (model, PDFs, audit log, channels) comes from the environment,
+ * as `loadTwiConfig` reads it. Nothing is opened until the server calls these.
+ */
+import { MemorySaver } from "@trellis/core";
+import type { Hono } from "hono";
+import { BackgroundTasks } from "./channels/background-tasks.js";
+import { createTwiRoutes } from "./channels/twi-routes.js";
+import { createTwiApp, type TwiApp } from "./create-twi-app.js";
+import type { TwiGraph } from "./graph.js";
+import { TwiAssistant } from "./twi-assistant.js";
+
+let shared: TwiApp | undefined;
+
+/** The app the server entry points share (built on first use, from the environment). */
+function hostedApp(): TwiApp {
+  // The server replaces the saver with its own (withCheckpointer); a memory saver avoids opening a file.
+  shared ??= createTwiApp({ checkpointer: new MemorySaver() });
+  return shared;
+}
+
+/**
+ * The graph export for `trellis.json` (`"graph": "twiAuthorGraph"`).
+ *
+ * @example
+ * const graph = twiAuthorGraph().withCheckpointer(saver);
+ */
+export function twiAuthorGraph(): TwiGraph {
+  return hostedApp().graph;
+}
+
+/**
+ * Background work of the mounted webhooks, for a graceful shutdown (`await twiAuthorTasks.idle()`).
+ *
+ * @example
+ * await twiAuthorTasks.idle();
+ */
+export const twiAuthorTasks = new BackgroundTasks();
+
+/**
+ * The routes export for `trellis.json` (`"routes": "twiAuthorRoutes"`): the Teams and Telegram
+ * webhooks and the signed PDF links, over the graph the server hosts.
+ *
+ * @example
+ * const routes = twiAuthorRoutes({ assistantId: "twi-author", graph: hosted.graph });
+ */
+export function twiAuthorRoutes(ctx: { assistantId: string; graph: TwiGraph }): Hono {
+  const app = hostedApp();
+  return createTwiRoutes({
+    assistant: new TwiAssistant({ graph: ctx.graph }),
+    blobs: app.blobs,
+    signer: app.signer,
+    config: app.config,
+    tasks: twiAuthorTasks,
+  });
+}

@@ -119,6 +119,29 @@ describe("run_agent_with_transcript (pure: no Redis)", () => {
     expect(logger.lines[0]?.message).toMatch(/^query_graph_database failed for "What are the top 5/);
   });
 
+  it("runs parallel tool calls, each in its own supervisor subgraph, also on a checkpointed thread", async () => {
+    const model = new ScriptedChatModel([
+      {
+        toolCalls: [
+          { name: QUERY_TOOL_NAME, args: { query: "Financial metrics of banks" } },
+          { name: QUERY_TOOL_NAME, args: { query: "Financial metrics of technology companies" } },
+        ],
+      },
+      (messages) => `Compared ${messages.filter((m) => m.role === "tool").length} sectors.`,
+    ]);
+    const graph = (await graphWith(model)).withCheckpointer(new MemorySaver());
+    const result = await graph.invoke(
+      { messages: [userMessage("Compare banks and tech")] },
+      { threadId: "parallel", recursionLimit: 25 },
+    );
+    const tools = result.messages.filter((m) => m.role === "tool").map((m) => m.content.split("\n")[0]);
+    expect(tools).toEqual([
+      "Financial metrics of Banks, 4 listed companies, FY2024:",
+      "Financial metrics of Technology (covers Software & Services, Telecommunication Services), 3 listed companies, FY2024:",
+    ]);
+    expect(result.messages.at(-1)?.content).toBe("Compared 2 sectors.");
+  });
+
   it("returns the last assistant message without tool calls", async () => {
     const model = new ScriptedChatModel([
       { content: "Checking the database first.", toolCalls: [{ name: QUERY_TOOL_NAME, args: { query: "HNB" } }] },

@@ -41,6 +41,21 @@ describe.skipIf(!postgres)("CompanyGraph on PostgreSQL", () => {
     ]);
   });
 
+  it("installs once when several processes start at the same time", async () => {
+    const racing = uniqueName("market_assistant_race");
+    const dbs = await Promise.all([1, 2, 3].map(() => openPostgresDatabase({ url: POSTGRES_URL, schema: racing })));
+    try {
+      const loaded = await Promise.all(dbs.map((d) => installCompanyGraph(d, SAMPLE_DATASET)));
+      expect(loaded.filter(Boolean)).toHaveLength(1);
+      expect((await new CompanyGraph(dbs[0] as SqlDatabase).rank({ metric: "market_cap", limit: 1 }))[0]?.id).toBe(
+        "JKH",
+      );
+    } finally {
+      await Promise.all(dbs.map((d) => d.close()));
+      await dropPostgresSchema(racing);
+    }
+  });
+
   it("refuses a schema name that is not a plain identifier", async () => {
     await expect(openPostgresDatabase({ url: POSTGRES_URL, schema: 'x"; DROP TABLE y' })).rejects.toThrow(/identifier/);
   });

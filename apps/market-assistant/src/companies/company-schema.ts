@@ -50,6 +50,9 @@ export const COMPANY_SCHEMA_DDL: readonly string[] = [
    )`,
 ];
 
+/** Key of the PostgreSQL advisory lock held while installing. */
+const INSTALL_LOCK = 0x4d41_4347; // "MACG"
+
 /** Options of {@link installCompanyGraph}. */
 export interface InstallOptions {
   /** Delete what the tables hold and load `dataset` again. Default: load only into empty tables. */
@@ -71,6 +74,8 @@ export async function installCompanyGraph(
   options: InstallOptions = {},
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
+    // Two processes starting at once (server and CLI) must not both create and load the tables.
+    if (tx.dialect === "postgres") await tx.query("SELECT pg_advisory_xact_lock(?)", [INSTALL_LOCK]);
     for (const statement of COMPANY_SCHEMA_DDL) await tx.query(statement);
     const [row] = await tx.query<{ n: number }>("SELECT CAST(COUNT(*) AS INTEGER) AS n FROM companies");
     if ((row?.n ?? 0) > 0 && !options.replace) return false;

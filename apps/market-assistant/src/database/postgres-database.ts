@@ -30,6 +30,9 @@ export async function openPostgresDatabase(options: PostgresDatabaseOptions): Pr
   await setup.connect();
   try {
     await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  } catch (error) {
+    // Another process created it at the same moment: IF NOT EXISTS is not atomic in PostgreSQL.
+    if ((error as { code?: string }).code !== "23505") throw error;
   } finally {
     await setup.end();
   }

@@ -12,6 +12,7 @@ export function openSqliteDatabase(path: string): SqlDatabase {
   const db = new Database(path);
   if (path !== ":memory:") db.pragma("journal_mode = WAL");
   db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000"); // another process (the server, the CLI) may hold the write lock
   return new SqliteDatabase(db);
 }
 

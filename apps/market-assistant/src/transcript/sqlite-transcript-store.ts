@@ -34,6 +34,7 @@ export class SqliteTranscriptStore implements TranscriptStore {
     this.#now = options.now ?? Date.now;
     this.#db = new Database(options.path);
     if (options.path !== ":memory:") this.#db.pragma("journal_mode = WAL");
+    this.#db.pragma("busy_timeout = 5000");
     this.#db.exec(`
       CREATE TABLE IF NOT EXISTS transcript_threads (thread_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS transcript_messages (

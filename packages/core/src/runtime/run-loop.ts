@@ -147,7 +147,15 @@ class GraphRun {
         { details: { threadId: this.#threadId, checkpointId: config.checkpointId } },
       );
     }
-    if (tuple) return stateFromTuple(spec.schema, tuple);
+    if (tuple) {
+      const state = stateFromTuple(spec.schema, tuple);
+      // Time travel to an explicit checkpoint re-runs its tasks, as LangGraph does: results recorded
+      // there belong to the branch that already went on from it.
+      if (config.checkpointId !== undefined && !this.request.parent) {
+        for (const writes of state.pending.values()) writes.delete(WRITE.result);
+      }
+      return state;
+    }
     return freshState(spec.schema, {
       threadId: this.#threadId ?? "",
       namespace: this.#namespace,

@@ -319,6 +319,25 @@ describe("time travel and forks", () => {
     }
   });
 
+  it("a fork re-runs the parallel tasks of the checkpoint it starts from, like a single task", async () => {
+    let version = 1;
+    const graph = new StateGraph({ log: channel.append<string>() })
+      .addNode("a", () => ({ log: [`a${version}`] }))
+      .addNode("b", () => ({ log: [`b${version}`] }))
+      .addNode("solo", () => ({ log: [`solo${version}`] }))
+      .addEdge(START, "a")
+      .addEdge(START, "b")
+      .addEdge(["a", "b"], "solo")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { threadId: "fork-parallel" };
+    expect(await graph.invoke({}, config)).toEqual({ log: ["a1", "b1", "solo1"] });
+    const input = (await history(graph, config)).find((s) => s.metadata?.source === "input");
+    expect(input?.next).toEqual(["a", "b"]);
+    version = 2;
+    const forked = await graph.invoke(null, { ...config, checkpointId: input?.checkpointId as string });
+    expect(forked).toEqual({ log: ["a2", "b2", "solo2"] });
+  });
+
   it("updateState at an older checkpoint forks from there", async () => {
     const graph = pipeline(new MemorySaver());
     const config = { threadId: "fork2" };

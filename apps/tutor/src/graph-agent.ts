@@ -15,7 +15,12 @@ import type { subjectStateSchema } from "./state.js";
 import type { InterruptInfo } from "./test-session/test-graph.js";
 import { buildTutorGraph, type TutorGraph } from "./tutor-graph.js";
 
-/** Default SQLite file of the app (checkpoints and teaching guides), relative to the working directory. */
+/**
+ * Default SQLite file of the app (checkpoints and teaching guides), relative to the working directory.
+ *
+ * @example
+ * const path = process.env.TUTOR_DB_PATH ?? DEFAULT_DB_PATH;
+ */
 export const DEFAULT_DB_PATH = ".trellis/tutor.sqlite";
 
 /**

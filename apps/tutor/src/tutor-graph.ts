@@ -30,7 +30,12 @@ export interface TutorGraphDeps {
   temperature?: number;
 }
 
-/** The compiled main graph of the tutor. */
+/**
+ * The compiled main graph of the tutor.
+ *
+ * @example
+ * const graph: TutorGraph = buildTutorGraph(deps);
+ */
 export type TutorGraph = CompiledGraph<typeof subjectStateSchema>;
 
 /**

@@ -1,4 +1,12 @@
-import { RuleChatModel, type RuleContext, type RuleReply } from "@trellis/models";
+import {
+  type AssistantMessage,
+  type ChatRequest,
+  type Message,
+  RuleChatModel,
+  type RuleChatModelOptions,
+  type RuleContext,
+  type RuleReply,
+} from "@trellis/models";
 import { foldAccents, isStopword, searchTerms, sentences, tokenize } from "../retrieval/spanish-text.js";
 import type { DifficultyLevel } from "../state.js";
 import { levelOfPrompt } from "./prompts.js";
@@ -26,7 +34,7 @@ const HELP =
  * reply.toolCalls?.[0]?.name; // "rag_search"
  */
 export function createOfflineTutorModel(): RuleChatModel {
-  return new RuleChatModel({
+  return new BoundedRuleChatModel({
     model: "tutor-offline",
     rules: [
       { name: "rag-answer", when: (ctx) => lastToolIs(ctx, "rag_search"), reply: ragAnswer },
@@ -47,6 +55,22 @@ export function createOfflineTutorModel(): RuleChatModel {
     ],
     fallback: `No tengo más información sobre eso. ${HELP}`,
   });
+}
+
+/** Calls `RuleChatModel` keeps in `calls`; a long-running server must not keep every conversation. */
+const KEPT_CALLS = 20;
+
+/** A `RuleChatModel` whose `calls` record keeps only the latest {@link KEPT_CALLS} calls. */
+class BoundedRuleChatModel extends RuleChatModel {
+  constructor(options: RuleChatModelOptions) {
+    super(options);
+  }
+
+  protected override async generate(messages: Message[], request: ChatRequest): Promise<AssistantMessage> {
+    const reply = await super.generate(messages, request);
+    if (this.calls.length > KEPT_CALLS) this.calls.splice(0, this.calls.length - KEPT_CALLS);
+    return reply;
+  }
 }
 
 function lastToolIs(ctx: RuleContext, name: string): boolean {

@@ -11,7 +11,12 @@ import type { DifficultyLevel, SubjectState } from "../state.js";
 import { classifyDifficultyDetailed } from "./difficulty.js";
 import { getAdaptivePrompt, SYSTEM_PROMPT_COT } from "./prompts.js";
 
-/** Tool rounds allowed after a user message before the model must answer without tools. */
+/**
+ * Tool rounds allowed after a user message before the model must answer without tools.
+ *
+ * @example
+ * const toolsAllowed = rounds < MAX_TOOL_ROUNDS;
+ */
 export const MAX_TOOL_ROUNDS = 4;
 
 /**
@@ -26,7 +31,12 @@ export function parseCotResponse(content: string): { thinking: string | undefine
   return { thinking, answer };
 }
 
-/** Options of {@link createThinkNode}. */
+/**
+ * Options of {@link createThinkNode}.
+ *
+ * @example
+ * const options: ThinkNodeOptions = { model: createOfflineTutorModel(), tools: tools.all, temperature: 0.1 };
+ */
 export interface ThinkNodeOptions {
   model: ChatModel;
   tools: readonly Tool[];

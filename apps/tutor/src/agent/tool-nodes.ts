@@ -11,7 +11,12 @@ import { RagTimeoutError, type SearchResponse } from "../retrieval/retriever.js"
 import type { ContextChunk, SubjectState } from "../state.js";
 import type { TutorTools } from "./tutor-tools.js";
 
-/** The tool message the seed answers a RAG timeout with. */
+/**
+ * The tool message the seed answers a RAG timeout with.
+ *
+ * @example
+ * toolMessage(RAG_TIMEOUT_MESSAGE, { toolCallId: call.id });
+ */
 export const RAG_TIMEOUT_MESSAGE = "RAG service timeout";
 
 /** What a tool call produced, as plain data so a durable step can record it. */

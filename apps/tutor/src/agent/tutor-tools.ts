@@ -17,7 +17,12 @@ export interface TutorTools {
   all: Tool[];
 }
 
-/** Default number of chunks `rag_search` retrieves. */
+/**
+ * Default number of chunks `rag_search` retrieves.
+ *
+ * @example
+ * await retriever.search({ query, asignatura, topK: DEFAULT_TOP_K });
+ */
 export const DEFAULT_TOP_K = 3;
 
 /**

@@ -2,7 +2,12 @@ import type { CoursePassage } from "../corpus/course-corpus.js";
 import { foldAccents, sentences } from "../retrieval/spanish-text.js";
 import type { ContextChunk, MultipleChoiceTest } from "../state.js";
 
-/** Option letters, in order. */
+/**
+ * Option letters, in order.
+ *
+ * @example
+ * LETTERS.indexOf("C"); // 2
+ */
 export const LETTERS = ["A", "B", "C", "D"] as const;
 
 /**

@@ -31,7 +31,12 @@ export interface InterruptInfo {
   question_text: string;
 }
 
-/** Options of {@link createTestSubgraph}. */
+/**
+ * Options of {@link createTestSubgraph}.
+ *
+ * @example
+ * const options: TestSubgraphOptions = { llm: undefined, retriever: corpus, corpus };
+ */
 export interface TestSubgraphOptions {
   /** The model for queries, questions and grading; without one, the deterministic offline path runs. */
   llm: ChatModel | undefined;

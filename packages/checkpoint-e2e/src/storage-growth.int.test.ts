@@ -31,10 +31,8 @@ describe("a long tool-calling conversation stores O(n) bytes", () => {
     });
   }
 
-  // Known issue in @trellis/core, not in the savers: with the default snapshotEvery (256 deltas), the
-  // 200-round thread (401 steps) stores one full snapshot of ~5 MiB at step 256, so it costs ~6.5× the
-  // 50-round thread. A size-aware snapshot rule fixes it; when it lands, this test fails: make it \`it\`.
-  it.fails("MemorySaver with the core's default snapshot policy: 200 rounds < 5× 50 rounds", async () => {
+  // With the core's default snapshot cadence (1000 deltas) a 401-step thread needs no second snapshot.
+  it("MemorySaver with the core's default snapshot policy: 200 rounds < 5× 50 rounds", async () => {
     const fifty = await measure(memoryHandle, 50);
     const twoHundred = await measure(memoryHandle, 200);
     report("MemorySaver", fifty, twoHundred, "default snapshotEvery");

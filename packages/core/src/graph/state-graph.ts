@@ -43,7 +43,10 @@ export interface CompileOptions {
   name?: string;
   /** Time source for retries, timeouts, leases and checkpoint ids. */
   clock?: Clock;
-  /** Deltas stored for an append-only channel before it is stored whole again. Default 256. */
+  /**
+   * Deltas stored for an append-only channel before it is stored whole again. Default 1000: reads walk
+   * at most that many records, and a thread pays one extra full copy of a list per 1000 steps.
+   */
   snapshotEvery?: number;
   /**
    * How long a run holds its thread's lease without renewing it (it renews every third of this).
@@ -228,7 +231,7 @@ export class StateGraph<S extends StateSchema> {
       checkpointer: options.checkpointer,
       clock,
       nextId: createIdGenerator(clock),
-      snapshotEvery: options.snapshotEvery ?? 256,
+      snapshotEvery: options.snapshotEvery ?? 1000,
       leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
     };
     return new CompiledGraph<S>(spec);

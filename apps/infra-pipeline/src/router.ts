@@ -5,7 +5,12 @@
 import type { Intent } from "./contracts.js";
 import type { PipelineState } from "./state.js";
 
-/** The seed's change keywords, matched as whole words. */
+/**
+ * The seed's change keywords, matched as whole words.
+ *
+ * @example
+ * CHANGE_WORDS.includes("provision"); // true
+ */
 export const CHANGE_WORDS = [
   "create",
   "delete",
@@ -24,7 +29,12 @@ export const CHANGE_WORDS = [
   "disable",
 ] as const;
 
-/** The seed's query keywords, matched as whole words. */
+/**
+ * The seed's query keywords, matched as whole words.
+ *
+ * @example
+ * QUERY_WORDS.includes("describe"); // true
+ */
 export const QUERY_WORDS = [
   "list",
   "show",

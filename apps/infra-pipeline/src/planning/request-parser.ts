@@ -175,9 +175,12 @@ function featuresOf(t: string): ResourceSpec["features"] {
 }
 
 function environmentOf(t: string): Environment | undefined {
-  const withPreposition =
-    /\b(?:in|to|on|into|for)\s+(?:the\s+)?(dev|development|tst|test|testing|staging|prd|prod|production)\b/.exec(t);
-  if (withPreposition?.[1]) return ENV_WORDS[withPreposition[1]];
+  const words = "dev|development|tst|test|testing|staging|prd|prod|production";
+  // "in test", "to production", "the test environment" — but not "for test data".
+  const named =
+    new RegExp(`\\b(?:in|to|on|into)\\s+(?:the\\s+)?(${words})\\b`).exec(t) ??
+    new RegExp(`\\b(${words})\\s+env(?:ironment)?\\b`).exec(t);
+  if (named?.[1]) return ENV_WORDS[named[1]];
   const bare = /\b(dev|tst|prd|prod|production|staging)\b/.exec(t);
   return bare?.[1] ? ENV_WORDS[bare[1]] : undefined;
 }

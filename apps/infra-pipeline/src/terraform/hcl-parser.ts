@@ -373,7 +373,7 @@ class Parser {
     }
     if (depth > 0) this.#fail("unbalanced brackets");
     const text = this.src.slice(start, this.#pos).trim();
-    if (text === "") this.#fail("expected an expression");
+    if (text === "" || /^[=*/%&|?:.]/.test(text)) this.#fail(`expected an expression, found "${text.slice(0, 20)}"`);
     return text;
   }
 

@@ -1,6 +1,9 @@
 /**
  * The seed's "Visualization" output (seed 001, `pipeline.get_graph_visualization()`), verbatim, for
  * comparing with what `infra-agent graph` prints.
+ *
+ * @example
+ * mermaidEdges(SEED_DRAWING).length; // 16
  */
 export const SEED_DRAWING = `graph TD
     orchestrator --> |change| planning
@@ -24,6 +27,9 @@ export const SEED_DRAWING = `graph TD
 /**
  * The edges the pipeline's drawing has beyond the seed's: the entry point and the `add_edge(…, END)`
  * calls of the seed's `get_pipeline()`, which its drawing leaves out.
+ *
+ * @example
+ * printed.filter((e) => !seed.includes(e)); // EDGES_BEYOND_SEED_DRAWING
  */
 export const EDGES_BEYOND_SEED_DRAWING = [
   "START --> orchestrator",

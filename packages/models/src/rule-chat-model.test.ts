@@ -106,3 +106,12 @@ describe("RuleChatModel", () => {
     expect(() => new RuleChatModel({ rules: [{ when: 3 as unknown as string, reply: "x" }] })).toThrow(/needs `when`/);
   });
 });
+
+describe("RuleChatModel call records", () => {
+  it("keeps only the latest maxRecordedCalls calls", async () => {
+    const model = new RuleChatModel({ rules: [{ when: /./, reply: "ok" }], maxRecordedCalls: 3 });
+    for (const text of ["a", "b", "c", "d", "e"]) await model.invoke([text]);
+    expect(model.calls).toHaveLength(3);
+    expect(model.calls.map((c) => c.messages.at(-1)?.content)).toEqual(["c", "d", "e"]);
+  });
+});

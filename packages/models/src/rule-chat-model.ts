@@ -66,6 +66,8 @@ export interface RuleChatModelOptions {
   fallback?: RuleReply | ((ctx: RuleContext) => RuleReply);
   /** Model id it reports, and salt of its derived ids. Default `"rules"`. */
   model?: string;
+  /** How many of the latest calls `calls` keeps, so a long-running server does not grow it forever. Default 100. */
+  maxRecordedCalls?: number;
 }
 
 /**
@@ -88,8 +90,12 @@ export interface RuleChatModelOptions {
 export class RuleChatModel extends BaseChatModel {
   readonly provider = "rules";
   readonly model: string;
-  /** Every call received, with the name (or `#index`) of the rule that answered, `"fallback"` otherwise. */
+  /**
+   * The latest calls received (up to `maxRecordedCalls`), with the name (or `#index`) of the rule that
+   * answered, `"fallback"` otherwise.
+   */
   readonly calls: (RecordedCall & { rule: string })[] = [];
+  readonly #maxRecorded: number;
   readonly #rules: readonly Rule[];
   readonly #fallback: RuleReply | ((ctx: RuleContext) => RuleReply);
 
@@ -106,6 +112,12 @@ export class RuleChatModel extends BaseChatModel {
     this.#rules = [...options.rules];
     this.#fallback = options.fallback ?? defaultFallback;
     this.model = options.model ?? "rules";
+    this.#maxRecorded = options.maxRecordedCalls ?? 100;
+  }
+
+  #record(call: RecordedCall & { rule: string }): void {
+    this.calls.push(call);
+    if (this.calls.length > this.#maxRecorded) this.calls.splice(0, this.calls.length - this.#maxRecorded);
   }
 
   protected async generate(messages: Message[], request: ChatRequest): Promise<AssistantMessage> {
@@ -116,10 +128,10 @@ export class RuleChatModel extends BaseChatModel {
       if (!ctx) continue;
       const reply = toReply(typeof rule.reply === "function" ? rule.reply(ctx) : rule.reply);
       if ((reply.toolCalls ?? []).some((call) => !offered.has(call.name))) continue;
-      this.calls.push({ ...recordCall(messages, request), rule: rule.name ?? `#${i}` });
+      this.#record({ ...recordCall(messages, request), rule: rule.name ?? `#${i}` });
       return offlineMessage(reply, messages, this.model);
     }
-    this.calls.push({ ...recordCall(messages, request), rule: "fallback" });
+    this.#record({ ...recordCall(messages, request), rule: "fallback" });
     const ctx = { ...base, text: base.last?.content ?? "" };
     const fallback = toReply(typeof this.#fallback === "function" ? this.#fallback(ctx) : this.#fallback);
     return offlineMessage(fallback, messages, this.model);

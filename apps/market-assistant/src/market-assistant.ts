@@ -78,7 +78,7 @@ export async function createMarketAssistant(options: MarketAssistantOptions = {}
     if (!options.store) opened.push(store);
     const supervisor = buildSupervisorGraph(companies);
     const queryTool = createQueryGraphDatabaseTool({ supervisor, logger });
-    const graph = buildConversationGraph({ model, tools: [queryTool], logger });
+    const graph = buildConversationGraph({ model, tools: [queryTool], logger, transcriptLimits: config.transcript });
     return {
       config,
       graph,

@@ -19,7 +19,7 @@ import {
   userMessage,
 } from "@trellis/models";
 import type { Logger } from "../logger.js";
-import { formatTranscript } from "../transcript/transcript-format.js";
+import { buildTranscript, type TranscriptLimits } from "../transcript/transcript-format.js";
 import { type AgentState, agentStateSchema, REFERENCE_MESSAGE, systemPrompt } from "./agent-state.js";
 
 /** Options of {@link buildConversationGraph}. */
@@ -30,6 +30,8 @@ export interface ConversationGraphOptions {
   logger?: Logger;
   /** The graph's name. Default `market_assistant`. */
   name?: string;
+  /** Truncation of the transcript built from `messages` when a run brings no `conversation_transcript`. */
+  transcriptLimits?: TranscriptLimits;
 }
 
 /**
@@ -55,7 +57,8 @@ export function buildConversationGraph(options: ConversationGraphOptions): Compi
   const { model, tools, logger } = options;
   const mainAgent = async (state: AgentState, ctx: NodeContext) => {
     const iteration = turnsSinceUser(state.messages) + 1;
-    const input: Message[] = [systemMessage(systemPrompt(transcriptOf(state))), ...currentExecution(state.messages)];
+    const transcript = transcriptOf(state, options.transcriptLimits);
+    const input: Message[] = [systemMessage(systemPrompt(transcript)), ...currentExecution(state.messages)];
     try {
       const reply = await ctx.step("model", () =>
         model.invoke(input, {
@@ -107,15 +110,19 @@ export function shouldContinue(
   return state.iteration_count >= state.max_iterations ? "partial_answer" : "tools";
 }
 
-/** The transcript from the state, or — when a client sent only messages — one built from them. */
-function transcriptOf(state: AgentState): string {
+/**
+ * The transcript from the state or — when a client sent only messages, as the Trellis server's API
+ * does — one built from the thread's messages: its user messages and final answers, then the latest
+ * user message, truncated like the transcripts loaded from the store.
+ */
+function transcriptOf(state: AgentState, limits: TranscriptLimits | undefined): string {
   if (state.conversation_transcript) return state.conversation_transcript;
   const start = lastUserIndex(state.messages);
-  const conversation = state.messages
-    .slice(0, start + 1)
+  const history = state.messages
+    .slice(0, Math.max(start, 0))
     .filter((m) => m.role === "user" || (m.role === "assistant" && !hasToolCalls(m) && m.content.trim() !== ""))
     .filter((m) => m.content !== REFERENCE_MESSAGE);
-  return formatTranscript(conversation);
+  return buildTranscript(history, state.messages[start]?.content ?? "", limits);
 }
 
 /**

@@ -1,0 +1,62 @@
+import { rmSync } from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import { type RecordingServer, startRecordingServer } from "./test/recording-server.js";
+import { tempDir } from "./test/test-app.js";
+
+const dir = tempDir();
+let telegram: RecordingServer | undefined;
+afterAll(async () => {
+  await telegram?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("trellis.json entry points", () => {
+  it("the server's registry loads the graph export and mounts the routes under /apps/twi-author/", async () => {
+    telegram = await startRecordingServer(() => ({ json: { ok: true, result: { message_id: 1 } } }));
+    const tg = telegram;
+    Object.assign(process.env, {
+      TWI_DATA_DIR: dir,
+      TWI_URL_SIGNING_SECRET: "entry-test-secret-0123456789",
+      TELEGRAM_BOT_TOKEN: "1:t",
+      TELEGRAM_API_BASE_URL: tg.url,
+    });
+    const { loadGraphs } = await import("@trellis/server");
+    const { MemorySaver } = await import("@trellis/core");
+    const { twiAuthorTasks } = await import("./server-entry.js");
+    const saver = new MemorySaver();
+    const graphs = await loadGraphs(
+      { "twi-author": { module: "@trellis/app-twi-author", graph: "twiAuthorGraph", routes: "twiAuthorRoutes" } },
+      saver,
+      process.cwd(),
+    );
+    const hosted = graphs.get("twi-author");
+    expect(hosted?.graph.checkpointer).toBe(saver);
+    expect(hosted?.graph.getGraph().nodes.map((n: { id: string }) => n.id)).toEqual(
+      expect.arrayContaining([
+        "intent",
+        "process_input",
+        "generate",
+        "review",
+        "revise",
+        "approve",
+        "output",
+        "audit",
+        "clarify",
+      ]),
+    );
+    const res = await hosted?.routes?.request("/telegram/webhook", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        update_id: 1,
+        message: { message_id: 3, chat: { id: 5 }, text: "Write a TWI for pallet wrapping" },
+      }),
+    });
+    expect(res?.status).toBe(200);
+    await twiAuthorTasks.idle();
+    // The conversation lives on the server's saver.
+    const state = await hosted?.graph.getState({ threadId: "telegram-5-3" });
+    expect(state?.next).toEqual(["review"]);
+    expect(tg.requests.map((r) => r.path)).toEqual(["/bot1:t/sendChatAction", "/bot1:t/sendMessage"]);
+  });
+});

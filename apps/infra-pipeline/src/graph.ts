@@ -1,6 +1,7 @@
 /**
  * The pipeline graph (the seed's `get_pipeline`): ten nodes, the seed's edges and path maps.
  */
+import { join } from "node:path";
 import type { CheckpointSaver } from "@trellis/checkpoint";
 import { type CompiledGraph, END, StateGraph } from "@trellis/core";
 import type { ChatModel } from "@trellis/models";
@@ -61,7 +62,7 @@ export interface PipelineGraphOptions {
  */
 export function createPipelineGraph(options: PipelineGraphOptions = {}): PipelineGraph {
   const env = options.env ?? process.env;
-  const artifactsDir = options.artifactsDir ?? `${resolveDataDir(env, options.cwd ?? process.cwd())}/artifacts`;
+  const artifactsDir = options.artifactsDir ?? join(resolveDataDir(env, options.cwd ?? process.cwd()), "artifacts");
   const model = options.model === null ? undefined : (options.model ?? modelFromEnv(env));
   const nodes = createNodes({
     store: new ArtifactStore(artifactsDir),

@@ -22,7 +22,7 @@ const FilesDraft = z.object({
       }),
     )
     .min(1),
-  notes: z.array(z.string()),
+  notes: z.array(z.string()).default([]),
 });
 
 /** Findings about public access, which the plan may require on purpose. */

@@ -192,7 +192,14 @@ class GraphRun {
       {},
       this.#controller.signal,
     );
-    this.#advance(state, { values, changed, next, barriers, source: "input", writes: { input: Object.keys(update) } });
+    this.#advance(state, {
+      values,
+      changed,
+      next,
+      barriers,
+      source: "input",
+      writes: { [START]: Object.keys(update) },
+    });
     await this.#writer.checkpoint(state);
     this.#emitValues(state);
     return false;
@@ -237,7 +244,7 @@ class GraphRun {
       next,
       barriers: state.checkpoint.barriers,
       source: "update",
-      writes: { input: Object.keys(update) },
+      writes: { [START]: Object.keys(update) },
     });
     await this.#writer.checkpoint(state);
     this.#emitValues(state);

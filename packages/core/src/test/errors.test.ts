@@ -642,6 +642,21 @@ describe("THREAD_REQUIRED and CHECKPOINTER_REQUIRED", () => {
     expect(e.message).toContain("outside a running graph node");
   });
 
+  it("a second run on a busy thread is refused with THREAD_BUSY", async () => {
+    const graph = new StateGraph({ n: channel.value(0) })
+      .addNode("slow", async (s) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return { n: s.n + 1 };
+      })
+      .addEdge(START, "slow")
+      .compile({ checkpointer: new MemorySaver() });
+    const first = graph.invoke({}, { threadId: "busy" });
+    const e = await caught(() => graph.invoke({}, { threadId: "busy" }), TrellisError, "THREAD_BUSY");
+    expect(e.message).toContain('"busy"');
+    expect(await first).toEqual({ n: 1 });
+    expect(await graph.invoke({}, { threadId: "busy" })).toEqual({ n: 2 });
+  });
+
   it("a checkpoint id the thread does not have is CHECKPOINT_NOT_FOUND", async () => {
     const graph = withSaver();
     await graph.invoke({}, { threadId: "t" });

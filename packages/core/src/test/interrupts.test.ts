@@ -314,3 +314,33 @@ describe("static breakpoints", () => {
     expect((await graph.getState(config)).next).toEqual(["next"]);
   });
 });
+
+describe("durability modes", () => {
+  const build = (saver: MemorySaver) =>
+    new StateGraph({ log: channel.append<string>() })
+      .addNode("a", () => ({ log: ["a"] }))
+      .addNode("ask", () => ({ log: [`ask:${interrupt<string>("q")}`] }))
+      .addNode("b", () => ({ log: ["b"] }))
+      .addEdge(START, "a")
+      .addEdge("a", "ask")
+      .addEdge("ask", "b")
+      .compile({ checkpointer: saver });
+
+  it.each(["sync", "async", "exit"] as const)(
+    "%s: pause, then resume from another graph instance",
+    async (durability) => {
+      const saver = new MemorySaver();
+      const config = { threadId: "d", durability };
+      const paused = await build(saver).invoke({}, config);
+      expect(paused.__interrupt__?.map((i) => i.value)).toEqual(["q"]);
+      const stored = await build(saver).getState(config);
+      expect(stored.interrupts.map((i) => i.id)).toEqual(ids(paused.__interrupt__));
+      const done = await build(saver).invoke(new Command({ resume: "x" }), config);
+      expect(done).toEqual({ log: ["a", "ask:x", "b"] });
+      const steps: number[] = [];
+      for await (const s of build(saver).getStateHistory(config)) steps.push(s.metadata?.step as number);
+      // "exit" stores one checkpoint per run; the others one per step.
+      expect(steps).toEqual(durability === "exit" ? [2, 0] : [2, 1, 0, -1]);
+    },
+  );
+});

@@ -101,7 +101,7 @@ describe("getState", () => {
     expect(all.map((s) => s.metadata?.writes)).toEqual([
       { write: ["draft", "log", "total"] },
       { plan: ["log", "total"] },
-      { input: ["topic"] },
+      { [START]: ["topic"] }, // as LangGraph records input: it cannot be mistaken for a node
     ]);
     // The parent chain links every checkpoint to the one before it.
     expect(all[0]?.parentCheckpointId).toBe(all[1]?.checkpointId);
@@ -264,6 +264,27 @@ describe("updateState", () => {
     expect((await graph.getState(config)).metadata?.writes).toEqual({ gate: [] });
     await graph.updateState(config, { status: "approved" });
     expect((await graph.getState(config)).next).toEqual(["after"]);
+  });
+
+  it('after the input checkpoint it continues from START, even with a node named "input"', async () => {
+    const ran: string[] = [];
+    const graph = new StateGraph({ q: channel.value("") })
+      .addNode("input", (s) => {
+        ran.push("input");
+        return { q: s.q.trim() };
+      })
+      .addNode("answer", () => {
+        ran.push("answer");
+      })
+      .addEdge(START, "input")
+      .addEdge("input", "answer")
+      .compile({ checkpointer: new MemorySaver(), interruptBefore: ["input"] });
+    const config = { threadId: "input-node" };
+    await graph.invoke({ q: " hi " }, config);
+    await graph.updateState(config, { q: " edited " });
+    expect((await graph.getState(config)).next).toEqual(["input"]);
+    expect(await graph.invoke(null, config)).toEqual({ q: "edited" });
+    expect(ran).toEqual(["input", "answer"]);
   });
 
   it("an update from another compiled graph in the same millisecond is the latest", async () => {

@@ -28,6 +28,8 @@ export function applyWrites(
   const byKey = new Map<string, { updates: unknown[]; nodes: string[] }>();
   for (const { node, update } of writes) {
     for (const key in update) {
+      // `{ messages: cond ? [m] : undefined }`: undefined is no write for a reducer (a value key takes it).
+      if (update[key] === undefined && schema[key]?.kind !== "value") continue;
       let entry = byKey.get(key);
       if (!entry) {
         entry = { updates: [], nodes: [] };

@@ -214,6 +214,30 @@ describe("messages channels", () => {
   });
 });
 
+describe("undefined in an update", () => {
+  it("is no write for reduce, append and messages keys, and a value for value keys", async () => {
+    const graph = new StateGraph({
+      items: channel.append<string>(),
+      messages: channel.messages(),
+      total: channel.reduce((a: number, b: number) => a + b, 0),
+      note: channel.value<string>(),
+    })
+      .addNode("n", (s) => ({
+        items: s.items.length > 5 ? ["many"] : undefined,
+        messages: undefined,
+        total: undefined,
+        note: undefined,
+      }))
+      .addEdge(START, "n")
+      .compile({ checkpointer: new MemorySaver() });
+    const input = { items: ["a"], messages: [{ id: "m", role: "user", content: "hi" }], total: 2, note: "x" };
+    const out = await graph.invoke(input, { threadId: "u" });
+    expect(out).toEqual({ items: ["a"], messages: [{ id: "m", role: "user", content: "hi" }], total: 2 });
+    expect(out.note).toBeUndefined();
+    expect((await graph.getState({ threadId: "u" })).values).toStrictEqual(out);
+  });
+});
+
 describe("storage of channels in MemorySaver", () => {
   const padded = (i: number) => `message number ${String(i).padStart(6, "0")} ${"x".repeat(60)}`;
 

@@ -1,7 +1,8 @@
 /**
  * How the offline model works a reviewer's feedback into the previous draft: labelled commands
  * ("Biztonság: …", "Add step: …", "2. lépés kulcspont: …", "Töröld a 3. lépést") and, for free text,
- * the section its words point to. What it cannot place is reported, never silently dropped.
+ * the section its words point to. What it cannot place is reported, never silently dropped. Clauses
+ * are separated by new lines or semicolons.
  */
 import type { TwiDocument } from "../twi-document.js";
 import { parseStep, sentence, splitItems } from "./request-parser.js";
@@ -123,7 +124,7 @@ export function applyFeedback(previous: TwiDocument, feedback: string): Feedback
   const applied: string[] = [];
   const unapplied: string[] = [];
   const clauses = feedback
-    .split(/\r?\n|;\s*(?=\p{L}+\p{L}*\s*:|\d+\.?\s*lépés|step\s+\d)/iu)
+    .split(/\r?\n|;\s+/u)
     .map((c) => c.trim().replace(/^[-•*]\s*/, ""))
     .filter((c) => c !== "");
   for (const clause of clauses) {

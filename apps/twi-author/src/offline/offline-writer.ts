@@ -79,10 +79,12 @@ function edit(input: GeneratePromptInput): string {
   ]);
 }
 
-/** The request without the pasted instruction: the change the user asks for. */
+/** The request without the pasted instruction and the edit wording: the change the user asks for. */
 function changeRequest(request: string, existing: string): string {
-  const rest = existing ? request.replace(existing, "") : request;
-  return rest.split(/\r?\n/).slice(1).join("\n").trim() || rest.trim();
+  const rest = (existing ? request.replace(existing, "") : request).trim();
+  return rest
+    .replace(/^[^:\n]*(?:módosít|szerkeszd|javítsd|frissítsd|írd át|edit|change|update|modify|revise)[^:\n]*:\s*/iu, "")
+    .trim();
 }
 
 function draftFrom(facts: RequestFacts, request: string): string {

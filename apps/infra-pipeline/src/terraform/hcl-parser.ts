@@ -176,10 +176,7 @@ class Parser {
 
   #primary(): HclValue {
     const c = this.#peek();
-    if (c === '"') {
-      const value = this.#template();
-      return { kind: "string", value, template: /[$%]\{/.test(value) };
-    }
+    if (c === '"') return { kind: "string", ...this.#template() };
     if (c === "<" && this.#peek(1) === "<") {
       const value = this.#heredoc();
       return { kind: "string", value, template: /[$%]\{/.test(value) };
@@ -219,7 +216,7 @@ class Parser {
         this.#advance();
         return { kind: "list", items };
       }
-      if (/^for\s/.test(this.src.slice(this.#pos, this.#pos + 4))) this.#fail("for expression");
+      if (this.#atForExpression()) this.#fail("for expression");
       items.push(this.#expression());
       this.#skip(true);
       if (this.#peek() === ",") this.#advance();
@@ -236,7 +233,7 @@ class Parser {
         this.#advance();
         return { kind: "object", entries };
       }
-      if (/^for\s/.test(this.src.slice(this.#pos, this.#pos + 4))) this.#fail("for expression");
+      if (this.#atForExpression()) this.#fail("for expression");
       let key: string;
       if (this.#peek() === '"') key = this.#stringLiteral();
       else if (this.#peek() === "(") key = this.#balanced("(", ")");
@@ -268,32 +265,45 @@ class Parser {
     }
   }
 
-  /** A quoted string, escapes decoded, `${…}` kept verbatim. */
-  #template(): string {
+  /**
+   * A quoted string: escapes decoded, `${…}` and `%{…}` kept verbatim (and flagged as a template),
+   * `$${` and `%%{` read as the literal `${` and `%{`.
+   */
+  #template(): { value: string; template: boolean } {
     this.#advance();
     let out = "";
+    let template = false;
     for (;;) {
       const c = this.#peek();
       if (this.#eof() || c === "\n") this.#fail("unterminated string");
       if (c === '"') {
         this.#advance();
-        return out;
+        return { value: out, template };
       }
       if (c === "\\") {
         const e = this.#peek(1);
         const map: Record<string, string> = { n: "\n", t: "\t", r: "\r", '"': '"', "\\": "\\" };
-        if (e === "u") {
-          out += String.fromCharCode(Number.parseInt(this.src.slice(this.#pos + 2, this.#pos + 6), 16));
-          this.#advance(6);
+        const width = e === "u" ? 4 : e === "U" ? 8 : 0;
+        if (width > 0) {
+          const hex = this.src.slice(this.#pos + 2, this.#pos + 2 + width);
+          if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== width) this.#fail(`bad escape \\${e}${hex}`);
+          out += String.fromCodePoint(Number.parseInt(hex, 16));
+          this.#advance(2 + width);
         } else {
           out += map[e] ?? e;
           this.#advance(2);
         }
         continue;
       }
+      if ((c === "$" || c === "%") && this.#peek(1) === c && this.#peek(2) === "{") {
+        out += `${c}{`;
+        this.#advance(3);
+        continue;
+      }
       if ((c === "$" || c === "%") && this.#peek(1) === "{") {
         this.#advance();
         out += c + this.#balanced("{", "}");
+        template = true;
         continue;
       }
       out += c;
@@ -302,7 +312,7 @@ class Parser {
   }
 
   #stringLiteral(): string {
-    return this.#template();
+    return this.#template().value;
   }
 
   #heredoc(): string {
@@ -375,6 +385,11 @@ class Parser {
     const text = this.src.slice(start, this.#pos).trim();
     if (text === "" || /^[=*/%&|?:.]/.test(text)) this.#fail(`expected an expression, found "${text.slice(0, 20)}"`);
     return text;
+  }
+
+  /** `for x in …` / `for k, v in …` at the current position. */
+  #atForExpression(): boolean {
+    return /^for\s+[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)?\s+in\s/.test(this.src.slice(this.#pos, this.#pos + 80));
   }
 
   #identifier(): string {

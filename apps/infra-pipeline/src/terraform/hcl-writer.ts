@@ -80,7 +80,7 @@ function renderBody(nodes: readonly HclNode[], depth: number): string {
     const node = nodes[i] as HclNode;
     if (node.kind === "block") {
       if (i > 0 && nodes[i - 1]?.kind === "attr") out += "\n";
-      const labels = node.labels.map((l) => ` ${JSON.stringify(l)}`).join("");
+      const labels = node.labels.map((l) => ` ${hclString(l)}`).join("");
       out +=
         node.body.length === 0
           ? `${pad}${node.type}${labels} {}\n`
@@ -102,7 +102,7 @@ function renderBody(nodes: readonly HclNode[], depth: number): string {
 function renderValue(value: HclWritable, depth: number): string {
   if (value instanceof HclExpr) return value.text;
   if (value === null) return "null";
-  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "string") return hclString(value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (Array.isArray(value)) {
     if (value.every((v) => v === null || typeof v !== "object" || v instanceof HclExpr)) {
@@ -114,10 +114,38 @@ function renderValue(value: HclWritable, depth: number): string {
   const entries = Object.entries(value);
   if (entries.length === 0) return "{}";
   const pad = "  ".repeat(depth + 1);
-  const keys = entries.map(([k]) => (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(k) ? k : JSON.stringify(k)));
+  const keys = entries.map(([k]) => (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(k) ? k : hclString(k)));
   const width = Math.max(...keys.map((k) => k.length));
   const lines = entries.map(
     ([, v], n) => `${pad}${(keys[n] as string).padEnd(width)} = ${renderValue(v, depth + 1)}\n`,
   );
   return `{\n${lines.join("")}${"  ".repeat(depth)}}`;
+}
+
+/**
+ * A string as an HCL literal: quotes, backslashes and control characters escaped, and `${` / `%{`
+ * doubled so Terraform reads them as text, not as an interpolation.
+ *
+ * @example
+ * hclString('cost: ${5}'); // "\"cost: $${5}\""
+ */
+export function hclString(text: string): string {
+  let out = '"';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    const code = text.charCodeAt(i);
+    if (c === '"') out += '\\"';
+    else if (c === "\\") out += "\\\\";
+    else if (c === "\n") out += "\\n";
+    else if (c === "\r") out += "\\r";
+    else if (c === "\t") out += "\\t";
+    else if (code >= 0xd800 && code <= 0xdbff && /[\udc00-\udfff]/.test(text[i + 1] ?? "")) {
+      out += c + text[i + 1];
+      i++;
+    } else if (code < 0x20 || code === 0x7f || (code >= 0xd800 && code <= 0xdfff)) {
+      out += `\\u${code.toString(16).padStart(4, "0")}`;
+    } else if ((c === "$" || c === "%") && text[i + 1] === "{") out += c + c;
+    else out += c;
+  }
+  return `${out}"`;
 }

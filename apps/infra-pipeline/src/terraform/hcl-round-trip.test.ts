@@ -11,6 +11,7 @@ import { evaluate, loadModule } from "./terraform-module.js";
 const name = fc.stringMatching(/^[a-z][a-z0-9_]{0,11}$/);
 const text = fc.oneof(
   fc.string({ unit: "binary", maxLength: 20 }),
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a Terraform interpolation, as text
   fc.constantFrom("${var.x}", "%{ if a }", 'a\\b"c', "tab\tnew\nline", "\b\f", "😀", "\ud800"),
 );
 const scalar: fc.Arbitrary<HclWritable> = fc.oneof(

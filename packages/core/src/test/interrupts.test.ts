@@ -202,6 +202,43 @@ describe("interrupts in parallel tasks", () => {
     expect(done.answers).toEqual(["a=ok-a", "b=ok-b", "c=ok-c"]);
   });
 
+  it("two parallel runs of one subgraph keep their interrupts apart, through partial maps", async () => {
+    const quiz = new StateGraph({ log: channel.append<string>() })
+      .addNode("q1", () => ({ log: [`q1:${interrupt<string>("first")}`] }))
+      .addNode("q2", () => ({ log: [`q2:${interrupt<string>("second")}`] }))
+      .addEdge(START, "q1")
+      .addEdge("q1", "q2")
+      .compile();
+    const graph = new StateGraph({ log: channel.append<string>() })
+      .addNode("left", quiz)
+      .addNode("right", quiz)
+      .addEdge(START, "left")
+      .addEdge(START, "right")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { threadId: "sub-par" };
+    const answer = (i: Interrupt) => `${i.namespace.split(":")[0]}-${String(i.value)}`;
+    const first = await graph.invoke({}, config);
+    expect(first.__interrupt__?.map((i) => [i.namespace.split(":")[0], i.value])).toEqual([
+      ["left", "first"],
+      ["right", "first"],
+    ]);
+    expect(new Set(ids(first.__interrupt__)).size).toBe(2);
+    const left = first.__interrupt__?.[0] as Interrupt;
+    const second = await graph.invoke(new Command({ resume: { [left.id]: answer(left) } }), config);
+    // left moved on to its second question; right still waits on its first, with the same id.
+    expect(second.__interrupt__?.map((i) => [i.namespace.split(":")[0], i.value])).toEqual([
+      ["left", "second"],
+      ["right", "first"],
+    ]);
+    expect(second.__interrupt__?.[1]?.id).toBe(first.__interrupt__?.[1]?.id);
+    let result = second;
+    for (let guard = 0; result.__interrupt__ && guard < 5; guard++) {
+      const map = Object.fromEntries(result.__interrupt__.map((i) => [i.id, answer(i)]));
+      result = await graph.invoke(new Command({ resume: map }), config);
+    }
+    expect(result).toEqual({ log: ["q1:left-first", "q2:left-second", "q1:right-first", "q2:right-second"] });
+  });
+
   it("run() reports an interrupted run as data", async () => {
     const { graph } = panel(new MemorySaver());
     const result = await graph.run({}, { threadId: "p4" });

@@ -127,8 +127,19 @@ function draftFrom(facts: RequestFacts, request: string): string {
   return renderTwiText(doc);
 }
 
+/**
+ * "a raklap fóliázásáról" → "raklap fóliázása", "a címkézésről" → "címkézés", "a szerszámcseréhez" →
+ * "szerszámcsere": the request names the job in the delative or allative case; a title wants the
+ * nominative. Only the last word changes, and only when it ends in one of those suffixes.
+ */
+function nominative(phrase: string): string {
+  return phrase.replace(/(\p{L}{3,})(?:ról|ről|hoz|hez|höz)$/u, (_m, stem: string) =>
+    stem.replace(/á$/u, "a").replace(/é$/u, "e"),
+  );
+}
+
 function titleFrom(task: string): string {
-  const t = task.replace(/^(?:a|az|the)\s+/i, "").trim();
+  const t = nominative(task.replace(/^(?:a|az|the)\s+/i, "").trim());
   return t === "" ? "Munkautasítás" : `${t.charAt(0).toUpperCase()}${t.slice(1)}`;
 }
 

@@ -252,6 +252,16 @@ describe("approval → output → audit", () => {
     expect(model.calls.map((c) => c.rule)).toEqual(["intent", "generate"]);
   });
 
+  it("a failed model call leaves the conversation resumable; the intent call is not repeated", async () => {
+    const model = new ScriptedChatModel(["generate_twi", new Error("provider down"), "1. CÍM\nX"]);
+    const { assistant } = app({ model });
+    await expect(assistant.start(conversation("c1", PALLET_REQUEST))).rejects.toThrow("provider down");
+    const view = await assistant.start(conversation("c1", PALLET_REQUEST));
+    expect(view.kind).toBe("review");
+    expect(model.calls).toHaveLength(3);
+    expect((await assistant.state("c1")).draft).toBe(`${AI_LABEL}\n\n1. CÍM\nX`);
+  });
+
   it("starting a conversation twice (a redelivered webhook) changes nothing", async () => {
     const model = createOfflineTwiModel();
     const { assistant } = app({ model });

@@ -8,6 +8,9 @@ import { lastAssistantText } from "./nodes.js";
 import { type AgentState, type ConversationStart, initialState, MAX_REVISIONS } from "./state.js";
 import { parseTwiText } from "./twi-document.js";
 
+/** The nodes the graph pauses before. */
+const PAUSES = new Set(["review", "approve"]);
+
 /**
  * Where a conversation stands, as a channel shows it.
  *
@@ -74,13 +77,20 @@ export class TwiAssistant {
 
   /**
    * Starts a conversation and runs it to its first pause (or its end). Starting a conversation that
-   * already exists changes nothing and returns where it stands, so a redelivered webhook is harmless.
+   * already exists changes nothing and returns where it stands, so a redelivered webhook is harmless;
+   * one whose last run failed (a model error) is continued from the failed step.
    */
   start(start: ConversationStart): Promise<ConversationView> {
     return this.#serial(start.conversation_id, async () => {
       const config = { threadId: start.conversation_id };
       const existing = await this.graph.getState(config);
-      if (existing.values.conversation_id === "") await this.graph.invoke(initialState(start), config);
+      if (existing.values.conversation_id === "") {
+        await this.graph.invoke(initialState(start), config);
+      } else if (existing.next.length > 0 && !PAUSES.has(existing.next[0] ?? "")) {
+        // An earlier run failed mid-way (the model was unreachable): continue it. Steps that had
+        // finished, the intent call among them, are not run again.
+        await this.graph.invoke(null, config);
+      }
       return this.#view(start.conversation_id);
     });
   }

@@ -9,7 +9,7 @@ import { Command, type Interrupt, ParentCommand } from "./command.js";
 import type { NormalizedConfig } from "./config.js";
 import { acquireLease, type LeaseKeeper } from "./lease-keeper.js";
 import type { ChildRunEnv } from "./node-context.js";
-import { pendingInterrupts, resolveResume } from "./resume.js";
+import { isResumeMap, pendingInterrupts, resolveResume } from "./resume.js";
 import { type Finished, route } from "./route.js";
 import { decodeResult, encodeResult, type PlannedStepTask, planTasks } from "./step-tasks.js";
 import type { EventSink, UnnumberedEvent } from "./stream-events.js";
@@ -221,7 +221,12 @@ class GraphRun {
           "A Command passed to invoke may carry `resume`, or `update`/`goto`, but not both. Call updateState first, then resume.",
         );
       }
-      const answers = resolveResume(pendingInterrupts(state.pending), command.resume, {
+      const pending = pendingInterrupts(state.pending);
+      if (pending.length === 0 && !isResumeMap(command.resume) && state.checkpoint.next.length > 0) {
+        // Paused at a breakpoint or after a failure: as in LangGraph, a resume simply continues.
+        return true;
+      }
+      const answers = resolveResume(pending, command.resume, {
         threadId: this.#threadId,
         strict: !this.request.parent,
       });
@@ -328,8 +333,11 @@ class GraphRun {
     };
     let all: Promise<unknown>;
     if (!many) all = runOne(0);
-    else {
-      const limit = Math.min(this.#config.maxConcurrency, tasks.length);
+    else if (this.#config.maxConcurrency >= tasks.length) {
+      // All at once: no pool of workers, so one async frame less stays alive per task of a wide step.
+      all = Promise.all(tasks.map((_, i) => runOne(i)));
+    } else {
+      const limit = this.#config.maxConcurrency;
       let cursor = 0;
       const worker = async () => {
         while (cursor < tasks.length) await runOne(cursor++);

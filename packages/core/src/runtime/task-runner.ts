@@ -74,7 +74,12 @@ function settle(spec: GraphSpec, node: string, result: unknown): TaskOutcome {
   }
 }
 
-async function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): Promise<unknown> {
+/**
+ * Starts one attempt: the node's result, or its promise. Not `async`: without a timeout the caller awaits
+ * the node's own promise, so a wide step keeps one async frame less alive per task. May throw
+ * synchronously (a synchronous node that throws); the caller awaits it inside its `try`.
+ */
+function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): unknown {
   const timeoutMs = task.node.options.timeout;
   let signal = env.signal;
   let cleanup: (() => void) | undefined;
@@ -120,9 +125,18 @@ async function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): Pr
       }
     },
   };
+  if (timeoutMs === undefined) return runInScope(scope, () => task.node.run(task.input, scope.ctx));
+  return withinTimeout(() => runInScope(scope, () => task.node.run(task.input, scope.ctx)), signal, cleanup);
+}
+
+/** Runs `start` and awaits it until `signal` (the node's timeout) aborts, then cleans up the timer. */
+async function withinTimeout(
+  start: () => unknown,
+  signal: AbortSignal,
+  cleanup: (() => void) | undefined,
+): Promise<unknown> {
   try {
-    const pending = runInScope(scope, () => task.node.run(task.input, scope.ctx));
-    return timeoutMs === undefined ? await pending : await raceAbort(pending, signal);
+    return await raceAbort(start(), signal);
   } finally {
     cleanup?.();
   }

@@ -11,7 +11,7 @@ export function assertPlainValue(value: unknown, node: string, key: string, memo
   const at = bad.path ? ` at ${bad.path}` : "";
   throw new InvalidUpdateError(
     "NOT_PLAIN_DATA",
-    `Node "${node}" wrote ${key}${at}, which is ${bad.reason}. State must be plain data (JSON, Date, Map, Set, BigInt, Uint8Array); convert it before returning it.`,
+    `${writer(node)} wrote ${key}${at}, which is ${bad.reason}. State must be plain data (JSON, Date, Map, Set, BigInt, Uint8Array); convert it before returning it.`,
     { details: { node, key, path: bad.path, reason: bad.reason } },
   );
 }
@@ -25,7 +25,7 @@ export function validateUpdate(schema: StateSchema, node: string, update: unknow
   if (typeof update !== "object" || Array.isArray(update) || Object.getPrototypeOf(update) !== Object.prototype) {
     throw new InvalidUpdateError(
       "INVALID_UPDATE",
-      `Node "${node}" returned ${describe(update)}; a node must return an object of state keys, a Command, or nothing.`,
+      `${node === "input" ? "The run's input is" : `Node "${node}" returned`} ${describe(update)}; a node must return an object of state keys, a Command, or nothing.`,
       { details: { node } },
     );
   }
@@ -35,13 +35,18 @@ export function validateUpdate(schema: StateSchema, node: string, update: unknow
     if (!Object.hasOwn(schema, key)) {
       throw new InvalidUpdateError(
         "UNKNOWN_STATE_KEY",
-        `Node "${node}" wrote the key "${key}", which the state schema does not declare. Declare it in the schema or stop writing it. Declared keys: ${Object.keys(schema).join(", ") || "(none)"}.`,
+        `${writer(node)} wrote the key "${key}", which the state schema does not declare. Declare it in the schema or stop writing it. Declared keys: ${Object.keys(schema).join(", ") || "(none)"}.`,
         { details: { node, key } },
       );
     }
     assertPlainValue(record[key], node, `"${key}"`, memo);
   }
   return record;
+}
+
+/** How an error names who wrote: a node, or the run's input. */
+function writer(node: string): string {
+  return node === "input" ? "The run's input" : `Node "${node}"`;
 }
 
 function describe(value: unknown): string {

@@ -381,3 +381,17 @@ describe("durability modes", () => {
     },
   );
 });
+
+describe("resuming where nothing is pending", () => {
+  it("continues a thread paused at a static breakpoint, as LangGraph does", async () => {
+    const graph = new StateGraph({ log: channel.append<string>() })
+      .addNode("draft", () => ({ log: ["draft"] }))
+      .addNode("publish", () => ({ log: ["publish"] }))
+      .addEdge(START, "draft")
+      .addEdge("draft", "publish")
+      .compile({ checkpointer: new MemorySaver(), interruptBefore: ["publish"] });
+    const config = { threadId: "bp-resume" };
+    expect(await graph.invoke({}, config)).toEqual({ log: ["draft"] });
+    expect(await graph.invoke(new Command({ resume: "go" }), config)).toEqual({ log: ["draft", "publish"] });
+  });
+});

@@ -40,7 +40,6 @@ class Worker {
   constructor(workload: string, runtime: Runtime, tmpDir: string) {
     const script = fileURLToPath(new URL("./worker.js", import.meta.url));
     this.#child = fork(script, [workload, runtime, tmpDir], {
-      execArgv: ["--expose-gc"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     this.#child.on("message", (m: FromWorker) => this.#deliver(m));

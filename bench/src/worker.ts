@@ -21,7 +21,6 @@ const MAX_WARMUP_RUNS = 500;
 async function main(): Promise<void> {
   const [id, runtime, tmpDir] = process.argv.slice(2) as [string, Runtime, string];
   const send = (message: FromWorker) => process.send?.(message);
-  const gc = (globalThis as { gc?: () => void }).gc;
   // LangGraph.js adds an abort listener per task to one signal; its warning past 10 would flood stderr.
   setMaxListeners(0);
   try {
@@ -50,7 +49,6 @@ async function main(): Promise<void> {
             send({ type: "warm", runs });
             return;
           }
-          gc?.();
           const trial = await impl.trial();
           const start = performance.now();
           const state = await trial.run();

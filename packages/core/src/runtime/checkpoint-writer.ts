@@ -12,6 +12,8 @@ export class CheckpointWriter {
   #failure: { error: unknown } | undefined;
   #buffer: PendingWrite[] | undefined;
   #unsavedWrites = false;
+  /** Settles when the latest checkpoint put has (async mode). */
+  #lastCheckpoint: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly saver: CheckpointSaver | undefined,
@@ -20,14 +22,24 @@ export class CheckpointWriter {
     private readonly snapshotEvery: number,
   ) {}
 
-  /** Stores `state.checkpoint` (sync: before returning). */
+  /**
+   * Stores `state.checkpoint`. `sync`: resolves once it is stored. `async`: resolves once the previous
+   * checkpoint is stored, so the next step overlaps with this put but a crash loses at most this step,
+   * however slow the saver (failures are reported by `finish`).
+   */
   checkpoint(state: ThreadState): Promise<void> {
     if (!this.saver || this.durability === "exit") return Promise.resolve();
     const request = this.#putRequest(state, []);
     this.#buffer = undefined;
     const saver = this.saver;
     const done = this.#enqueue(() => saver.put(request));
-    return this.durability === "sync" ? done : Promise.resolve();
+    if (this.durability === "sync") return done;
+    const previous = this.#lastCheckpoint;
+    this.#lastCheckpoint = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return previous;
   }
 
   /** Records writes of one task against the current checkpoint (sync: stored before returning). */

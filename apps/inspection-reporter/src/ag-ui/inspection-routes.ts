@@ -1,0 +1,99 @@
+import { TrellisError, toHttpStatus } from "@trellis/core";
+import type { ServerEnv } from "@trellis/server";
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import * as z from "zod";
+import type { InspectionOrchestrator } from "../orchestrator/orchestrator.js";
+import { graphThreadId, parseRunAgentInput, runAgUiTurn } from "./ag-ui-run.js";
+
+const chatBody = z.object({ thread_id: z.string().min(1).max(200), message: z.string().min(1).max(20_000) });
+
+async function jsonBody(request: Request): Promise<unknown> {
+  try {
+    return await request.json();
+  } catch {
+    throw new TrellisError("INVALID_ARGUMENT", "The request body must be JSON.");
+  }
+}
+
+/**
+ * The app's HTTP routes, mounted by the Trellis server under `/apps/inspection-reporter/`:
+ *
+ * - `POST /ag-ui` — AG-UI over SSE: a `RunAgentInput` in, AG-UI events out. The reporting agent's
+ *   questions arrive as an ordinary assistant text message; the answer is an ordinary user message.
+ * - `POST /chat` — `{ thread_id, message }` → `{ thread_id, reply, status, current_agent, resumed }`.
+ * - `GET /threads/:id` — the thread's messages, agent and pending clarification.
+ * - `GET /health`.
+ *
+ * The WebSocket binding of the same AG-UI exchange is `attachInspectionWebSocket`.
+ *
+ * @example
+ * const app = inspectionRoutes(new InspectionOrchestrator(graph));
+ * await app.request("/chat", { method: "POST", body: JSON.stringify({ thread_id: "t1", message: "Hallo" }) });
+ */
+export function inspectionRoutes(orchestrator: InspectionOrchestrator): Hono<ServerEnv> {
+  const app = new Hono<ServerEnv>();
+  app.onError((error, c) => {
+    const code = error instanceof TrellisError ? error.code : "INTERNAL";
+    const status = (error instanceof TrellisError ? toHttpStatus(error.code) : 500) as ContentfulStatusCode;
+    return c.json({ error: code, message: error.message }, status);
+  });
+
+  app.get("/health", (c) => c.json({ ok: true, app: "inspection-reporter" }));
+
+  app.post("/ag-ui", async (c) => {
+    const input = parseRunAgentInput(await jsonBody(c.req.raw));
+    const user = c.var?.user ?? null;
+    return streamSSE(c, async (sse) => {
+      let open = true;
+      sse.onAbort(() => {
+        open = false; // the run goes on: its result is in the thread when the client comes back
+      });
+      let chain = Promise.resolve();
+      await runAgUiTurn(
+        orchestrator,
+        input,
+        (event) => {
+          if (!open) return;
+          chain = chain
+            .then(() => sse.writeSSE({ data: JSON.stringify(event) }))
+            .catch(() => {
+              open = false;
+            });
+        },
+        { user },
+      );
+      await chain;
+    });
+  });
+
+  app.post("/chat", async (c) => {
+    const parsed = chatBody.safeParse(await jsonBody(c.req.raw));
+    if (!parsed.success) throw new TrellisError("INVALID_ARGUMENT", "Send { thread_id, message } as JSON strings.");
+    const user = c.var?.user ?? null;
+    const turn = await orchestrator.processMessage(
+      graphThreadId(parsed.data.thread_id, user),
+      parsed.data.message,
+      user ? { userId: user } : {},
+    );
+    return c.json({
+      thread_id: parsed.data.thread_id,
+      reply: turn.reply,
+      status: turn.status,
+      current_agent: turn.currentAgent,
+      resumed: turn.resumed,
+    });
+  });
+
+  app.get("/threads/:id", async (c) => {
+    const view = await orchestrator.getThread(graphThreadId(c.req.param("id"), c.var?.user ?? null));
+    return c.json({
+      thread_id: c.req.param("id"),
+      current_agent: view.currentAgent,
+      messages: view.messages,
+      pending_clarification: view.clarification?.request ?? null,
+    });
+  });
+  return app;
+}

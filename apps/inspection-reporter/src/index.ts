@@ -1,0 +1,55 @@
+export { type AgentModels, agentModelsFromEnv } from "./agent-models.js";
+export {
+  AGENT_DEFINITIONS,
+  AGENT_IDS,
+  type AgentDefinition,
+  type AgentId,
+  DEFAULT_AGENT,
+  VERIFY_THRESHOLDS,
+} from "./agents/agent-definitions.js";
+export { type AgentToolSources, getToolsForAgent } from "./agents/agent-tools.js";
+export {
+  buildInspectionGraph,
+  type InspectionGraph,
+  type InspectionGraphOptions,
+  inspectionStateSchema,
+} from "./agents/inspection-graph.js";
+export {
+  type ClarificationQuestion,
+  type ClarificationRequest,
+  formatQuestions,
+  isClarificationRequest,
+  requestClarification,
+} from "./agents/request-clarification.js";
+export {
+  createUpdateUserSettingsTool,
+  currentUserSettings,
+  settingsKey,
+  settingsLine,
+  type UserSettings,
+  UserSettingsStore,
+} from "./agents/user-settings.js";
+export {
+  createInspectionReporter,
+  dataDirFromEnv,
+  type InspectionReporter,
+  type InspectionReporterOptions,
+} from "./inspection-reporter.js";
+export {
+  MCP_SERVER_NAMES,
+  type McpServerName,
+  type McpServers,
+  mcpServerScript,
+  type StartMcpServersOptions,
+  startMcpServers,
+} from "./mcp/mcp-servers.js";
+export { type FieldAnswer, mapAnswers, splitResponse } from "./offline/answer-parsing.js";
+export { createOfflineModels } from "./offline/offline-models.js";
+export { consoleLogger, type Logger, recordingLogger, silentLogger } from "./orchestrator/logger.js";
+export {
+  InspectionOrchestrator,
+  type PendingClarification,
+  type ProcessMessageOptions,
+  type ThreadView,
+  type TurnResult,
+} from "./orchestrator/orchestrator.js";

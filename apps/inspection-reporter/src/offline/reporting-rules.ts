@@ -1,0 +1,151 @@
+import type { Rule, RuleContext, RuleReply } from "@trellis/models";
+import { VERIFY_THRESHOLDS } from "../agents/agent-definitions.js";
+import type { ClarificationQuestion } from "../agents/request-clarification.js";
+import { mapAnswers } from "./answer-parsing.js";
+import {
+  callOf,
+  incomingRequest,
+  isHandoffResult,
+  lastToolResult,
+  latestToolValue,
+  promptSetting,
+  toolJson,
+} from "./conversation-reading.js";
+import { REPORT_INTENT } from "./general-rules.js";
+
+const CANCEL = /^(stop|stoppen|annuleer|annuleren|laat maar|afbreken)\b/i;
+const STREET =
+  /\b([A-Za-zÀ-ÿ'.-]+(?:straat|weg|laan|plein|kade|gracht|dijk|singel|markt|pad|hof)\s+\d+\s?[a-zA-Z]?)\b/i;
+
+/**
+ * What the inspector's request says about the report: company name ("voor Restaurant Bella Rosa"),
+ * KVK number (8 digits) and a street address.
+ *
+ * @example
+ * reportFacts("Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854");
+ * // { company_name: "Restaurant Bella Rosa", kvk_number: "92251854" }
+ */
+export function reportFacts(text: string): Record<string, string> {
+  const facts: Record<string, string> = {};
+  const company =
+    /\b(?:voor|van|bij)\s+(?!het\b|de\b|een\b)(.+?)(?=\s*(?:,|\(|\bkvk\b|\bmet\b|\bop\b|\bin\b|\bte\b|[.?!]|$))/i
+      .exec(text)?.[1]
+      ?.trim();
+  if (company && company.length >= 3 && !/^\d+$/.test(company)) facts.company_name = company;
+  const kvk = /\b(\d{8})\b/.exec(text.replace(/(\d{4})[\s.](\d{4})/g, "$1$2"))?.[1];
+  if (kvk) facts.kvk_number = kvk;
+  const street = STREET.exec(text)?.[1];
+  if (street) facts.address = street;
+  return facts;
+}
+
+function needsVerification(result: Record<string, unknown>): boolean {
+  const completion = Number(result.completion_percentage ?? 0);
+  const confidence = Number(result.overall_confidence ?? 0);
+  return completion < VERIFY_THRESHOLDS.completionPercentage || confidence < VERIFY_THRESHOLDS.overallConfidence;
+}
+
+function generate(ctx: RuleContext, reportId: unknown): RuleReply {
+  const inspector = promptSetting(ctx.messages, "inspector_name");
+  const args: Record<string, unknown> = { report_id: reportId };
+  if (inspector) args.inspector_name = inspector;
+  return { toolCalls: [{ name: "generate_final_report", args }] };
+}
+
+/** After start_inspection_report or submit_verification_answers: verify again, or generate (Phase 2). */
+function assessReply(ctx: RuleContext): RuleReply {
+  const result = toolJson(lastToolResult(ctx)) as Record<string, unknown>;
+  if (needsVerification(result)) {
+    return { toolCalls: [{ name: "verify_inspection_data", args: { report_id: result.report_id } }] };
+  }
+  return generate(ctx, result.report_id);
+}
+
+/** After verify_inspection_data: pause with the questions, or generate when none are left. */
+function clarifyReply(ctx: RuleContext): RuleReply {
+  const result = toolJson(lastToolResult(ctx)) as { report_id: string; questions?: ClarificationQuestion[] };
+  const questions = result.questions ?? [];
+  if (questions.length === 0) return generate(ctx, result.report_id);
+  return { toolCalls: [{ name: "request_clarification", args: { questions } }] };
+}
+
+/** After request_clarification returned the inspector's reply: submit it as answers per field. */
+function submitReply(ctx: RuleContext): RuleReply {
+  const result = lastToolResult(ctx, "request_clarification");
+  const response = result?.content ?? "";
+  const reportId = latestToolValue(ctx.messages, "report_id");
+  if (CANCEL.test(response.trim())) {
+    return `Goed, ik stop met verifiëren. Het concept ${String(reportId)} blijft bewaard; vraag gerust later om het rapport af te maken.`;
+  }
+  const call = result ? callOf(ctx.messages, result) : undefined;
+  const questions = ((call?.args as { questions?: ClarificationQuestion[] } | undefined)?.questions ?? []).slice();
+  return {
+    toolCalls: [
+      {
+        name: "submit_verification_answers",
+        args: { report_id: reportId, answers: mapAnswers(questions, response), raw_response: response },
+      },
+    ],
+  };
+}
+
+function presentReply(ctx: RuleContext): string {
+  const result = toolJson(lastToolResult(ctx)) as { markdown?: string; verdict?: string; file?: string };
+  return `Het inspectierapport is klaar (oordeel: ${result.verdict ?? "onbekend"}).\n\n${result.markdown ?? ""}`;
+}
+
+function toolFailure(ctx: RuleContext): string {
+  const failed = lastToolResult(ctx);
+  return `Dat lukte niet (${failed?.name ?? "tool"}): ${(failed?.content ?? "").replace(/^Error:\s*/, "")}`;
+}
+
+/**
+ * The offline rules of `reporting-agent`, one step of the seed's workflow per model turn:
+ * start → (verify → request_clarification → submit)* while completion < 80% or confidence < 0.7 →
+ * generate → present. Requests that are not about a report go back to the general agent.
+ *
+ * @example
+ * const reporting = new RuleChatModel({ rules: reportingRules(), fallback: "…" });
+ */
+export function reportingRules(): Rule[] {
+  const resultOf = (name: string) => (ctx: RuleContext) => {
+    const result = lastToolResult(ctx, name);
+    return result !== undefined && result.status !== "error";
+  };
+  return [
+    { name: "tool-failed", when: (ctx) => lastToolResult(ctx)?.status === "error", reply: toolFailure },
+    {
+      name: "assess",
+      when: (ctx) => resultOf("start_inspection_report")(ctx) || resultOf("submit_verification_answers")(ctx),
+      reply: assessReply,
+    },
+    { name: "clarify", when: resultOf("verify_inspection_data"), reply: clarifyReply },
+    { name: "submit", when: resultOf("request_clarification"), reply: submitReply },
+    { name: "present", when: resultOf("generate_final_report"), reply: presentReply },
+    {
+      name: "start",
+      when: (ctx) => {
+        const text = incomingRequest(ctx);
+        return (
+          text !== undefined && ((ctx.last !== undefined && isHandoffResult(ctx.last)) || REPORT_INTENT.test(text))
+        );
+      },
+      reply: (ctx) => {
+        const facts = reportFacts(incomingRequest(ctx) ?? "");
+        const who = facts.company_name ? ` voor ${facts.company_name}` : "";
+        return {
+          content: `Ik maak een conceptrapport aan${who}.`,
+          toolCalls: [{ name: "start_inspection_report", args: facts }],
+        };
+      },
+    },
+    {
+      name: "handback",
+      when: (ctx) => ctx.last?.role === "user",
+      reply: {
+        content: "Dat valt buiten de rapportage; ik geef u terug aan de algemene assistent.",
+        toolCalls: [{ name: "transfer_to_general", args: {} }],
+      },
+    },
+  ];
+}

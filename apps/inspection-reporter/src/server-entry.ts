@@ -1,0 +1,64 @@
+import type { AppRoutesContext } from "@trellis/server";
+import type { Hono } from "hono";
+import { inspectionRoutes } from "./ag-ui/inspection-routes.js";
+import type { InspectionGraph } from "./agents/inspection-graph.js";
+import { createInspectionReporter, type InspectionReporter } from "./inspection-reporter.js";
+import { InspectionOrchestrator } from "./orchestrator/orchestrator.js";
+
+let shared: Promise<InspectionReporter> | undefined;
+
+/**
+ * The process-wide app the Trellis server's exports use: configured from the environment (models,
+ * `INSPECTION_DATA_DIR`), created on first use — nothing starts at import time — with the MCP server
+ * processes running until {@link closeDefaultInspectionReporter}.
+ *
+ * @example
+ * const app = await defaultInspectionReporter();
+ * app.mcp.tools.inspection.length; // 4
+ */
+export function defaultInspectionReporter(): Promise<InspectionReporter> {
+  shared ??= createInspectionReporter().catch((error: unknown) => {
+    shared = undefined;
+    throw error;
+  });
+  return shared;
+}
+
+/**
+ * Stops the MCP servers of the process-wide app (tests, shutdown).
+ *
+ * @example
+ * afterAll(closeDefaultInspectionReporter);
+ */
+export async function closeDefaultInspectionReporter(): Promise<void> {
+  const current = shared;
+  shared = undefined;
+  if (current) await (await current).close();
+}
+
+/**
+ * The `graph` export for `trellis.json`: the agent network, without a checkpointer (the server injects
+ * its saver). Served through the Agent Server API, a paused thread shows the clarification interrupt
+ * and is resumed with `command: { resume }`.
+ *
+ * @example
+ * // trellis.json
+ * { "graphs": { "inspection-reporter": { "module": "@trellis/app-inspection-reporter/server", "graph": "buildGraph", "routes": "createRoutes" } } }
+ */
+export async function buildGraph(): Promise<InspectionGraph> {
+  return (await defaultInspectionReporter()).graph;
+}
+
+/**
+ * The `routes` export for `trellis.json`, mounted under `/apps/inspection-reporter/`: AG-UI over SSE
+ * (`POST /ag-ui`), `POST /chat`, `GET /threads/:id`, `GET /health` — all through the seed's orchestrator
+ * over the graph as the server serves it (with the server's saver).
+ *
+ * @example
+ * const routes = await createRoutes({ assistantId: "inspection-reporter", graph: served });
+ */
+export async function createRoutes(ctx: AppRoutesContext): Promise<Hono> {
+  const app = await defaultInspectionReporter();
+  const orchestrator = new InspectionOrchestrator(ctx.graph as InspectionGraph, { logger: app.logger });
+  return inspectionRoutes(orchestrator) as unknown as Hono;
+}

@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: [
       "packages/*/src/**/*.test.ts",
+      "packages/studio/e2e/**/*.test.ts",
       "apps/*/src/**/*.test.ts",
       "apps/*/test/**/*.test.ts",
       "bench/src/**/*.test.ts",

@@ -36,6 +36,15 @@ export interface CreateServerOptions {
    * process that leaves runs to `trellis-server worker` processes (scale-out).
    */
   workers?: number;
+  /**
+   * Extra Hono apps mounted before the body limit and auth, so they answer without credentials: static
+   * web apps such as the studio (`trellis serve` mounts it at `/studio`). Keep them free of data: the API
+   * they call stays behind auth.
+   *
+   * @example
+   * await createServer(config, { publicRoutes: [{ path: "/studio", app: staticFiles("packages/studio/dist") }] });
+   */
+  publicRoutes?: ReadonlyArray<{ path: string; app: Hono }>;
 }
 
 /** A created server: the Hono app, its parts, and how to listen and stop. */
@@ -139,6 +148,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   app.onError(errorResponse);
   app.notFound((c) => errorJson(c, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`));
   app.get("/ok", (c) => c.json({ ok: true }));
+  for (const route of options.publicRoutes ?? []) app.route(route.path, route.app as unknown as Hono<ServerEnv>);
   app.use(
     "*",
     bodyLimit({

@@ -1,0 +1,139 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { type CheckpointSaver, MemorySaver, type TrellisError } from "@trellis/checkpoint";
+import { PostgresSaver } from "@trellis/checkpoint-postgres";
+import { SqliteSaver } from "@trellis/checkpoint-sqlite";
+import {
+  type AnyGraph,
+  loadConfig,
+  loadGraphs,
+  PostgresRunStore,
+  type ResolvedConfig,
+  type RunStore,
+  resolveConfig,
+  SqliteRunStore,
+  type TrellisConfig,
+} from "@trellis/server";
+import { CliError, type CliIo } from "./io.js";
+
+/** A loaded `trellis.json` with its defaults filled in. */
+export interface Project {
+  path: string;
+  config: TrellisConfig;
+  resolved: ResolvedConfig;
+}
+
+/**
+ * Reads `--config` (default `trellis.json` in the working directory).
+ *
+ * @example
+ * const project = await loadProject(io, undefined); // ./trellis.json
+ */
+export async function loadProject(io: CliIo, configPath: string | undefined): Promise<Project> {
+  const path = resolve(io.cwd, configPath ?? "trellis.json");
+  let config: TrellisConfig;
+  try {
+    config = await loadConfig(path);
+  } catch (error) {
+    if ((error as TrellisError).code === "INVALID_CONFIG" && /Cannot read/.test((error as Error).message)) {
+      throw new CliError(
+        `No config at ${path}. Run trellis in a folder with a trellis.json, or pass --config path/to/trellis.json.`,
+      );
+    }
+    throw error;
+  }
+  return { path, config, resolved: resolveConfig(config, io.env) };
+}
+
+/**
+ * The config entry of a graph, or a plain-words error that lists the graphs there are.
+ *
+ * @example
+ * entryOf(project, "tutor").module; // "./apps/tutor/src/server-entry.ts"
+ */
+export function entryOf(project: Project, graphId: string | undefined) {
+  const ids = Object.keys(project.resolved.graphs);
+  if (!graphId) throw new CliError(`Name a graph. Graphs in ${project.path}: ${ids.join(", ") || "none"}.`, 2);
+  const entry = project.resolved.graphs[graphId];
+  if (!entry) throw new CliError(`No graph "${graphId}" in ${project.path}. Graphs: ${ids.join(", ") || "none"}.`);
+  return entry;
+}
+
+/**
+ * Loads one graph of the config in this process (its routes are not built), with `saver` injected.
+ *
+ * @example
+ * const graph = await loadGraph(project, "approval-flow", new MemorySaver());
+ */
+export async function loadGraph(project: Project, graphId: string, saver: CheckpointSaver): Promise<AnyGraph> {
+  const { routes: _routes, ...entry } = entryOf(project, graphId);
+  const graphs = await loadGraphs({ [graphId]: entry }, saver, project.resolved.baseDir);
+  return (graphs.get(graphId) as { graph: AnyGraph }).graph;
+}
+
+/** The configured saver and the server's thread records, opened by a CLI command. */
+export interface Storage {
+  saver: CheckpointSaver;
+  store: RunStore;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the saver the config names (SQLite file or Postgres) and the server's thread table beside it,
+ * so threads run from the terminal show up in `trellis threads` and in the studio.
+ *
+ * @example
+ * const storage = await openStorage(project);
+ * try { … } finally { await storage.close(); }
+ */
+export async function openStorage(project: Project): Promise<Storage> {
+  const saver = project.resolved.saver;
+  if (saver.kind === "sqlite") {
+    if (saver.path !== ":memory:") mkdirSync(dirname(saver.path), { recursive: true });
+    const sqlite = new SqliteSaver({ filename: saver.path });
+    const store = new SqliteRunStore(sqlite.database);
+    return {
+      saver: sqlite,
+      store,
+      async close() {
+        await store.close();
+        await sqlite.close?.();
+      },
+    };
+  }
+  const pg = new PostgresSaver({ connectionString: saver.url, ...(saver.schema ? { schema: saver.schema } : {}) });
+  try {
+    await pg.setup();
+  } catch (error) {
+    await pg.close?.();
+    throw new CliError(`Cannot reach the Postgres saver (${redact(saver.url)}): ${(error as Error).message}`);
+  }
+  const store = new PostgresRunStore({ pool: pg.pool, ...(saver.schema ? { schema: saver.schema } : {}) });
+  await store.setup();
+  return {
+    saver: pg,
+    store,
+    async close() {
+      await store.close();
+      await pg.close?.();
+    },
+  };
+}
+
+/** A saver for commands that read no threads (draw). */
+export function scratchSaver(): CheckpointSaver {
+  return new MemorySaver();
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
+}
+
+/** True for a TrellisError of one of `codes`. @internal */
+export function isTrellisError(error: unknown, ...codes: string[]): error is TrellisError {
+  return (
+    error instanceof Error &&
+    typeof (error as TrellisError).code === "string" &&
+    codes.includes((error as TrellisError).code)
+  );
+}

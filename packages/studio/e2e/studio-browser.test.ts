@@ -1,0 +1,107 @@
+/**
+ * The studio in headless Chromium (Debian's package, driven by playwright-core; no browser download):
+ * open the studio, start twi-author, reach the review pause, request a revision, approve twice, and see
+ * the run complete with a working PDF link. Screenshots go to test-artifacts/studio/.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  buildStudio,
+  CHROMIUM_FLAGS,
+  findChromium,
+  freePort,
+  REPO_DIR,
+  type ServeChild,
+  startServe,
+} from "./studio-server.js";
+
+const executablePath = findChromium();
+const inCi = Boolean(process.env.CI);
+if (!executablePath && !inCi) {
+  console.warn(
+    "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n" +
+      "!! SKIPPING the studio browser test: Debian's chromium is not installed.\n" +
+      "!! Install it with: apt-get update && apt-get install -y chromium\n" +
+      "!! (.ci/run installs it; with CI set, a missing chromium fails this test.)\n" +
+      "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n",
+  );
+}
+
+const ARTIFACTS = join(REPO_DIR, "test-artifacts/studio");
+
+describe.runIf(executablePath || inCi)("studio in headless Chromium", () => {
+  let dir: string;
+  let serve: ServeChild | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page;
+
+  beforeAll(async () => {
+    if (!executablePath) throw new Error("chromium is missing: apt-get install -y chromium (.ci/run does this)");
+    dir = mkdtempSync(join(tmpdir(), "trellis-studio-e2e-"));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const port = await freePort();
+    const studioDir = join(dir, "studio");
+    await buildStudio(studioDir);
+    serve = await startServe(join(dir, "server"), studioDir, port);
+    context = await chromium.launchPersistentContext(join(dir, "profile"), {
+      executablePath,
+      headless: true,
+      args: CHROMIUM_FLAGS,
+      viewport: { width: 1400, height: 1000 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(20_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await serve?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("starts twi-author, requests a revision, approves, and links the PDF", async () => {
+    const url = serve?.url as string;
+    await page.goto(`${url}/studio/`);
+    await page.getByTestId("graph-link-twi-author").click();
+    await page.locator('[data-testid="graph-drawing"] [data-node="review"]').waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, "01-graph.png"), fullPage: true });
+
+    await page.getByTestId("start-run").click();
+    const review = page.getByTestId("twi-review");
+    await review.waitFor();
+    expect(page.url()).toContain("#/thread/");
+    await expect.poll(() => page.locator('[data-node="review"]').first().getAttribute("class")).toContain("paused");
+    expect(await review.textContent()).toContain("revision 0");
+    await page.screenshot({ path: join(ARTIFACTS, "02-review.png"), fullPage: true });
+
+    await page.getByTestId("revision-feedback").fill("Add: safety goggles are mandatory");
+    await review.getByRole("button", { name: "Request revision" }).click();
+    await page.getByText("Review the draft (revision 1)").waitFor();
+    expect(await page.getByTestId("twi-review").textContent()).toContain("safety goggles are mandatory");
+    await page.screenshot({ path: join(ARTIFACTS, "03-revised.png"), fullPage: true });
+
+    await page.getByTestId("twi-review").getByRole("button", { name: "Approve" }).click();
+    const final = page.getByTestId("twi-final-approval");
+    await final.waitFor();
+    await final.getByRole("button", { name: "Approve and generate PDF" }).click();
+
+    const link = page.getByTestId("document-link");
+    await link.waitFor();
+    await expect.poll(() => page.getByTestId("thread-status").textContent()).toBe("idle");
+    await page.screenshot({ path: join(ARTIFACTS, "04-done.png"), fullPage: true });
+    const href = (await link.getAttribute("href")) as string;
+    expect(href).toMatch(/\/apps\/twi-author\/blobs\/.+\.pdf\?/);
+    const pdf = await fetch(href);
+    expect(pdf.status).toBe(200);
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe("%PDF-");
+    // the timeline shows the run's checkpoints, including the two state updates of the decisions
+    expect(await page.getByTestId("timeline").locator("li").count()).toBeGreaterThan(8);
+  }, 60_000);
+});

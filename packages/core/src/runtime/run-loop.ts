@@ -397,6 +397,7 @@ class GraphRun {
         lease: this.#lease?.current ?? this.#parentLease,
         sink: this.#sink,
         config: this.#config,
+        namespace: this.#namespace,
       },
       recordStep: (taskId, key, value) => this.#writer.writes(state, taskId, [[`${WRITE.stepPrefix}${key}`, value]]),
     };

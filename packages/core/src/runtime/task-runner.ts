@@ -34,7 +34,8 @@ export interface TaskEnv {
   clock: Clock;
   sink: EventSink | undefined;
   canInterrupt: boolean;
-  child: Omit<ChildRunEnv, "namespace">;
+  /** What nested runs inherit; its `namespace` is the run's (shared by every task of the step). */
+  child: ChildRunEnv;
   recordStep(taskId: string, key: string, value: unknown): Promise<void>;
 }
 
@@ -105,7 +106,7 @@ function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): unknown 
     counters: { interrupts: 0, steps: new Map(), children: 0 },
     canInterrupt: env.canInterrupt,
     recordStep: (key, value) => env.recordStep(task.id, key, value),
-    child: { ...env.child, namespace },
+    child: env.child,
   };
   const methods = contextMethods(() => scope);
   const sink = env.sink;

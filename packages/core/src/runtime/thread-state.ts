@@ -130,7 +130,7 @@ export function advance(
     threadId: state.checkpoint.threadId,
     namespace: state.checkpoint.namespace,
     step: next.metadata.step,
-    createdAt: new Date(next.now).toISOString(),
+    createdAt: isoTime(next.now),
     channelVersions,
     channelDepths: {},
     next: next.plan,
@@ -140,4 +140,16 @@ export function advance(
   state.stored = false;
   state.values = next.values;
   state.pending = new Map();
+}
+
+let lastMs = Number.NaN;
+let lastIso = "";
+
+/** `new Date(ms).toISOString()`, remembering the last one: supersteps take microseconds, so most share a millisecond. */
+function isoTime(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }

@@ -1,0 +1,176 @@
+// The app served by the Trellis server: the AG-UI WebSocket and SSE bindings under
+// /apps/inspection-reporter/, the server's own endpoints next to them, and the Agent Server API.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { HttpAgent } from "@ag-ui/client";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type InspectionServer, startInspectionServer } from "../serve.js";
+import { closeDefaultInspectionReporter } from "../server-entry.js";
+import { WsFrontend } from "./ag-ui-client.js";
+
+const QUESTIONS =
+  "1. Wat is het adres van de inspectielocatie?\n2. Was de hygiëne in orde?\n3. Zijn er overtredingen geconstateerd?";
+
+let dir: string;
+let server: InspectionServer;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "inspection-ag-ui-"));
+  vi.stubEnv("INSPECTION_DATA_DIR", join(dir, "data"));
+  vi.stubEnv("INSPECTION_MODEL_PROVIDER", "");
+  vi.stubEnv("TRELLIS_MODEL_PROVIDER", "");
+  vi.spyOn(console, "info").mockImplementation(() => {});
+  server = await startInspectionServer({
+    port: 0,
+    env: {},
+    config: {
+      graphs: {
+        "inspection-reporter": {
+          module: "@trellis/app-inspection-reporter/server",
+          graph: "buildGraph",
+          routes: "createRoutes",
+        },
+      },
+      saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") },
+      baseDir: dir,
+    },
+  });
+});
+afterAll(async () => {
+  await server.close();
+  await closeDefaultInspectionReporter();
+  vi.unstubAllEnvs();
+  vi.restoreAllMocks();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("AG-UI over the WebSocket at /apps/inspection-reporter/ws", () => {
+  it("shows the questions as an ordinary assistant text, takes the answer as an ordinary user message, ends with the report", async () => {
+    expect(server.wsUrl).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/apps\/inspection-reporter\/ws$/);
+    const frontend = await WsFrontend.connect(server.wsUrl);
+    const first = await frontend.say("Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854");
+    expect(first.events[0]).toMatchObject({ type: "RUN_STARTED", threadId: frontend.threadId });
+    expect(first.texts).toEqual([
+      "Ik geef u door aan de rapportage-assistent.",
+      "Ik maak een conceptrapport aan voor Restaurant Bella Rosa.",
+      QUESTIONS,
+    ]);
+    expect(first.finished).toMatchObject({
+      outcome: { type: "success" },
+      result: { current_agent: "reporting-agent", awaiting_clarification: true },
+    });
+    // Nothing about interrupts reaches the protocol.
+    expect(JSON.stringify(first.events)).not.toMatch(/"interrupt"/);
+    expect(first.events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(["STATE_SNAPSHOT", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END"]),
+    );
+    const snapshot = first.events.find((e) => e.type === "STATE_SNAPSHOT") as unknown as {
+      snapshot: Record<string, unknown>;
+    };
+    expect(Object.keys(snapshot.snapshot).sort()).toEqual(["current_agent", "messages"]);
+
+    const second = await frontend.say("hoofdstraat 2, ja, nee");
+    expect(second.finished).toMatchObject({
+      outcome: { type: "success" },
+      result: { current_agent: "reporting-agent", awaiting_clarification: false },
+    });
+    const report = second.texts.at(-1) ?? "";
+    expect(report).toContain("Het inspectierapport is klaar (oordeel: Voldoet).");
+    expect(report).toContain("# Inspectierapport Restaurant Bella Rosa");
+    expect(report).toContain("- Adres: Hoofdstraat 2");
+    // The tool results of the resumed run (verify → clarification answer → submit → generate) were sent.
+    const results = second.events.filter((e) => e.type === "TOOL_CALL_RESULT").map((e) => e.content as string);
+    expect(results).toContain("hoofdstraat 2, ja, nee");
+    frontend.close();
+  });
+
+  it("keeps the server's own AG-UI WebSocket working next to the app's", async () => {
+    const generic = await WsFrontend.connect(`${server.url.replace(/^http/, "ws")}/ag-ui/inspection-reporter/ws`);
+    const turn = await generic.say("Wat zijn de regels voor het koelen van levensmiddelen?");
+    expect(turn.finished).toMatchObject({ outcome: { type: "success" } });
+    expect(turn.texts.at(-1)).toContain("VW-KOEL-01");
+    generic.close();
+  });
+
+  it("answers a bad input with RUN_ERROR and keeps the socket open", async () => {
+    const frontend = await WsFrontend.connect(server.wsUrl);
+    const broken = await frontend.sendRaw("{ not json");
+    expect(broken).toEqual([expect.objectContaining({ type: "RUN_ERROR", code: "INVALID_ARGUMENT" })]);
+    const noUser = await frontend.sendRaw(JSON.stringify({ threadId: "x", runId: "r", messages: [] }));
+    expect(noUser.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "INVALID_ARGUMENT" });
+    const fine = await frontend.say("Hallo");
+    expect(fine.texts.at(-1)).toContain("Ik ben de inspectie-assistent.");
+    frontend.close();
+  });
+});
+
+describe("AG-UI over SSE at /apps/inspection-reporter/ag-ui, driven by @ag-ui/client", () => {
+  it("runs the clarification flow with ordinary messages", async () => {
+    const agent = new HttpAgent({ url: `${server.url}/apps/inspection-reporter/ag-ui` });
+    agent.messages = [
+      { id: "u1", role: "user", content: "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854" },
+    ];
+    await agent.runAgent({});
+    const asked = agent.messages.at(-1);
+    expect(asked).toMatchObject({ role: "assistant", content: QUESTIONS });
+    agent.messages.push({ id: "u2", role: "user", content: "Hoofdstraat 2, ja, nee" });
+    await agent.runAgent({});
+    const last = agent.messages.at(-1);
+    expect(last?.role).toBe("assistant");
+    expect(String(last?.content)).toContain("# Inspectierapport Restaurant Bella Rosa");
+    expect((agent.state as { current_agent: string }).current_agent).toBe("reporting-agent");
+  });
+
+  it("serves /chat and /threads/:id next to it", async () => {
+    const post = (body: unknown) =>
+      fetch(`${server.url}/apps/inspection-reporter/chat`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const asked = (await (await post({ thread_id: "chat-1", message: "Maak een inspectierapport" })).json()) as {
+      status: string;
+      reply: string;
+    };
+    expect(asked.status).toBe("clarification");
+    const view = (await (await fetch(`${server.url}/apps/inspection-reporter/threads/chat-1`)).json()) as {
+      current_agent: string;
+      pending_clarification: { type: string } | null;
+    };
+    expect(view).toMatchObject({
+      current_agent: "reporting-agent",
+      pending_clarification: { type: "clarification_request" },
+    });
+    expect((await post({ thread_id: "chat-1" })).status).toBe(400);
+  });
+});
+
+describe("the registered graph through the Agent Server API", () => {
+  it("shows the clarification interrupt and resumes with command.resume", async () => {
+    const call = async (path: string, body: unknown) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const thread = (await call("/threads", {})) as { thread_id: string };
+    const paused = await call(`/threads/${thread.thread_id}/runs/wait`, {
+      assistant_id: "inspection-reporter",
+      input: {
+        messages: [{ role: "user", content: "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854" }],
+      },
+    });
+    const interrupts = paused.__interrupt__ as { value: { type: string; display_text: string } }[];
+    expect(interrupts[0]?.value).toMatchObject({ type: "clarification_request", display_text: QUESTIONS });
+    const done = await call(`/threads/${thread.thread_id}/runs/wait`, {
+      assistant_id: "inspection-reporter",
+      command: { resume: "hoofdstraat 2, ja, nee" },
+    });
+    const messages = done.messages as { role: string; content: string }[];
+    expect(messages.at(-1)?.content).toContain("# Inspectierapport Restaurant Bella Rosa");
+    expect(done.activeAgent).toBe("reporting-agent");
+  });
+});

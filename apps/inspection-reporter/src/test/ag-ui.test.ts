@@ -174,3 +174,52 @@ describe("the registered graph through the Agent Server API", () => {
     expect(done.activeAgent).toBe("reporting-agent");
   });
 });
+
+describe("with the server's auth on", () => {
+  it("needs credentials on the WebSocket and keeps each user's threads apart", async () => {
+    const secured = await startInspectionServer({
+      port: 0,
+      env: {},
+      config: {
+        graphs: {
+          "inspection-reporter": {
+            module: "@trellis/app-inspection-reporter/server",
+            graph: "buildGraph",
+            routes: "createRoutes",
+          },
+        },
+        saver: { kind: "sqlite", path: join(dir, "secured.sqlite") },
+        auth: {
+          enabled: true,
+          credentials: [
+            { user: "ana", apiKey: "key-ana" },
+            { user: "bo", apiKey: "key-bo" },
+          ],
+        },
+        baseDir: dir,
+      },
+    });
+    try {
+      await expect(WsFrontend.connect(secured.wsUrl)).rejects.toThrow(/401/);
+      const ana = await WsFrontend.connect(`${secured.wsUrl}?api_key=key-ana`, "shared-id");
+      const asked = await ana.say("Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854");
+      expect(asked.finished).toMatchObject({ result: { awaiting_clarification: true } });
+      ana.close();
+      // Bo's thread with the same id is another thread: his message is not taken as Ana's answer.
+      const bo = await WsFrontend.connect(`${secured.wsUrl}?api_key=key-bo`, "shared-id");
+      const other = await bo.say("hoofdstraat 2, ja, nee");
+      expect(other.finished).toMatchObject({
+        result: { current_agent: "general-agent", awaiting_clarification: false },
+      });
+      bo.close();
+      const unauthorised = await fetch(`${secured.url}/apps/inspection-reporter/threads/shared-id`);
+      expect(unauthorised.status).toBe(401);
+      const view = await fetch(`${secured.url}/apps/inspection-reporter/threads/shared-id`, {
+        headers: { "x-api-key": "key-ana" },
+      });
+      expect(await view.json()).toMatchObject({ current_agent: "reporting-agent" });
+    } finally {
+      await secured.close();
+    }
+  });
+});

@@ -24,6 +24,15 @@ describe("interrupt answers", () => {
     expect(quiz.kind).toBe("choice");
     expect(quiz.kind === "choice" && quiz.options.map((o) => o.key)).toEqual(["A", "B", "C"]);
     expect(answerHint(quiz)).toBe("A/B/C or text");
+    const clarification = answerKindOf({
+      type: "clarification_request",
+      questions: [{ question: "Wat is het adres?" }, { question: "Hygiëne in orde?", options: ["ja", "nee"] }],
+      display_text: "1. Wat is het adres?\n2. Hygiëne in orde?",
+    });
+    expect(clarification).toMatchObject({
+      kind: "questions",
+      questions: [{ options: [] }, { options: ["ja", "nee"] }],
+    });
   });
 
   it("parses typed lines into resume values", () => {

@@ -9,6 +9,7 @@
 /** How an interrupt is answered. */
 export type AnswerKind =
   | { kind: "yes-no"; question: string }
+  | { kind: "questions"; question: string; questions: Array<{ question: string; options: string[] }> }
   | { kind: "choice"; question: string; options: Array<{ key: string; label: string }> }
   | { kind: "text"; question: string };
 
@@ -25,14 +26,30 @@ const OPTION_LINE = /^\s*([A-Ha-h])[).]\s+(.+)$/gm;
 export function answerKindOf(value: unknown): AnswerKind {
   if (typeof value === "string") return { kind: "text", question: value };
   const v = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
-  const question = firstString(v, ["question", "question_text", "message", "prompt", "text"]) ?? "Your answer";
+  const question =
+    firstString(v, ["question", "question_text", "display_text", "message", "prompt", "text"]) ?? "Your answer";
   const options = [...question.matchAll(OPTION_LINE)].map((m) => ({
     key: (m[1] as string).toUpperCase(),
     label: (m[2] as string).trim(),
   }));
   if (options.length >= 2) return { kind: "choice", question, options };
+  const questions = questionList(v.questions);
+  if (questions) return { kind: "questions", question, questions };
   if (typeof v.gate === "string" || APPROVAL_WORDS.test(question)) return { kind: "yes-no", question };
   return { kind: "text", question };
+}
+
+/** A list of `{ question, options? }` (a clarification request), or undefined. */
+function questionList(value: unknown): Array<{ question: string; options: string[] }> | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const out: Array<{ question: string; options: string[] }> = [];
+  for (const q of value) {
+    const question = (q as { question?: unknown })?.question;
+    if (typeof question !== "string") return undefined;
+    const options = (q as { options?: unknown }).options;
+    out.push({ question, options: Array.isArray(options) ? options.map(String) : [] });
+  }
+  return out;
 }
 
 function firstString(v: Record<string, unknown>, keys: string[]): string | undefined {
@@ -77,6 +94,7 @@ export function parseAnswer(kind: AnswerKind, line: string): unknown {
 export function answerHint(kind: AnswerKind): string {
   if (kind.kind === "yes-no") return "y/n";
   if (kind.kind === "choice") return `${kind.options.map((o) => o.key).join("/")} or text`;
+  if (kind.kind === "questions") return "one answer per question";
   return "text or JSON";
 }
 

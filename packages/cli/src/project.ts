@@ -128,12 +128,3 @@ export function scratchSaver(): CheckpointSaver {
 function redact(url: string): string {
   return url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
 }
-
-/** True for a TrellisError of one of `codes`. @internal */
-export function isTrellisError(error: unknown, ...codes: string[]): error is TrellisError {
-  return (
-    error instanceof Error &&
-    typeof (error as TrellisError).code === "string" &&
-    codes.includes((error as TrellisError).code)
-  );
-}

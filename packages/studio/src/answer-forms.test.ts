@@ -4,6 +4,7 @@ import {
   changedKeys,
   documentLinks,
   interruptForm,
+  joinAnswers,
   parseFreeAnswer,
   twiDecision,
 } from "./answer-forms.js";
@@ -20,6 +21,19 @@ describe("interrupt forms", () => {
     const quiz = interruptForm({ action: "answer_question", question_text: "¿?\nA) uno\nB) dos\nC) tres" });
     expect(quiz).toMatchObject({ kind: "choice", options: [{ key: "A", label: "uno" }, { key: "B" }, { key: "C" }] });
     expect(interruptForm("What is the inspection site?").kind).toBe("text");
+    const clarification = interruptForm({
+      type: "clarification_request",
+      questions: [{ question: "Wat is het adres?" }, { question: "Was de hygiëne in orde?", options: ["ja", "nee"] }],
+      display_text: "1. Wat is het adres?\n2. Was de hygiëne in orde?",
+    });
+    expect(clarification).toMatchObject({
+      kind: "questions",
+      questions: [
+        { question: "Wat is het adres?", options: [] },
+        { question: "Was de hygiëne in orde?", options: ["ja", "nee"] },
+      ],
+    });
+    expect(joinAnswers(["hoofdstraat 2", " ja "])).toBe("hoofdstraat 2, ja");
   });
 
   it("reads the free answer box as JSON when it is JSON", () => {
@@ -60,7 +74,7 @@ describe("state helpers", () => {
   it("gives example inputs for the reference graphs", () => {
     expect(exampleInput("approval-flow", [])).toHaveProperty("request");
     expect(exampleInput("twi-author", [])).toMatchObject({ channel: "cli", status: "processing" });
-    expect(exampleInput("tutor", ["messages"])).toEqual({ messages: [{ role: "user", content: "Hello" }] });
+    expect(exampleInput("chat-bot", ["messages"])).toEqual({ messages: [{ role: "user", content: "Hello" }] });
     expect(exampleInput("x", [])).toEqual({});
   });
 });

@@ -8,12 +8,13 @@
 /** The form for one interrupt value. */
 export type InterruptForm =
   | { kind: "approval"; question: string }
+  | { kind: "questions"; question: string; questions: Array<{ question: string; options: string[] }> }
   | { kind: "choice"; question: string; options: Array<{ key: string; label: string }> }
   | { kind: "text"; question: string };
 
 const APPROVAL_WORDS = /\b(approve|approval|publish|deploy|confirm|proceed|accept)\b/i;
 const OPTION_LINE = /^\s*([A-Ha-h])[).]\s+(.+)$/gm;
-const QUESTION_KEYS = ["question", "question_text", "message", "prompt", "text"];
+const QUESTION_KEYS = ["question", "question_text", "display_text", "message", "prompt", "text"];
 
 /**
  * Recognises an interrupt value's form.
@@ -32,8 +33,33 @@ export function interruptForm(value: unknown): InterruptForm {
     label: (m[2] as string).trim(),
   }));
   if (options.length >= 2) return { kind: "choice", question, options };
+  const questions = questionList(v.questions);
+  if (questions) return { kind: "questions", question: "Please answer these questions", questions };
   if (typeof v.gate === "string" || APPROVAL_WORDS.test(question)) return { kind: "approval", question };
   return { kind: "text", question };
+}
+
+/** A list of `{ question, options? }` (inspection-reporter's clarification request), or undefined. */
+function questionList(value: unknown): Array<{ question: string; options: string[] }> | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const out: Array<{ question: string; options: string[] }> = [];
+  for (const q of value) {
+    const question = (q as { question?: unknown })?.question;
+    if (typeof question !== "string") return undefined;
+    const options = (q as { options?: unknown }).options;
+    out.push({ question, options: Array.isArray(options) ? options.map(String) : [] });
+  }
+  return out;
+}
+
+/**
+ * One reply to several questions, in their order, as the clarification flows expect it.
+ *
+ * @example
+ * joinAnswers(["hoofdstraat 2", " ja ", "nee"]); // "hoofdstraat 2, ja, nee"
+ */
+export function joinAnswers(answers: readonly string[]): string {
+  return answers.map((a) => a.trim()).join(", ");
 }
 
 /**

@@ -23,6 +23,19 @@ export function exampleInput(graphId: string, stateKeys: readonly string[]): Rec
         messages: [{ role: "user", content: message }],
       };
     }
+    case "infra-pipeline":
+      return {
+        messages: [{ role: "user", content: "create an S3 bucket for logs in prd with versioning" }],
+        environment: "prd",
+      };
+    case "tutor":
+      return { messages: [{ role: "user", content: "Hazme un test de 3 preguntas sobre contenedores" }] };
+    case "market-assistant":
+      return { messages: [{ role: "user", content: "Tell me about Hayleys" }] };
+    case "inspection-reporter":
+      return {
+        messages: [{ role: "user", content: "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854" }],
+      };
     default:
       if (stateKeys.includes("messages")) return { messages: [{ role: "user", content: "Hello" }] };
       return {};

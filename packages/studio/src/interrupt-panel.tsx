@@ -1,5 +1,12 @@
 import { useState } from "preact/hooks";
-import { breakpointForm, type InterruptForm, interruptForm, parseFreeAnswer, twiDecision } from "./answer-forms.js";
+import {
+  breakpointForm,
+  type InterruptForm,
+  interruptForm,
+  joinAnswers,
+  parseFreeAnswer,
+  twiDecision,
+} from "./answer-forms.js";
 import type { ApiInterrupt, ThreadState } from "./api-types.js";
 import { JsonBlock } from "./json-block.js";
 
@@ -87,6 +94,7 @@ function Shortcuts({ form, busy, onAnswer }: { form: InterruptForm; busy: boolea
       </div>
     );
   }
+  if (form.kind === "questions") return <QuestionsForm form={form} busy={busy} onAnswer={onAnswer} />;
   if (form.kind === "choice") {
     return (
       <div class="buttons options">
@@ -99,6 +107,51 @@ function Shortcuts({ form, busy, onAnswer }: { form: InterruptForm; busy: boolea
     );
   }
   return null;
+}
+
+function QuestionsForm(props: {
+  form: Extract<InterruptForm, { kind: "questions" }>;
+  busy: boolean;
+  onAnswer: (v: unknown) => void;
+}) {
+  const { form, busy, onAnswer } = props;
+  const [answers, setAnswers] = useState<string[]>(() => form.questions.map(() => ""));
+  const set = (i: number, value: string) => setAnswers((a) => a.map((x, j) => (j === i ? value : x)));
+  return (
+    <div class="questions" data-testid="questions-form">
+      {form.questions.map((q, i) => (
+        <div class="question-field" key={q.question}>
+          <span>
+            {i + 1}. {q.question}
+          </span>
+          {q.options.length > 0 ? (
+            <div class="buttons">
+              {q.options.map((o) => (
+                <button
+                  type="button"
+                  key={o}
+                  class={answers[i] === o ? "primary" : ""}
+                  disabled={busy}
+                  onClick={() => set(i, o)}
+                >
+                  {o}
+                </button>
+              ))}
+            </div>
+          ) : (
+            <input
+              aria-label={q.question}
+              value={answers[i]}
+              onInput={(e) => set(i, (e.target as HTMLInputElement).value)}
+            />
+          )}
+        </div>
+      ))}
+      <button type="button" class="primary" disabled={busy} onClick={() => onAnswer(joinAnswers(answers))}>
+        Send answers
+      </button>
+    </div>
+  );
 }
 
 function Payload({ value }: { value: unknown }) {

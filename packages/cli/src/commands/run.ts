@@ -228,6 +228,17 @@ class RunSession {
         this.#say(`⏸ ${pending.node} is waiting for an answer:`);
         for (const line of payloadLines(pending.value)) this.#say(line);
       }
+      if (kind.kind === "questions") {
+        const replies: string[] = [];
+        for (const [i, q] of kind.questions.entries()) {
+          const hint = q.options.length ? ` (${q.options.join("/")})` : "";
+          const reply = await this.#ask(`${i + 1}. ${q.question}${hint}`);
+          if (reply === undefined) return { stop: "eof" };
+          replies.push(reply.trim());
+        }
+        answers[pending.id] = replies.join(", ");
+        continue;
+      }
       const line = await this.#ask(`${kind.question.split("\n")[0]} (${answerHint(kind)})`);
       if (line === undefined) return { stop: "eof" };
       answers[pending.id] = parseAnswer(kind, line);

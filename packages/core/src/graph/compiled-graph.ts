@@ -245,7 +245,16 @@ export class CompiledGraph<S extends StateSchema> {
     const n = scope.counters.children++;
     const segment = `${scope.ctx.node}:${scope.ctx.taskId}${n > 0 ? `:${n + 1}` : ""}`;
     const namespace = scope.child.namespace ? `${scope.child.namespace}|${segment}` : segment;
-    const normalized = normalizeConfig({ ...config, durability: scope.child.config.durability ?? "sync" });
+    const parent = scope.child.config;
+    // A subgraph serves the same thread and caller as its parent: nodes inside it see the parent's
+    // thread id, configurable values, metadata and run id.
+    const inherited: RunConfig = {};
+    if (parent.threadId !== undefined) inherited.threadId = parent.threadId;
+    if (parent.configurable !== undefined) inherited.configurable = parent.configurable;
+    if (parent.metadata !== undefined) inherited.metadata = parent.metadata;
+    if (parent.runId !== undefined) inherited.runId = parent.runId;
+    if (parent.recursionLimit !== undefined) inherited.recursionLimit = parent.recursionLimit;
+    const normalized = normalizeConfig({ ...inherited, ...config, durability: parent.durability ?? "sync" });
     try {
       const outcome = await executeRun({
         spec: this.#spec,

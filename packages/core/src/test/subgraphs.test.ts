@@ -148,3 +148,22 @@ describe("handoffs with Command.PARENT", () => {
     expect(graph.getGraph().edges).toContainEqual({ source: "general", target: "reporting", conditional: true });
   });
 });
+
+describe("subgraph config", () => {
+  it("nodes inside a subgraph see the parent run's thread id and configurable values", async () => {
+    const seen: unknown[] = [];
+    const inner = new StateGraph({ n: channel.value(0) })
+      .addNode("look", (_s, ctx) => {
+        seen.push([ctx.config.threadId, ctx.config.configurable?.user]);
+        return {};
+      })
+      .addEdge(START, "look")
+      .compile();
+    const outer = new StateGraph({ n: channel.value(0) })
+      .addNode("sub", inner)
+      .addEdge(START, "sub")
+      .compile({ checkpointer: new MemorySaver() });
+    await outer.invoke({ n: 1 }, { threadId: "cfg", configurable: { user: "ada" } });
+    expect(seen).toEqual([["cfg", "ada"]]);
+  });
+});

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { documentLinks } from "./answer-forms.js";
-import type { ApiClient } from "./api-client.js";
+import { type ApiClient, ApiError } from "./api-client.js";
 import type { GraphJson, Thread, ThreadState } from "./api-types.js";
 import { GraphView } from "./graph-view.js";
 import { InterruptPanel } from "./interrupt-panel.js";
@@ -34,6 +34,7 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
   const [graph, setGraph] = useState<{ id: string; json: GraphJson } | undefined>();
   const [log, setLog] = useState(live.get(threadId));
   const [streaming, setStreaming] = useState(live.isStreaming(threadId));
+  const [missing, setMissing] = useState<string | undefined>();
 
   const graphId = (thread?.metadata.graph_id as string | undefined) ?? undefined;
 
@@ -57,7 +58,10 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
   useEffect(() => {
     setLog(live.get(threadId));
     setStreaming(live.isStreaming(threadId));
-    refresh().catch(onError);
+    refresh().catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 404) setMissing(error.message);
+      else onError(error);
+    });
     return live.subscribe((id) => {
       if (id !== threadId) return;
       setLog(live.get(threadId));
@@ -81,6 +85,7 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
     fn().catch(onError);
   };
 
+  if (missing) return <p class="error-text">{missing}</p>;
   if (!thread) return <p class="muted">Loading thread {threadId}…</p>;
   const paused = !streaming && state ? state.next : [];
   const links = documentLinks(state?.values ?? log?.values);

@@ -1,8 +1,5 @@
-import { createServer, credentialAuth, loadConfig, type TrellisConfig, type TrellisServer } from "@trellis/server";
-import { attachInspectionWebSocket, DEFAULT_WS_PATH } from "./ag-ui/ag-ui-websocket.js";
-import type { InspectionGraph } from "./agents/inspection-graph.js";
-import { InspectionOrchestrator } from "./orchestrator/orchestrator.js";
-import { defaultInspectionReporter } from "./server-entry.js";
+import { createServer, loadConfig, type TrellisConfig, type TrellisServer } from "@trellis/server";
+import { DEFAULT_WS_PATH } from "./ag-ui/ag-ui-websocket.js";
 
 /** The assistant id the app is registered under. */
 export const ASSISTANT_ID = "inspection-reporter";
@@ -53,9 +50,9 @@ export function defaultServerConfig(env: Record<string, string | undefined> = pr
 }
 
 /**
- * Starts the Trellis server (REST, SSE, the server's own AG-UI endpoints and the app's routes under
- * `/apps/inspection-reporter/`) and attaches the app's AG-UI WebSocket at
- * `/apps/inspection-reporter/ws`, with the server's auth when it is on.
+ * Starts the Trellis server: REST, SSE, the server's own AG-UI endpoints, and the app's routes under
+ * `/apps/inspection-reporter/` — including its AG-UI WebSocket at `/apps/inspection-reporter/ws`, which
+ * the app's routes register with the server (authenticated by the server when its auth is on).
  *
  * @example
  * const { wsUrl, close } = await startInspectionServer({ port: 0 });
@@ -66,32 +63,17 @@ export async function startInspectionServer(options: StartInspectionServerOption
     options.config ?? (options.configPath ? await loadConfig(options.configPath) : defaultServerConfig(env));
   const trellis = await createServer(config, { env });
   try {
-    const hosted = trellis.graphs.get(ASSISTANT_ID);
-    if (!hosted) throw new Error(`The config does not register the "${ASSISTANT_ID}" assistant.`);
-    const { server, url } = await trellis.listen(options.port);
-    const app = await defaultInspectionReporter();
-    const orchestrator = new InspectionOrchestrator(hosted.graph as InspectionGraph, { logger: app.logger });
-    const detach = attachInspectionWebSocket(server, {
-      orchestrator,
-      ...(trellis.config.auth.enabled
-        ? { authenticate: wrapAuth(credentialAuth(trellis.config.auth.credentials)) }
-        : {}),
-    });
+    if (!trellis.graphs.get(ASSISTANT_ID))
+      throw new Error(`The config does not register the "${ASSISTANT_ID}" assistant.`);
+    const { url } = await trellis.listen(options.port);
     return {
       trellis,
       url,
       wsUrl: `${url.replace(/^http/, "ws")}${DEFAULT_WS_PATH}`,
-      async close() {
-        await detach();
-        await trellis.close();
-      },
+      close: () => trellis.close(),
     };
   } catch (error) {
     await trellis.close();
     throw error;
   }
-}
-
-function wrapAuth(auth: ReturnType<typeof credentialAuth>): (request: Request) => Promise<string | null> {
-  return async (request) => await auth(request);
 }

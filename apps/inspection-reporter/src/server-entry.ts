@@ -1,5 +1,6 @@
 import type { AppRoutesContext } from "@trellis/server";
 import type { Hono } from "hono";
+import { DEFAULT_WS_PATH, inspectionSocketHandler } from "./ag-ui/ag-ui-websocket.js";
 import { inspectionRoutes } from "./ag-ui/inspection-routes.js";
 import type { InspectionGraph } from "./agents/inspection-graph.js";
 import { createInspectionReporter, type InspectionReporter } from "./inspection-reporter.js";
@@ -51,7 +52,7 @@ export async function buildGraph(): Promise<InspectionGraph> {
 
 /**
  * The `routes` export for `trellis.json`, mounted under `/apps/inspection-reporter/`: AG-UI over SSE
- * (`POST /ag-ui`), `POST /chat`, `GET /threads/:id`, `GET /health` — all through the seed's orchestrator
+ * (`POST /ag-ui`) and over a WebSocket (`/ws`), `POST /chat`, `GET /threads/:id`, `GET /health` — all through the seed's orchestrator
  * over the graph as the server serves it (with the server's saver).
  *
  * @example
@@ -60,5 +61,11 @@ export async function buildGraph(): Promise<InspectionGraph> {
 export async function createRoutes(ctx: AppRoutesContext): Promise<Hono> {
   const app = await defaultInspectionReporter();
   const orchestrator = new InspectionOrchestrator(ctx.graph as InspectionGraph, { logger: app.logger });
+  // Under the Trellis server, the AG-UI WebSocket lives at /apps/inspection-reporter/ws.
+  const sockets = inspectionSocketHandler(orchestrator);
+  ctx.onUpgrade?.((req, socket, head, user) => {
+    if (new URL(req.url ?? "/", "http://localhost").pathname !== DEFAULT_WS_PATH) return socket.destroy();
+    sockets.handle(req, socket, head, user);
+  });
   return inspectionRoutes(orchestrator) as unknown as Hono;
 }

@@ -13,6 +13,12 @@ export interface GraphEntry {
    * is mounted under `/apps/<assistant id>/`.
    */
   routes?: string;
+  /**
+   * Who authenticates the app's routes: `"server"` (default: the server's auth, when on, guards them
+   * like the API) or `"app"` (mounted before the server's auth, for webhooks and signed links that carry
+   * their own proof; the body limit still applies).
+   */
+  routesAuth?: "server" | "app";
   /** Shown by `GET /assistants/{id}`. */
   name?: string;
   description?: string;
@@ -197,6 +203,9 @@ function checkConfig(raw: unknown, where: string): TrellisConfig {
     }
     for (const key of ["graph", "routes", "name", "description"] as const) {
       if (e?.[key] !== undefined && typeof e[key] !== "string") fail(`graphs["${id}"].${key} must be a string.`);
+    }
+    if (e?.routesAuth !== undefined && e.routesAuth !== "server" && e.routesAuth !== "app") {
+      fail(`graphs["${id}"].routesAuth must be "server" or "app".`);
     }
   }
   const saver = c.saver as Record<string, unknown> | undefined;

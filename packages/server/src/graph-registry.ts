@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
+import type { IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
 import { isAbsolute, resolve } from "node:path";
+import type { Duplex } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
 import { CompiledGraph } from "@trellis/core";
@@ -11,11 +13,22 @@ import type { GraphEntry } from "./config.js";
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds graphs of every schema
 export type AnyGraph = CompiledGraph<any>;
 
+/**
+ * Takes over a WebSocket upgrade under `/apps/<id>/`. `user` is the authenticated user when the
+ * server's auth is on (the server answers 401 itself before calling), else null.
+ */
+export type AppUpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, user: string | null) => void;
+
 /** What an application's route factory receives. */
 export interface AppRoutesContext {
   assistantId: string;
   /** The graph as the server serves it (with the server's saver). */
   graph: AnyGraph;
+  /**
+   * Registers the app's WebSocket endpoint: upgrades of paths under `/apps/<id>/` go to `handler`.
+   * Absent when the routes are built outside a server (tests, the app's own CLI).
+   */
+  onUpgrade?: (handler: AppUpgradeHandler) => void;
 }
 
 /** One hosted assistant. */
@@ -24,6 +37,8 @@ export interface HostedGraph {
   entry: GraphEntry;
   graph: AnyGraph;
   routes?: Hono;
+  /** The app's WebSocket upgrade handler, if its routes registered one. */
+  upgrade?: AppUpgradeHandler;
   createdAt: string;
 }
 
@@ -61,7 +76,15 @@ export async function loadGraphs(
     }
     const graph = value.withCheckpointer(saver);
     const hosted: HostedGraph = { assistantId, entry, graph, createdAt };
-    if (entry.routes) hosted.routes = await buildRoutes(mod, entry, { assistantId, graph });
+    if (entry.routes) {
+      hosted.routes = await buildRoutes(mod, entry, {
+        assistantId,
+        graph,
+        onUpgrade: (handler) => {
+          hosted.upgrade = handler;
+        },
+      });
+    }
     out.set(assistantId, hosted);
   }
   return out;

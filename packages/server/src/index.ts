@@ -14,7 +14,13 @@ export {
   type TrellisConfig,
 } from "./config.js";
 export { type EventHub, LocalEventHub, type RunListener } from "./event-hub.js";
-export { type AnyGraph, type AppRoutesContext, type HostedGraph, loadGraphs } from "./graph-registry.js";
+export {
+  type AnyGraph,
+  type AppRoutesContext,
+  type AppUpgradeHandler,
+  type HostedGraph,
+  loadGraphs,
+} from "./graph-registry.js";
 export { PostgresRunStore, type PostgresRunStoreOptions } from "./postgres-run-store.js";
 export { RedisEventHub, RedisQueueWake } from "./redis-fan-out.js";
 export { rollbackRun } from "./rollback.js";

@@ -156,6 +156,12 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
       onError: (c) => errorJson(c, "PAYLOAD_TOO_LARGE", `The request body exceeds ${resolved.limits.bodyBytes} bytes.`),
     }),
   );
+  for (const hosted of graphs.values()) {
+    // Apps that authenticate their own routes (webhooks, signed links) are mounted before the server's auth.
+    if (hosted.routes && hosted.entry.routesAuth === "app") {
+      app.route(`/apps/${hosted.assistantId}`, hosted.routes as unknown as Hono<ServerEnv>);
+    }
+  }
   app.use(
     "*",
     authMiddleware(resolved.auth.enabled, options.authenticate ?? credentialAuth(resolved.auth.credentials)),
@@ -166,7 +172,9 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   app.route("/", runRoutes(ctx));
   app.route("/ag-ui", agUiRoutes(ctx));
   for (const hosted of graphs.values()) {
-    if (hosted.routes) app.route(`/apps/${hosted.assistantId}`, hosted.routes as unknown as Hono<ServerEnv>);
+    if (hosted.routes && hosted.entry.routesAuth !== "app") {
+      app.route(`/apps/${hosted.assistantId}`, hosted.routes as unknown as Hono<ServerEnv>);
+    }
   }
   await manager.start();
 

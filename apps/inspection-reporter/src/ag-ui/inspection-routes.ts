@@ -26,7 +26,7 @@ async function jsonBody(request: Request): Promise<unknown> {
  * - `GET /threads/:id` — the thread's messages, agent and pending clarification.
  * - `GET /health`.
  *
- * The WebSocket binding of the same AG-UI exchange is `attachInspectionWebSocket`.
+ * The WebSocket binding of the same AG-UI exchange is `inspectionSocketHandler`.
  *
  * @example
  * const app = inspectionRoutes(new InspectionOrchestrator(graph));

@@ -252,7 +252,9 @@ export function attachAgUiWebSocket(
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     const match = /^\/ag-ui\/([^/]+)\/ws$/.exec(url.pathname);
-    if (!match) return socket.destroy();
+    const app = /^\/apps\/([^/]+)\//.exec(url.pathname);
+    const appUpgrade = app ? ctx.graphs.get(decodeURIComponent(app[1] as string))?.upgrade : undefined;
+    if (!match && !appUpgrade) return socket.destroy();
     void (async () => {
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
@@ -263,6 +265,10 @@ export function attachAgUiWebSocket(
       const user = ctx.authEnabled ? await authenticate(new Request(url, { headers })) : null;
       if (ctx.authEnabled && !user) {
         socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n");
+        return;
+      }
+      if (!match) {
+        appUpgrade?.(req, socket, head, user);
         return;
       }
       const assistantId = decodeURIComponent(match[1] as string);

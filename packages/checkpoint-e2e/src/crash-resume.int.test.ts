@@ -1,25 +1,22 @@
-import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type CheckpointSaver, LeaseError } from "@trellis/checkpoint";
 import { collect } from "@trellis/checkpoint/testing";
 import { PostgresSaver } from "@trellis/checkpoint-postgres";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
+import { CrashDriver, dropSchema, POSTGRES_URL, requirePostgres, runLabel } from "@trellis/reliability";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CrashJob, CrashTarget } from "./crash-worker.js";
-import { dropSchema, POSTGRES_URL, requirePostgres, runLabel } from "./services.js";
 
 const postgres = await requirePostgres();
-const worker = fileURLToPath(new URL("./crash-worker.ts", import.meta.url));
-const tsx = createRequire(import.meta.url).resolve("tsx");
+const driver = new CrashDriver({ script: new URL("./crash-worker.ts", import.meta.url) });
 const dir = mkdtempSync(join(tmpdir(), "trellis-crash-"));
 const schemas: string[] = [];
 const LEASE_TTL_MS = 3_000;
 
 afterAll(async () => {
+  await driver.dispose();
   rmSync(dir, { recursive: true, force: true });
   for (const schema of schemas) await dropSchema(schema);
 });
@@ -46,10 +43,9 @@ describe("a run killed with SIGKILL mid-superstep is continued by another proces
       const job = (mode: CrashJob["mode"]): CrashJob => ({ mode, target, threadId, ledger, leaseTtlMs: LEASE_TTL_MS });
 
       // Process 1: runs a, then b1 ∥ b2; killed while b2 is mid-run.
-      const first = start(job("crash"));
-      await waitFor(first, "mid-run");
-      first.kill("SIGKILL");
-      const exit = await exited(first);
+      const first = driver.start(job("crash"));
+      await first.next("mid-run", 20_000);
+      const exit = await first.kill();
       expect(exit.signal).toBe("SIGKILL");
 
       // The dead process's lease still fences the thread until it expires.
@@ -59,9 +55,9 @@ describe("a run killed with SIGKILL mid-superstep is continued by another proces
       expect(busy.code).toBe("THREAD_BUSY");
 
       // Process 2: continues the thread from its last checkpoint and pending writes.
-      const second = start(job("resume"));
-      const done = (await waitFor(second, "done")) as { result: { log: string[] } };
-      await exited(second);
+      const second = driver.start(job("resume"));
+      const done = (await second.next("done", 20_000)) as unknown as { result: { log: string[] } };
+      await second.exit;
 
       expect(done.result.log).toEqual(["a", "b1", "b2:sent", "c"]);
       const entries = readFileSync(ledger, "utf8").trim().split("\n");
@@ -88,39 +84,6 @@ function openSaver(target: CrashTarget): CheckpointSaver {
   return target.kind === "sqlite"
     ? new SqliteSaver({ filename: target.filename })
     : new PostgresSaver({ connectionString: target.url, schema: target.schema });
-}
-
-function start(job: CrashJob): ChildProcess {
-  return fork(worker, [JSON.stringify(job)], {
-    execArgv: ["--conditions=@trellis/source", "--import", tsx],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-}
-
-function waitFor(child: ChildProcess, type: string): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker sent no "${type}" within 20 s`)), 20_000);
-    child.on("message", (message: { type: string; message?: string }) => {
-      if (message.type === type) {
-        clearTimeout(timer);
-        resolve(message);
-      } else if (message.type === "error") {
-        clearTimeout(timer);
-        reject(new Error(`worker failed: ${message.message}`));
-      }
-    });
-    child.on("exit", (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited (code ${code}, signal ${signal}) before "${type}"`));
-    });
-  });
-}
-
-function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  }
-  return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
 }
 
 function count(entries: string[]): Record<string, number> {

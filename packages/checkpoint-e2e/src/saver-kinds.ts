@@ -5,7 +5,7 @@ import { type CheckpointSaver, MemorySaver } from "@trellis/checkpoint";
 import { PostgresSaver } from "@trellis/checkpoint-postgres";
 import { RedisSaver } from "@trellis/checkpoint-redis";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
-import { deleteKeys, dropSchema, POSTGRES_URL, REDIS_URL, runLabel } from "./services.js";
+import { deleteKeys, dropSchema, POSTGRES_URL, REDIS_URL, runLabel } from "@trellis/reliability";
 
 /** One saver under test, with what it costs on its medium and how to clean up. */
 export interface SaverHandle {

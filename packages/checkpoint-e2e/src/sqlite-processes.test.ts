@@ -1,18 +1,18 @@
-import { fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { collect, putStep } from "@trellis/checkpoint/testing";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
+import { CrashDriver } from "@trellis/reliability";
 import { afterAll, describe, expect, it } from "vitest";
 
-const worker = fileURLToPath(new URL("./lease-worker.ts", import.meta.url));
-const tsx = createRequire(import.meta.url).resolve("tsx");
+const driver = new CrashDriver({ script: new URL("./lease-worker.ts", import.meta.url) });
 const dir = mkdtempSync(join(tmpdir(), "trellis-sqlite-procs-"));
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await driver.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe("SqliteSaver shared by several processes", () => {
   it("three processes taking turns through the lease keep one linear chain, nothing lost", async () => {
@@ -46,21 +46,11 @@ describe("SqliteSaver shared by several processes", () => {
 });
 
 function start(job: { filename: string; threadId: string; owner: string; rounds: number }) {
-  const child = fork(worker, [JSON.stringify(job)], {
-    execArgv: ["--conditions=@trellis/source", "--import", tsx],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  const child = driver.start(job);
+  const done = child.next("done", 60_000).then(async (message) => {
+    const exit = await child.exit;
+    if (exit.code !== 0) throw new Error(`worker ${job.owner} exited with ${exit.code}`);
+    return { busy: Number(message.busy) };
   });
-  let result: { busy: number } | undefined;
-  const ready = new Promise<void>((resolve) => {
-    child.on("message", (message: { type: string; busy: number }) => {
-      if (message.type === "ready") resolve();
-      if (message.type === "done") result = { busy: message.busy };
-    });
-  });
-  const done = new Promise<{ busy: number }>((resolve, reject) => {
-    child.on("exit", (code) =>
-      result && code === 0 ? resolve(result) : reject(new Error(`worker ${job.owner} exited with ${code}`)),
-    );
-  });
-  return { ready, done, go: () => child.send("go") };
+  return { ready: child.next("ready"), done, go: () => child.send({ type: "go" }) };
 }

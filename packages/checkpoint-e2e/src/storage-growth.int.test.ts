@@ -1,8 +1,8 @@
 import { type CheckpointSaver, jsonSerializer, type PutRequest } from "@trellis/checkpoint";
+import { requirePostgres, requireRedis } from "@trellis/reliability";
 import { describe, expect, it } from "vitest";
 import { toolConversation } from "./conversation.js";
 import { memoryHandle, postgresHandle, redisHandle, type SaverHandle, sqliteHandle } from "./saver-kinds.js";
-import { requirePostgres, requireRedis } from "./services.js";
 
 const postgres = await requirePostgres();
 const redis = await requireRedis();

@@ -242,7 +242,10 @@ export class RedisSaver implements CheckpointSaver {
   }
 
   async close(): Promise<void> {
-    if (this.#ownsClient && this.#redis.status !== "end") await this.#redis.quit();
+    if (!this.#ownsClient || this.#redis.status === "end") return;
+    // A connection reset just before (the client has not noticed yet) makes QUIT fail: nothing is left
+    // to say goodbye to, so drop the socket instead of failing the shutdown.
+    await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
 
   /** Fetches values and writes of a checkpoint read earlier; undefined if it has vanished since. */

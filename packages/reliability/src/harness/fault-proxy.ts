@@ -154,15 +154,17 @@ export class FaultProxy {
     const link: Link = { client, upstream, cut: false };
     this.#links.add(link);
     const forget = () => this.#links.delete(link);
+    // A side that hangs up cleanly (QUIT, Terminate) is passed on with end(), so bytes still queued
+    // for the other side (the server's last answer) are delivered first; errors reset at once.
     client.on("close", () => {
       forget();
-      upstream.destroy();
+      upstream.end();
     });
     client.on("error", () => upstream.destroy());
     upstream.on("error", () => client.destroy());
     upstream.on("close", () => {
       forget();
-      client.destroy();
+      client.end();
     });
     const toClient = this.#forwarder(link, client);
     const toServer = this.#forwarder(link, upstream);

@@ -72,20 +72,24 @@ export function points(job: PointJob, onReach?: (name: string) => void): (name: 
 }
 
 /**
- * Runs `main`, reporting a failure as `{ type: "error", message, code }` and a non-zero exit code, and
- * disconnecting IPC at the end so the process can exit.
+ * Runs `main`, reporting a failure as `{ type: "error", message, code, name }`, then exits (code 0 or
+ * 1) once the last message is out: open pools or clients cannot keep a finished worker alive.
  *
  * @example
  * runWorker(async () => { tell({ type: "done" }); });
  */
 export function runWorker(main: () => Promise<void>): void {
+  const exit = (code: number) => {
+    if (!process.send || !process.connected) process.exit(code);
+    // An empty message's callback fires once everything sent before it is out.
+    process.send({ type: "exit", code }, () => process.exit(code));
+  };
   main().then(
-    () => process.disconnect?.(),
+    () => exit(0),
     (error: unknown) => {
       const e = error as { stack?: string; message?: string; code?: string; name?: string };
       tell({ type: "error", message: String(e?.stack ?? e), code: e?.code ?? null, name: e?.name ?? null });
-      process.exitCode = 1;
-      process.disconnect?.();
+      exit(1);
     },
   );
 }

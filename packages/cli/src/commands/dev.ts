@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, type FSWatcher, watch } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, extname, isAbsolute, relative, resolve } from "node:path";
+import { dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { checkFlags, type ParsedArgs, stringFlag } from "../args.js";
 import type { CliIo } from "../io.js";
@@ -97,6 +97,14 @@ export async function devCommand(args: ParsedArgs, io: CliIo, signal?: AbortSign
   return 0;
 }
 
+/** The nearest folder at or above `dir` that holds a package.json. */
+function packageRoot(dir: string): string | undefined {
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(join(d, "package.json"))) return d;
+    if (dirname(d) === d) return undefined;
+  }
+}
+
 /** The CLI's own entry file, next to this module (`.ts` under tsx, `.js` when built). */
 function binPath(): string {
   const here = fileURLToPath(import.meta.url);
@@ -129,10 +137,10 @@ export function watchedDirs(project: Project, extra: string[]): string[] {
       continue;
     }
     try {
-      const pkg = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : (spec.split("/")[0] as string);
-      dirs.add(dirname(require.resolve(`${pkg}/package.json`)));
+      const root = packageRoot(dirname(require.resolve(spec)));
+      if (root) dirs.add(existsSync(join(root, "src")) ? join(root, "src") : root);
     } catch {
-      // a package without an exported package.json: its changes need a manual restart
+      // not resolvable here: its changes need a manual restart
     }
   }
   const sorted = [...dirs].filter((d) => existsSync(d)).sort();

@@ -22,7 +22,8 @@ export function subgraphNode(
     async run(input) {
       const state = input as Record<string, unknown>;
       const childInput: Record<string, unknown> = {};
-      for (const key of shared) childInput[key] = state[key];
+      // A Send packet may carry only some keys: the subgraph keeps its defaults for the others.
+      for (const key of shared) if (state[key] !== undefined) childInput[key] = state[key];
       const out = (await graph.invoke(childInput)) as Record<string, unknown>;
       const update: Record<string, unknown> = {};
       for (const key of shared) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Command, channel, END, interrupt, MemorySaver, START, StateGraph } from "../index.js";
+import { Command, channel, END, interrupt, MemorySaver, Send, START, StateGraph } from "../index.js";
 
 const QUESTIONS = ["2+2?", "Capital of France?", "H2O is?", "Largest planet?", "Speed of light?"];
 
@@ -165,5 +165,19 @@ describe("subgraph config", () => {
       .compile({ checkpointer: new MemorySaver() });
     await outer.invoke({ n: 1 }, { threadId: "cfg", configurable: { user: "ada" } });
     expect(seen).toEqual([["cfg", "ada"]]);
+  });
+});
+
+describe("subgraphs reached by Send", () => {
+  it("get the packet's keys and keep their defaults for the rest", async () => {
+    const worker = new StateGraph({ topic: channel.value(""), results: channel.append<string>() })
+      .addNode("write", (s) => ({ results: [`about ${s.topic}`] }))
+      .addEdge(START, "write")
+      .compile();
+    const parent = new StateGraph({ topic: channel.value(""), results: channel.append<string>() })
+      .addNode("worker", worker)
+      .addConditionalEdges(START, () => ["cats", "dogs"].map((topic) => new Send("worker", { topic })))
+      .compile();
+    expect((await parent.invoke({})).results).toEqual(["about cats", "about dogs"]);
   });
 });

@@ -42,9 +42,40 @@ export const jsonSerializer: Serializer = {
         cause,
       });
     }
-    return text.includes(`"${TAG}"`) ? decode(parsed, 0) : parsed;
+    if (text.includes(`"${TAG}"`)) return decode(parsed, 0);
+    // Stored text nobody checked (a bug, a hand edit, an attacker) may nest deeper than state may: it
+    // would overflow the stack of whatever walks it next. Text this short cannot nest that deep.
+    if (
+      text.length > 2 * MAX_PLAIN_DATA_DEPTH &&
+      typeof parsed === "object" &&
+      parsed !== null &&
+      nestsDeeperThan(parsed, MAX_PLAIN_DATA_DEPTH)
+    ) {
+      throw new TrellisError("SERIALIZATION", `Stored value nests deeper than ${MAX_PLAIN_DATA_DEPTH} levels.`);
+    }
+    return parsed;
   },
 };
+
+/** Whether a parsed JSON value has objects nested more than `limit` deep (iterative: any depth is safe). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const v = values.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth > limit) return true;
+    const children = Array.isArray(v) ? v : Object.values(v);
+    for (let i = 0; i < children.length; i++) {
+      const child: unknown = children[i];
+      if (child !== null && typeof child === "object") {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
 
 /**
  * A short digest of stored text, kept beside each row so savers detect corruption on read.
@@ -109,15 +140,19 @@ function decode(value: unknown, depth: number): unknown {
 function decodeTagged(tag: string, v: unknown, depth: number): unknown {
   switch (tag) {
     case "Date":
-      return new Date(String(v));
+      return new Date(text(tag, v));
     case "BigInt":
-      return BigInt(String(v));
+      try {
+        return BigInt(text(tag, v));
+      } catch {
+        throw new TrellisError("SERIALIZATION", "Stored value has a malformed BigInt.");
+      }
     case "Undefined":
       return undefined;
     case "Number":
-      return Number(String(v));
+      return Number(text(tag, v));
     case "Bytes":
-      return new Uint8Array(Buffer.from(String(v), "base64"));
+      return new Uint8Array(Buffer.from(text(tag, v), "base64"));
     case "Map":
       return new Map(
         (Array.isArray(v) ? v : []).map((pair) => {
@@ -136,6 +171,12 @@ function decodeTagged(tag: string, v: unknown, depth: number): unknown {
     default:
       throw new TrellisError("SERIALIZATION", `Stored value has an unknown tag "${tag}".`);
   }
+}
+
+/** The string a tag carries; anything else (an object with a hostile `toString`…) is malformed. */
+function text(tag: string, v: unknown): string {
+  if (typeof v !== "string") throw new TrellisError("SERIALIZATION", `Stored value has a malformed ${tag}.`);
+  return v;
 }
 
 /** Sets an own data property, even for the key `__proto__`, without invoking any setter. */

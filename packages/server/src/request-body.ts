@@ -1,4 +1,4 @@
-import { TrellisError } from "@trellis/checkpoint";
+import { describeNonPlainData, TrellisError } from "@trellis/checkpoint";
 import type { Context } from "hono";
 
 /**
@@ -9,7 +9,18 @@ import type { Context } from "hono";
  * const body = await readBody(c);
  */
 export async function readBody(c: Context): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
+  return parseBody(await c.req.text());
+}
+
+/**
+ * Parses a request body (HTTP or WebSocket message) the way {@link readBody} does. JSON that is not
+ * plain data — nested deeper than state may be, or numbers too large to be finite (`1e999`) — is a 400
+ * NOT_PLAIN_DATA here, before anything walks or stores it.
+ *
+ * @example
+ * const body = parseBody('{"input":{"topic":"tides"}}');
+ */
+export function parseBody(text: string): Record<string, unknown> {
   if (text.trim() === "") return {};
   let value: unknown;
   try {
@@ -19,6 +30,11 @@ export async function readBody(c: Context): Promise<Record<string, unknown>> {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw invalid("The request body must be a JSON object.");
+  }
+  const bad = describeNonPlainData(value);
+  if (bad) {
+    const at = bad.path.length > 60 ? `${bad.path.slice(0, 60)}…` : bad.path || "its top";
+    throw new TrellisError("NOT_PLAIN_DATA", `The request body holds ${bad.reason} at ${at}.`, { details: bad });
   }
   return value as Record<string, unknown>;
 }

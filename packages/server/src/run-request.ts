@@ -51,6 +51,9 @@ function command(body: Record<string, unknown>, hosted: HostedGraph): RunKwargs[
     }
     out.goto = cmd.goto;
   }
+  if (out.resume === undefined && out.update === undefined && out.goto === undefined) {
+    throw invalid('"command" must carry "resume", "update" or "goto".');
+  }
   if (out.resume !== undefined && (out.update !== undefined || out.goto !== undefined)) {
     throw invalid('A command carries "resume", or "update"/"goto", not both: update the state first, then resume.');
   }

@@ -7,7 +7,7 @@ import { WebSocketServer } from "ws";
 import { type AgUiEvent, AgUiTranslator } from "../ag-ui-events.js";
 import { threadSnapshot } from "../api-shapes.js";
 import type { Authenticate } from "../auth.js";
-import { checkId, invalid, readBody } from "../request-body.js";
+import { checkId, invalid, parseBody, readBody } from "../request-body.js";
 import { newRunRecord } from "../run-manager.js";
 import type { RunRecord, ThreadRecord } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
@@ -283,7 +283,7 @@ export function attachAgUiWebSocket(
         ws.on("message", (raw) => {
           queue = queue.then(async () => {
             try {
-              const body = JSON.parse(String(raw)) as Record<string, unknown>;
+              const body = parseBody(String(raw));
               const prepared = await prepareAgUiRun(ctx, assistantId, body, user);
               for await (const e of agUiEvents(ctx, prepared, abort.signal)) ws.send(JSON.stringify(e));
             } catch (error) {

@@ -12,6 +12,8 @@ import { type RunRecord, type RunStatus, TERMINAL_RUN_STATUSES, type ThreadRecor
 import type { ServerContext, ServerEnv } from "../server-context.js";
 
 type Mode = "background" | "stream" | "wait";
+/** What an interrupt id looks like (a resume map's keys are these). */
+const INTERRUPT_ID = /^[0-9a-f]{32}$/;
 const RUN_STATUSES = new Set<RunStatus>(["pending", "running", "error", "success", "timeout", "interrupted"]);
 
 function queryModes(c: Context): string[] | undefined {
@@ -60,8 +62,28 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     if (!snapshot?.checkpointId) {
       throw new TrellisError("NOTHING_TO_RESUME", "The thread has no checkpoint yet: start it with an input.");
     }
-    if (command?.resume !== undefined && snapshot.interrupts.length === 0) {
+    if (command?.resume === undefined) return;
+    const pending = snapshot.interrupts.map((i) => i.id);
+    if (pending.length === 0) {
       throw new TrellisError("NOTHING_TO_RESUME", "The thread has no pending interrupt to resume.");
+    }
+    // The runtime's rule (a map from interrupt ids, or one value for the only interrupt), checked here
+    // so a resume that cannot apply is a 400 now rather than a failed run later.
+    const resume = command.resume;
+    const keys = typeof resume === "object" && resume !== null && !Array.isArray(resume) ? Object.keys(resume) : [];
+    if (keys.length > 0 && keys.every((k) => INTERRUPT_ID.test(k))) {
+      const unknown = keys.filter((k) => !pending.includes(k));
+      if (unknown.length > 0) {
+        throw new TrellisError(
+          "RESUME_MISMATCH",
+          `No pending interrupt has id ${unknown.join(", ")}. Pending: ${pending.join(", ")}.`,
+        );
+      }
+    } else if (pending.length > 1) {
+      throw new TrellisError(
+        "AMBIGUOUS_RESUME",
+        `The thread has ${pending.length} pending interrupts: resume with a map from interrupt id to value. Pending: ${pending.join(", ")}.`,
+      );
     }
   };
 

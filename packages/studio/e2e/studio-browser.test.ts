@@ -104,4 +104,28 @@ describe.runIf(executablePath || inCi)("studio in headless Chromium", () => {
     // the timeline shows the run's checkpoints, including the two state updates of the decisions
     expect(await page.getByTestId("timeline").locator("li").count()).toBeGreaterThan(8);
   }, 60_000);
+
+  it("answers approval-flow's questions, then forks from an edited checkpoint", async () => {
+    const url = serve?.url as string;
+    await page.goto(`${url}/studio/#/graph/approval-flow`);
+    await page.getByTestId("start-run").click();
+    const panel = page.getByTestId("interrupt-panel");
+    await panel.getByText("Any changes to the draft?").first().waitFor();
+    await page.getByTestId("answer-text").fill("add PPE");
+    await page.getByTestId("answer-send").click();
+    await panel.getByRole("button", { name: "Approve" }).click();
+    await expect.poll(() => page.getByTestId("thread-status").textContent()).toBe("idle");
+    expect(await page.getByTestId("run-log").textContent()).toContain("approve");
+
+    // time travel: open the checkpoint after `write`, change the draft, fork and run from there
+    const timeline = page.getByTestId("timeline");
+    await timeline.getByRole("button", { name: /step 0/ }).click();
+    const editor = page.getByTestId("checkpoint-editor");
+    const values = JSON.parse(await editor.locator("textarea").inputValue()) as Record<string, unknown>;
+    await editor.locator("textarea").fill(JSON.stringify({ ...values, draft: "FORKED DRAFT" }, null, 2));
+    await editor.getByRole("button", { name: "Fork and run from here" }).click();
+    await panel.getByText("FORKED DRAFT").first().waitFor();
+    await expect.poll(() => timeline.locator(".source-update").count()).toBeGreaterThan(0);
+    await page.screenshot({ path: join(ARTIFACTS, "05-fork.png"), fullPage: true });
+  }, 30_000);
 });

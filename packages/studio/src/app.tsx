@@ -73,7 +73,7 @@ export function App() {
     <div class="studio">
       <header class="top">
         <a href="#/" class="brand">
-          Trellis <span>Studio</span>
+          Trellis <span class="brand-sub">Studio</span>
         </a>
         {info ? (
           <span class="muted">
@@ -85,7 +85,7 @@ export function App() {
       {error ? (
         <div class="error-banner" role="alert" data-testid="error-banner">
           <span>{error}</span>
-          <button type="button" onClick={() => setError(undefined)} aria-label="dismiss">
+          <button type="button" class="dismiss" onClick={() => setError(undefined)} aria-label="dismiss">
             ×
           </button>
         </div>
@@ -124,7 +124,7 @@ export function App() {
                   <span class={`dot ${t.status}`} title={t.status} />
                   <span class="thread-id">{t.thread_id.slice(0, 13)}</span>
                   <span class="muted small">{String(t.metadata.graph_id ?? "")}</span>
-                  <span class={`badge ${t.status}`}>{t.status}</span>
+                  <span class={`badge thread-badge ${t.status}`}>{t.status}</span>
                 </a>
               </li>
             ))}

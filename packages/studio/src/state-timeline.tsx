@@ -51,7 +51,23 @@ export function StateTimeline({
           );
         })}
       </ol>
-      {open ? <CheckpointEditor key={openId} state={open} busy={busy} actions={actions} /> : null}
+      {open ? (
+        <CheckpointEditor
+          key={openId}
+          state={open}
+          busy={busy}
+          actions={{
+            fork: (id, values, run) => {
+              setOpenId(undefined);
+              actions.fork(id, values, run);
+            },
+            replay: (id) => {
+              setOpenId(undefined);
+              actions.replay(id);
+            },
+          }}
+        />
+      ) : null}
     </section>
   );
 }

@@ -136,7 +136,14 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
             <section class="panel documents" data-testid="documents">
               <h3>Documents</h3>
               {links.map((l) => (
-                <a key={l.key} href={l.url} target="_blank" rel="noreferrer" data-testid="document-link">
+                <a
+                  key={l.key}
+                  class="doc-link"
+                  href={l.url}
+                  target="_blank"
+                  rel="noreferrer"
+                  data-testid="document-link"
+                >
                   {l.key === "pdf_url" ? "Open the PDF" : l.key}
                 </a>
               ))}

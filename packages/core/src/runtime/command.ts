@@ -41,7 +41,9 @@ export class Command<U = Record<string, unknown>> {
   /** Use as `graph` to route to a node of the parent graph. */
   static readonly PARENT = "__parent__";
 
-  readonly resume?: unknown;
+  // `declare`: no class field is emitted, so `resume` is an own property only when one was given
+  // (`hasResume` asks exactly that; a field initialised to undefined made every Command a resume).
+  declare readonly resume?: unknown;
   readonly update?: U;
   readonly goto: readonly Goto[];
   readonly graph?: string;

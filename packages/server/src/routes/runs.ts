@@ -53,8 +53,18 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   /** Refuses, before anything is stored, a run that could only fail at once on an idle thread. */
   const precheck = async (thread: ThreadRecord | undefined, request: RunRequest) => {
     const { input, command } = request.kwargs;
+    const checkpointId = request.kwargs.checkpointId;
+    if (checkpointId !== null && !(thread && (await ctx.saver.get({ threadId: thread.threadId, checkpointId })))) {
+      throw new TrellisError("CHECKPOINT_NOT_FOUND", `The thread has no checkpoint ${checkpointId}.`);
+    }
     const needsCheckpoint = command !== null || input === null;
     if (!needsCheckpoint) return;
+    if (command?.resume !== undefined && thread?.graphId && thread.graphId !== request.assistantId) {
+      throw new TrellisError(
+        "CONFLICT",
+        `The thread runs graph "${thread.graphId}": resume it with assistant_id "${thread.graphId}".`,
+      );
+    }
     if (thread && (await ctx.store.activeRuns(thread.threadId)).length > 0) return; // decided when its turn comes
     const snapshot = thread
       ? await threadSnapshot(ctx, { ...thread, graphId: thread.graphId ?? request.assistantId })

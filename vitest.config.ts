@@ -11,6 +11,7 @@ export default defineConfig({
       "apps/*/test/**/*.test.ts",
       "bench/src/**/*.test.ts",
     ],
+    reporters: ["default", "./scripts/summary-reporter.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -223,4 +223,22 @@ describe("graph-definition fuzzing", () => {
     expect(outcomes.get("refused at compile: GRAPH_VALIDATION") ?? 0).toBeGreaterThan(0);
     expect(outcomes.get("ran: done") ?? 0).toBeGreaterThan(0);
   });
+
+  it("a Send fan-out that triples every superstep ends with GRAPH_RECURSION in bounded time, not out of memory", async () => {
+    const graph = new StateGraph(schema)
+      .addNode(
+        "split",
+        () => new Command({ goto: [new Send("split", {}), new Send("split", {}), new Send("split", {})] }),
+      )
+      .addEdge(START, "split")
+      .compile({ checkpointer: new MemorySaver() });
+    const started = performance.now();
+    const result = await graph.run({ count: 0 }, { threadId: "bomb", recursionLimit: 30 });
+    const ms = performance.now() - started;
+    expect(result.status).toBe("error");
+    const error = (result as { error: TrellisError }).error;
+    expect(error.code).toBe("GRAPH_RECURSION");
+    expect(error.details).toMatchObject({ limit: 100_000, looping: ["split"] });
+    expect(ms).toBeLessThan(HANG_MS * 2);
+  });
 });

@@ -27,6 +27,13 @@ export interface RunRequest {
   parent?: { env: ChildRunEnv; namespace: string; resume: Readonly<Record<string, unknown>>; signal: AbortSignal };
 }
 
+/**
+ * Most tasks one superstep may run. recursionLimit stops a run that goes on too long; a Send fan-out
+ * that multiplies every step (each task sending several more) would exhaust memory long before that,
+ * so a plan wider than this fails with GRAPH_RECURSION instead. @internal
+ */
+export const MAX_TASKS_PER_STEP = 100_000;
+
 /** How a run stopped, when it did not fail. */
 export interface RunOutcome {
   status: "done" | "interrupted";
@@ -269,6 +276,7 @@ class GraphRun {
       if (stepsRun > 0 && this.#config.drainSignal?.aborted) return this.#outcome(state, "interrupted");
       skipBreakpoint = false;
       if (stepsRun >= this.#config.recursionLimit) throw this.#recursionError(counts);
+      if (plan.length > MAX_TASKS_PER_STEP) throw this.#breadthError(plan, state.checkpoint.step + 1);
       stepsRun++;
       for (const p of plan) counts.set(p.node, (counts.get(p.node) ?? 0) + 1);
       const superstep = state.checkpoint.step + 1;
@@ -455,6 +463,17 @@ class GraphRun {
       next: state.checkpoint.next.map((p) => p.node),
       checkpointId: this.#saver ? state.checkpoint.id : undefined,
     };
+  }
+
+  /** recursionLimit bounds how deep a run goes; this bounds how wide one superstep may get. */
+  #breadthError(plan: readonly PlannedTask[], superstep: number): GraphRecursionError {
+    const byNode = new Map<string, number>();
+    for (const p of plan) byNode.set(p.node, (byNode.get(p.node) ?? 0) + 1);
+    const widest = [...byNode].sort((a, b) => b[1] - a[1]).slice(0, 3);
+    return new GraphRecursionError(
+      `Graph "${this.#spec.name}" planned ${plan.length} tasks for superstep ${superstep}, more than the ${MAX_TASKS_PER_STEP} one superstep may run: ${widest.map(([n, c]) => `"${n}" ×${c}`).join(", ")}. A Send fan-out that grows every step never ends; bound it.`,
+      { tasks: plan.length, limit: MAX_TASKS_PER_STEP, looping: widest.map(([n]) => n) },
+    );
   }
 
   #recursionError(counts: Map<string, number>): GraphRecursionError {

@@ -1,14 +1,16 @@
 import { TrellisError } from "@trellis/checkpoint";
 import pg from "pg";
-import type {
-  EnqueueResult,
-  MultitaskStrategy,
-  RunRecord,
-  RunStatus,
-  RunStore,
-  StoredEvent,
-  ThreadQuery,
-  ThreadRecord,
+import {
+  type EnqueueResult,
+  json,
+  type MultitaskStrategy,
+  type RunRecord,
+  type RunStatus,
+  type RunStore,
+  runRowValues,
+  type StoredEvent,
+  type ThreadQuery,
+  type ThreadRecord,
 } from "./run-store.js";
 
 /** Options of {@link PostgresRunStore}. */
@@ -46,7 +48,6 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
 const QUEUE_LOCK = 74_120_001;
 
 type Row = Record<string, unknown>;
-const json = (v: unknown) => JSON.stringify(v ?? null);
 const parse = <T>(s: unknown): T => (s === null || s === undefined ? (null as T) : (JSON.parse(String(s)) as T));
 
 function threadOf(r: Row): ThreadRecord {
@@ -281,23 +282,7 @@ export class PostgresRunStore implements RunStore {
         `INSERT INTO ${this.#s}.server_runs (run_id, thread_id, assistant_id, status, created_at, updated_at, metadata, kwargs,
            multitask_strategy, owner, attempt, error, pre_checkpoint_id, pre_write_count, cancel)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-        [
-          run.runId,
-          run.threadId,
-          run.assistantId,
-          run.status,
-          run.createdAt,
-          run.updatedAt,
-          json(run.metadata),
-          json(run.kwargs),
-          run.multitaskStrategy,
-          run.owner,
-          run.attempt,
-          run.error ? json(run.error) : null,
-          run.preCheckpointId,
-          run.preWriteCount,
-          run.cancel,
-        ],
+        runRowValues(run),
       );
       await c.query(`UPDATE ${this.#s}.server_threads SET status = 'busy', updated_at = $1 WHERE thread_id = $2`, [
         run.createdAt,

@@ -144,3 +144,31 @@ export interface RunStore {
 
   close(): Promise<void>;
 }
+
+/** A value as stored in a JSON text column (null for absent). @internal */
+export const json = (v: unknown): string => JSON.stringify(v ?? null);
+
+/**
+ * The values of a `server_runs` row in column order (run_id, thread_id, assistant_id, status,
+ * created_at, updated_at, metadata, kwargs, multitask_strategy, owner, attempt, error,
+ * pre_checkpoint_id, pre_write_count, cancel), shared by the SQLite and Postgres run stores. @internal
+ */
+export function runRowValues(run: RunRecord): unknown[] {
+  return [
+    run.runId,
+    run.threadId,
+    run.assistantId,
+    run.status,
+    run.createdAt,
+    run.updatedAt,
+    json(run.metadata),
+    json(run.kwargs),
+    run.multitaskStrategy,
+    run.owner,
+    run.attempt,
+    run.error ? json(run.error) : null,
+    run.preCheckpointId,
+    run.preWriteCount,
+    run.cancel,
+  ];
+}

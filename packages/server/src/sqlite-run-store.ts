@@ -1,14 +1,16 @@
 import { TrellisError } from "@trellis/checkpoint";
 import type { Database, Statement } from "better-sqlite3";
-import type {
-  EnqueueResult,
-  MultitaskStrategy,
-  RunRecord,
-  RunStatus,
-  RunStore,
-  StoredEvent,
-  ThreadQuery,
-  ThreadRecord,
+import {
+  type EnqueueResult,
+  json,
+  type MultitaskStrategy,
+  type RunRecord,
+  type RunStatus,
+  type RunStore,
+  runRowValues,
+  type StoredEvent,
+  type ThreadQuery,
+  type ThreadRecord,
 } from "./run-store.js";
 
 /**
@@ -121,7 +123,6 @@ interface RunRow {
   cancel: string | null;
 }
 
-const json = (v: unknown) => JSON.stringify(v ?? null);
 const parse = <T>(s: string | null): T => (s === null ? (null as T) : (JSON.parse(s) as T));
 
 function threadOf(r: ThreadRow): ThreadRecord {
@@ -319,23 +320,7 @@ export class SqliteRunStore implements RunStore {
         `INSERT INTO server_runs (run_id, thread_id, assistant_id, status, created_at, updated_at, metadata, kwargs,
            multitask_strategy, owner, attempt, error, pre_checkpoint_id, pre_write_count, cancel)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        run.runId,
-        run.threadId,
-        run.assistantId,
-        run.status,
-        run.createdAt,
-        run.updatedAt,
-        json(run.metadata),
-        json(run.kwargs),
-        run.multitaskStrategy,
-        run.owner,
-        run.attempt,
-        run.error ? json(run.error) : null,
-        run.preCheckpointId,
-        run.preWriteCount,
-        run.cancel,
-      );
+      ).run(...runRowValues(run));
       this.#stmt("UPDATE server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(
         run.createdAt,
         run.threadId,

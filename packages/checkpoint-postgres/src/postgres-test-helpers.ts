@@ -1,48 +1,7 @@
-import { randomBytes } from "node:crypto";
 import type { CorruptionTarget } from "@trellis/checkpoint/testing";
-import { requireService } from "@trellis/checkpoint/testing";
-import pg from "pg";
+import type pg from "pg";
 
-/** Where the integration tests find PostgreSQL. @internal */
-export const POSTGRES_URL = process.env.TRELLIS_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-
-/**
- * Resolves true when PostgreSQL answers; under CI a missing server fails the run (see requireService).
- * @internal
- */
-export function requirePostgres(): Promise<boolean> {
-  return requireService(
-    "PostgreSQL",
-    async () => {
-      const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2_000 });
-      await client.connect();
-      try {
-        await client.query("SELECT 1");
-      } finally {
-        await client.end();
-      }
-    },
-    {
-      hint: `start it on 127.0.0.1:5432 (trust auth, database test) or set TRELLIS_POSTGRES_URL (now ${POSTGRES_URL})`,
-    },
-  );
-}
-
-/** A schema name of its own for one test run. @internal */
-export function testSchema(label = "test"): string {
-  return `trellis_${label}_${randomBytes(5).toString("hex")}`;
-}
-
-/** Drops a test schema and everything in it. @internal */
-export async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
-}
+export { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "./testing.js";
 
 const ROWS = {
   checkpoint: { table: "checkpoints", column: "id" },

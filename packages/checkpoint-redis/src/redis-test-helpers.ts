@@ -1,50 +1,7 @@
-import { randomBytes } from "node:crypto";
 import type { CorruptionTarget } from "@trellis/checkpoint/testing";
-import { requireService } from "@trellis/checkpoint/testing";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 
-/** Where the integration tests find Redis. @internal */
-export const REDIS_URL = process.env.TRELLIS_REDIS_URL ?? "redis://127.0.0.1:6379";
-
-/** Resolves true when Redis answers; under CI a missing server fails the run (see requireService). @internal */
-export function requireRedis(): Promise<boolean> {
-  return requireService(
-    "Redis",
-    async () => {
-      const client = new Redis(REDIS_URL, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-      client.on("error", () => {});
-      try {
-        await client.connect();
-        await client.ping();
-      } finally {
-        client.disconnect();
-      }
-    },
-    { hint: `start it on 127.0.0.1:6379 or set TRELLIS_REDIS_URL (now ${REDIS_URL})` },
-  );
-}
-
-/** A key prefix of its own for one test run. @internal */
-export function testPrefix(label = "test"): string {
-  return `trellis-${label}-${randomBytes(5).toString("hex")}:`;
-}
-
-/** Deletes every key under `prefix`; returns how many. @internal */
-export async function deletePrefix(prefix: string): Promise<number> {
-  const client = new Redis(REDIS_URL);
-  let deleted = 0;
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length > 0) deleted += await client.del(...keys);
-    } while (cursor !== "0");
-  } finally {
-    await client.quit();
-  }
-  return deleted;
-}
+export { deletePrefix, REDIS_URL, requireRedis, testPrefix } from "./testing.js";
 
 /** Changes one letter of a stored item behind the saver's back, keeping its checksum. @internal */
 export async function corruptRedisItem(client: Redis, threadKey: string, target: CorruptionTarget): Promise<void> {

@@ -52,6 +52,8 @@ describe("SIGKILL mid-superstep with sync durability, continued by a new process
           expect(out.unexpected).toEqual([]);
           expect(out.reruns).toEqual([]);
           expect(out.repeatedEffects).toEqual([]);
+          expect(out.effectsRecorded).toBeGreaterThanOrEqual(3);
+          expect(out.effectsInFlight).toBe(0); // every kill point lies after the durable step was recorded
           expect(out.chain.problems).toEqual([]);
           // The kills really cut work off: w2:0 was running when its process died, so it started twice.
           expect(out.starts).toBeGreaterThan(15);

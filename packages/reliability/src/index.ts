@@ -6,7 +6,14 @@ export {
   type WorkerMessage,
 } from "./harness/crash-driver.js";
 export { type CutRule, FaultProxy } from "./harness/fault-proxy.js";
-export { auditValues, Ledger, type LedgerEntry, type LedgerKind, rerunsAfterDurable } from "./harness/ledger.js";
+export {
+  auditValues,
+  effectsAfterRecord,
+  Ledger,
+  type LedgerEntry,
+  type LedgerKind,
+  rerunsAfterDurable,
+} from "./harness/ledger.js";
 export { observeSaver, type SaverHooks } from "./harness/observed-saver.js";
 export {
   disposeTarget,

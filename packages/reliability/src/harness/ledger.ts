@@ -119,6 +119,24 @@ export function auditValues(
 }
 
 /**
+ * Durable-step effects that ran again after the step's result was stored (`step-saved` before a later
+ * `effect`): a durable step must never repeat then. An effect may repeat only when the process died
+ * between the effect and the record of its result — no runtime can tell those apart.
+ *
+ * @example
+ * expect(effectsAfterRecord(ledger.entries())).toEqual([]);
+ */
+export function effectsAfterRecord(entries: readonly LedgerEntry[]): string[] {
+  const recorded = new Set<string>();
+  const out = new Set<string>();
+  for (const e of entries) {
+    if (e.kind === "step-saved") recorded.add(e.token);
+    else if (e.kind === "effect" && recorded.has(e.token)) out.add(e.token);
+  }
+  return [...out];
+}
+
+/**
  * Tokens of tasks that started again after their result was durable (a `saved` or `applied` entry
  * came before the `start`): a finished task must never run again.
  *

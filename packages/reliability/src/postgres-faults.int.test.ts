@@ -38,10 +38,14 @@ describe.skipIf(!available)("PostgresSaver over a connection that breaks", () =>
   });
 
   afterAll(async () => {
-    await saver?.close();
-    await proxy?.close();
-    await dropSchema(schema);
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      await saver?.close();
+      await proxy?.close();
+    } finally {
+      // Whatever failed above, the schema of this run goes.
+      await dropSchema(schema);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("the proxy really produces a commit the client never hears about", async () => {

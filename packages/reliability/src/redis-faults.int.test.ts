@@ -29,11 +29,15 @@ describe.skipIf(!available)("RedisSaver over a connection that breaks", () => {
   });
 
   afterAll(async () => {
-    await saver?.close();
-    await direct?.close();
-    await proxy?.close();
-    await deleteKeys(prefix);
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      await saver?.close();
+      await direct?.close();
+      await proxy?.close();
+    } finally {
+      // Whatever failed above, the keys of this run go.
+      await deleteKeys(prefix);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   for (const when of ["before", "after"] as const) {

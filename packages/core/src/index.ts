@@ -43,6 +43,7 @@ export type { NodeOptions } from "./graph/spec.js";
 export { type CompileOptions, type NodeFn, type NodeReturn, type Router, StateGraph } from "./graph/state-graph.js";
 export { Command, type CommandInit, type Goto, GraphInterrupt, type Interrupt, Send } from "./runtime/command.js";
 export type { Durability, RunConfig } from "./runtime/config.js";
+export type { RunEventStream } from "./runtime/event-stream.js";
 export {
   emitMessageChunk,
   getNodeContext,
@@ -51,6 +52,13 @@ export {
   type NodeContext,
   withScope,
 } from "./runtime/node-context.js";
+export {
+  decidePausedInput,
+  type PausedInputDecision,
+  type PausedInputPolicy,
+  pausedInputPolicyName,
+} from "./runtime/paused-input.js";
+export { bindResume, type ResumeBinding } from "./runtime/resume.js";
 export type { RetryPolicy } from "./runtime/retry.js";
 export type { RunOutcome } from "./runtime/run-loop.js";
 export type { StateSnapshot, StateTask } from "./runtime/state-snapshot.js";

@@ -2,8 +2,9 @@ import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
 import { initialValues } from "../runtime/apply.js";
 import { type Command, GraphInterrupt, type Interrupt, ParentCommand } from "../runtime/command.js";
 import { normalizeConfig, type RunConfig } from "../runtime/config.js";
-import { childSink, eventStream } from "../runtime/event-stream.js";
+import { childSink, eventStream, type RunEventStream } from "../runtime/event-stream.js";
 import { currentScope, type TaskScope } from "../runtime/node-context.js";
+import type { PausedInputPolicy } from "../runtime/paused-input.js";
 import { executeRun, type RunOutcome } from "../runtime/run-loop.js";
 import { emptySnapshot, type StateSnapshot, snapshotOf } from "../runtime/state-snapshot.js";
 import type { StreamEvent, StreamMode } from "../runtime/stream-events.js";
@@ -72,6 +73,11 @@ export class CompiledGraph<S extends StateSchema> {
    */
   withCheckpointer(checkpointer: CheckpointSaver | undefined): CompiledGraph<S> {
     return new CompiledGraph<S>({ ...this.#spec, checkpointer });
+  }
+
+  /** What an input does when it arrives while the thread waits on an interrupt (see {@link PausedInputPolicy}). */
+  get onInputWhilePaused(): PausedInputPolicy {
+    return this.#spec.onInputWhilePaused;
   }
 
   /** The state keys of the graph's schema. */
@@ -157,12 +163,14 @@ export class CompiledGraph<S extends StateSchema> {
 
   /**
    * Runs the graph and yields every event as a numbered, typed object (`seq`, `mode`, `namespace`,
-   * `data`): what servers forward over SSE.
+   * `data`): what servers forward over SSE. Once drained, `outcome` says how the run ended.
    *
    * @example
-   * for await (const e of graph.streamEvents(input, { threadId, streamMode: ["updates"] })) sse.send(e.seq, e);
+   * const events = graph.streamEvents(input, { threadId, streamMode: ["updates"] });
+   * for await (const e of events) sse.send(e.seq, e);
+   * if ((await events.outcome).status === "interrupted") notifyReviewer();
    */
-  streamEvents(input: GraphInput<S>, config: RunConfig & StreamOptions = {}): AsyncIterableIterator<StreamEvent> {
+  streamEvents(input: GraphInput<S>, config: RunConfig & StreamOptions = {}): RunEventStream {
     const { streamMode, subgraphs, ...runConfig } = config;
     const modes = new Set<StreamMode>(
       streamMode === undefined ? ["values"] : Array.isArray(streamMode) ? streamMode : [streamMode as StreamMode],

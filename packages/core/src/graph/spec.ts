@@ -1,5 +1,6 @@
 import type { CheckpointSaver, Clock } from "@trellis/checkpoint";
 import type { NodeContext } from "../runtime/node-context.js";
+import type { PausedInputPolicy } from "../runtime/paused-input.js";
 import type { RetryPolicy } from "../runtime/retry.js";
 import type { StateSchema } from "../state.js";
 
@@ -65,4 +66,6 @@ export interface GraphSpec {
   nextId: (after?: string) => string;
   /** Deltas stored before an append-only channel is written whole again. */
   snapshotEvery: number;
+  /** What an input does when it arrives while the thread waits on an interrupt. */
+  onInputWhilePaused: PausedInputPolicy;
 }

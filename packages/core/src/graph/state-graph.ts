@@ -4,6 +4,7 @@ import { GraphValidationError } from "../errors.js";
 import type { Command } from "../runtime/command.js";
 import { DEFAULT_LEASE_TTL_MS } from "../runtime/lease-keeper.js";
 import type { NodeContext } from "../runtime/node-context.js";
+import type { PausedInputPolicy } from "../runtime/paused-input.js";
 import type { StateOf, StateSchema, UpdateOf } from "../state.js";
 import { CompiledGraph } from "./compiled-graph.js";
 import type { BranchSpec, GraphSpec, JoinSpec, NodeOptions, NodeSpec, RouterResult } from "./spec.js";
@@ -53,6 +54,12 @@ export interface CompileOptions {
    * After a crash, another process can take the thread over once this has passed. Default 30,000 ms.
    */
   leaseTtlMs?: number;
+  /**
+   * What an input (not a `Command`) does when it arrives while the thread waits on an interrupt:
+   * `"restart"` (default, as LangGraph), `"resume"` (it answers the pending interrupt) or `"reject"`
+   * (`THREAD_PAUSED`). Every door applies it the same way; see {@link PausedInputPolicy}.
+   */
+  onInputWhilePaused?: PausedInputPolicy;
 }
 
 /**
@@ -233,9 +240,22 @@ export class StateGraph<S extends StateSchema> {
       nextId: createIdGenerator(clock),
       snapshotEvery: options.snapshotEvery ?? 1000,
       leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+      onInputWhilePaused: checkPolicy(options.onInputWhilePaused ?? "restart"),
     };
     return new CompiledGraph<S>(spec);
   }
+}
+
+function checkPolicy(policy: PausedInputPolicy): PausedInputPolicy {
+  const ok =
+    policy === "restart" ||
+    policy === "resume" ||
+    policy === "reject" ||
+    (typeof policy === "object" && policy !== null && typeof policy.resume === "function");
+  if (ok) return policy;
+  throw new GraphValidationError(
+    `onInputWhilePaused must be "restart", "resume", "reject" or { resume: (input) => answer }; got ${JSON.stringify(policy)}.`,
+  );
 }
 
 function breakpoints(list: readonly string[] | "*" | undefined): ReadonlySet<string> | "*" {

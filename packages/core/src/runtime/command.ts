@@ -1,4 +1,19 @@
 /**
+ * Marks of the control-flow classes, shared through the global symbol registry: a value made by one
+ * copy of `@trellis/core` is recognised by another (a graph built against a second copy, a server
+ * bundling its own), where a plain `instanceof` would say no.
+ */
+const SEND = Symbol.for("trellis.send");
+const COMMAND = Symbol.for("trellis.command");
+const GRAPH_INTERRUPT = Symbol.for("trellis.graph-interrupt");
+const PARENT_COMMAND = Symbol.for("trellis.parent-command");
+
+/** True when `value` carries the brand `mark` (set by any copy of the package). */
+function branded(value: unknown, mark: symbol): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[mark] === true;
+}
+
+/**
  * A packet for one node with its own input, returned by a router or in a `Command`'s `goto`. Each Send
  * becomes one task in the next superstep; the node receives `arg` instead of the state.
  *
@@ -6,10 +21,17 @@
  * builder.addConditionalEdges("plan", (s) => s.topics.map((t) => new Send("write", { topic: t })));
  */
 export class Send<A = unknown> {
+  /** `instanceof Send` holds for a Send made by any copy of the package. */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, SEND);
+  }
+
   constructor(
     readonly node: string,
     readonly arg: A,
-  ) {}
+  ) {
+    Object.defineProperty(this, SEND, { value: true });
+  }
 }
 
 /** Where a node may route: a node name, END, or a Send packet. */
@@ -41,6 +63,11 @@ export class Command<U = Record<string, unknown>> {
   /** Use as `graph` to route to a node of the parent graph. */
   static readonly PARENT = "__parent__";
 
+  /** `instanceof Command` holds for a Command made by any copy of the package. */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, COMMAND);
+  }
+
   // `declare`: no class field is emitted, so `resume` is an own property only when one was given
   // (`hasResume` asks exactly that; a field initialised to undefined made every Command a resume).
   declare readonly resume?: unknown;
@@ -49,6 +76,7 @@ export class Command<U = Record<string, unknown>> {
   readonly graph?: string;
 
   constructor(init: CommandInit<U>) {
+    Object.defineProperty(this, COMMAND, { value: true });
     if ("resume" in init) this.resume = init.resume;
     if (init.update !== undefined) this.update = init.update;
     this.goto = init.goto === undefined ? [] : Array.isArray(init.goto) ? init.goto.slice() : [init.goto as Goto];
@@ -81,14 +109,24 @@ export interface Interrupt<V = unknown> {
  * if (paused.length) throw new GraphInterrupt(paused.flatMap((e) => e.interrupts));
  */
 export class GraphInterrupt extends Error {
+  /** `instanceof GraphInterrupt` holds for one thrown by any copy of the package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, GRAPH_INTERRUPT);
+  }
+
   constructor(readonly interrupts: Interrupt[]) {
     super(`Graph interrupted (${interrupts.length} pending)`);
+    Object.defineProperty(this, GRAPH_INTERRUPT, { value: true });
     this.name = "GraphInterrupt";
   }
 }
 
 /** Thrown by a subgraph run to hand a `Command.PARENT` to the task that runs it. @internal */
 export class ParentCommand extends Error {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, PARENT_COMMAND);
+  }
+
   /**
    * `command` came out of a subgraph this task ran and is meant for this task's graph (true), or the
    * node itself returned `Command.PARENT` and it is for the graph above (false).
@@ -98,6 +136,7 @@ export class ParentCommand extends Error {
     readonly arrived = false,
   ) {
     super("Command for the parent graph");
+    Object.defineProperty(this, PARENT_COMMAND, { value: true });
     this.name = "ParentCommand";
   }
 }

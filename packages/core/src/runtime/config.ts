@@ -37,6 +37,12 @@ export interface RunConfig {
   /** Per-run breakpoints, added to those given at compile time. */
   interruptBefore?: readonly string[] | "*";
   interruptAfter?: readonly string[] | "*";
+  /**
+   * The run starts only when the thread's latest checkpoint is this one, and otherwise fails with
+   * `RESUME_MISMATCH` having written nothing. A server sets it on a resume it accepted, so the answer
+   * applies to the pause its client saw and to no later one.
+   */
+  expectedCheckpointId?: string;
   /** LangGraph's form: `thread_id`, `checkpoint_id`, and anything else nodes may read. */
   configurable?: { thread_id?: string; checkpoint_id?: string; [key: string]: unknown };
 }

@@ -81,3 +81,41 @@ export function resolveResume(
   put(pending[0] as PendingInterrupt, resume);
   return byTask;
 }
+
+/** How a resume binds to the pause it answers, from {@link bindResume}. */
+export type ResumeBinding =
+  /** The answers, keyed by the ids of the interrupts pending now. */
+  | { kind: "interrupts"; resume: Record<string, unknown> }
+  /** The thread stands at a static breakpoint (or after a failure): the resume continues it. */
+  | { kind: "continue" };
+
+/**
+ * The resume rule of the runtime, for callers that accept a resume before running it (a server's
+ * request handler): checks `resume` against the thread's pause and binds it to the interrupts pending
+ * now. A single value answers the only pending interrupt; a map answers those it names. Throws
+ * `NOTHING_TO_RESUME` (no checkpoint, or nothing paused), `RESUME_MISMATCH` (a map naming an interrupt
+ * that is not pending) or `AMBIGUOUS_RESUME` (one value, several pending) — the errors the run itself
+ * would fail with.
+ *
+ * @example
+ * const binding = bindResume(await graph.getState({ threadId }), "approved");
+ * const resume = binding.kind === "interrupts" ? binding.resume : "approved";
+ */
+export function bindResume(
+  snapshot: { checkpointId?: string | undefined; interrupts: readonly Interrupt[]; next: readonly string[] },
+  resume: unknown,
+  threadId?: string,
+): ResumeBinding {
+  const thread = threadId ? `Thread "${threadId}"` : "The thread";
+  if (!snapshot.checkpointId) {
+    throw new ResumeError("NOTHING_TO_RESUME", `${thread} has no checkpoint yet: start it with an input.`, {
+      details: { threadId },
+    });
+  }
+  if (snapshot.interrupts.length === 0 && !isResumeMap(resume) && snapshot.next.length > 0) return { kind: "continue" };
+  const pending = snapshot.interrupts.map((i) => ({ ...i, taskId: i.id }));
+  const byTask = resolveResume(pending, resume, { threadId, strict: true });
+  const bound: Record<string, unknown> = {};
+  for (const answers of byTask.values()) Object.assign(bound, answers);
+  return { kind: "interrupts", resume: bound };
+}

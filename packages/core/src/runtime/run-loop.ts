@@ -9,6 +9,7 @@ import { Command, type Interrupt, ParentCommand } from "./command.js";
 import type { NormalizedConfig } from "./config.js";
 import { acquireLease, type LeaseKeeper } from "./lease-keeper.js";
 import type { ChildRunEnv } from "./node-context.js";
+import { closeDanglingToolCalls, decidePausedInput } from "./paused-input.js";
 import { isResumeMap, pendingInterrupts, resolveResume } from "./resume.js";
 import { type Finished, route } from "./route.js";
 import { decodeResult, encodeResult, type PlannedStepTask, planTasks } from "./step-tasks.js";
@@ -154,6 +155,14 @@ class GraphRun {
         { details: { threadId: this.#threadId, checkpointId: config.checkpointId } },
       );
     }
+    const expected = this.request.parent ? undefined : config.expectedCheckpointId;
+    if (expected !== undefined && tuple?.checkpoint.id !== expected) {
+      throw new ResumeError(
+        "RESUME_MISMATCH",
+        `Thread "${this.#threadId}" has moved on from checkpoint ${expected} (now at ${tuple?.checkpoint.id ?? "none"}): the pause this resume answered is gone. Read the thread's state and answer what it asks now.`,
+        { details: { threadId: this.#threadId, expected, head: tuple?.checkpoint.id } },
+      );
+    }
     if (tuple) {
       const state = stateFromTuple(spec.schema, tuple);
       // Time travel to an explicit checkpoint re-runs its tasks, as LangGraph does: results recorded
@@ -191,7 +200,16 @@ class GraphRun {
       return true;
     }
     const update = validateUpdate(this.#spec.schema, "input", input) ?? {};
-    const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
+    const writes: TaskWrite[] = [{ node: "input", update }];
+    if (!parent && state.stored) {
+      const pending = pendingInterrupts(state.pending);
+      const decision = decidePausedInput(this.#spec.onInputWhilePaused, pending, update, this.#threadId);
+      if (decision.kind === "resume") return this.#applyCommand(state, new Command({ resume: decision.resume }));
+      // the pause is discarded: tool calls it left open get a reply before the new input
+      if (pending.length > 0)
+        writes.unshift({ node: "input", update: closeDanglingToolCalls(this.#spec.schema, state.values) });
+    }
+    const { values, changed } = applyWrites(this.#spec.schema, state.values, writes);
     const { next, barriers } = await route(
       this.#spec,
       values,

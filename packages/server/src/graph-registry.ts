@@ -8,6 +8,7 @@ import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
 import { CompiledGraph } from "@trellis/core";
 import type { Hono } from "hono";
 import type { GraphEntry } from "./config.js";
+import type { RunService } from "./run-service.js";
 
 /** A graph as any `CompiledGraph`, whatever its schema. */
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds graphs of every schema
@@ -19,16 +20,52 @@ export type AnyGraph = CompiledGraph<any>;
  */
 export type AppUpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, user: string | null) => void;
 
+/**
+ * A route of an app mounted with `routesAuth: "app"` that answers without the server's auth, and how
+ * it checks its caller instead. Paths are relative to `/apps/<id>`; a trailing `/*` covers the paths
+ * below (`/blobs/*`).
+ *
+ * @example
+ * ctx.declareAppAuthRoutes?.([{ method: "POST", path: "/hook", check: "verified", detail: "HMAC of the body (HOOK_SECRET)" }]);
+ */
+export interface AppAuthRoute {
+  /** `GET` (also covers `HEAD`), `POST`, … */
+  method: string;
+  path: string;
+  /**
+   * `verified`: checks a proof (a signature, a token, a signed link); `refused`: its check is not
+   * configured, so it answers 503 to everyone; `unverified`: anyone can call it (a development mode
+   * someone opted into); `public`: holds no data and needs no proof.
+   */
+  check: "verified" | "refused" | "unverified" | "public";
+  /** What it checks, or which setting would turn the check on: shown in the startup banner. */
+  detail: string;
+}
+
 /** What an application's route factory receives. */
 export interface AppRoutesContext {
   assistantId: string;
-  /** The graph as the server serves it (with the server's saver). */
+  /**
+   * The graph as the server serves it (with the server's saver): read its state, draw it. Start and
+   * resume runs through `runs`, so they get a thread record, the queue and the multitask strategy.
+   */
   graph: AnyGraph;
+  /**
+   * The server's run service: the one path for starting, resuming, following and cancelling runs.
+   * Absent when the routes are built outside a server (an app's own tests or CLI).
+   */
+  runs?: RunService;
   /**
    * Registers the app's WebSocket endpoint: upgrades of paths under `/apps/<id>/` go to `handler`.
    * Absent when the routes are built outside a server (tests, the app's own CLI).
    */
   onUpgrade?: (handler: AppUpgradeHandler) => void;
+  /**
+   * With `routesAuth: "app"`: declares the routes that answer without the server's auth, each with its
+   * own check. Only those do: the app's other routes stay behind the server's auth. An app that declares
+   * nothing is mounted whole before the auth, and the startup banner says so.
+   */
+  declareAppAuthRoutes?: (routes: readonly AppAuthRoute[]) => void;
 }
 
 /** One hosted assistant. */
@@ -39,6 +76,8 @@ export interface HostedGraph {
   routes?: Hono;
   /** The app's WebSocket upgrade handler, if its routes registered one. */
   upgrade?: AppUpgradeHandler;
+  /** The routes the app declared with `declareAppAuthRoutes`. */
+  appAuthRoutes?: readonly AppAuthRoute[];
   createdAt: string;
 }
 
@@ -54,6 +93,7 @@ export async function loadGraphs(
   entries: Record<string, GraphEntry>,
   saver: CheckpointSaver,
   baseDir: string,
+  runs?: RunService,
 ): Promise<Map<string, HostedGraph>> {
   const out = new Map<string, HostedGraph>();
   const createdAt = new Date().toISOString();
@@ -80,8 +120,12 @@ export async function loadGraphs(
       hosted.routes = await buildRoutes(mod, entry, {
         assistantId,
         graph,
+        ...(runs ? { runs } : {}),
         onUpgrade: (handler) => {
           hosted.upgrade = handler;
+        },
+        declareAppAuthRoutes: (routes) => {
+          hosted.appAuthRoutes = [...(hosted.appAuthRoutes ?? []), ...routes];
         },
       });
     }

@@ -25,6 +25,13 @@ export { PostgresRunStore, type PostgresRunStoreOptions } from "./postgres-run-s
 export { RedisEventHub, RedisQueueWake } from "./redis-fan-out.js";
 export { rollbackRun } from "./rollback.js";
 export { type QueueWake, RunManager, type RunManagerOptions } from "./run-manager.js";
+export {
+  type RunEnd,
+  type RunPrincipal,
+  RunService,
+  type RunServiceParts,
+  type StartRun,
+} from "./run-service.js";
 export type {
   CancelAction,
   MultitaskStrategy,

@@ -3,6 +3,7 @@ import type { ResolvedConfig } from "./config.js";
 import type { HostedGraph } from "./graph-registry.js";
 import { notFound } from "./http-errors.js";
 import type { RunManager } from "./run-manager.js";
+import type { RunService } from "./run-service.js";
 import type { RunStore, ThreadRecord } from "./run-store.js";
 
 /** Hono environment of the server's routes: the authenticated user (null when auth is off). */
@@ -22,6 +23,8 @@ export interface ServerContext {
   saver: CheckpointSaver;
   store: RunStore;
   manager: RunManager;
+  /** The one run path: every door starts, follows and cancels runs through it. */
+  runs: RunService;
   authEnabled: boolean;
   /** The thread, if it exists and `user` may see it; otherwise a 404. */
   threadFor(user: string | null, threadId: string): Promise<ThreadRecord>;
@@ -31,7 +34,7 @@ export interface ServerContext {
 
 /** Builds the shared lookups of a {@link ServerContext}. @internal */
 export function lookups(
-  parts: Omit<ServerContext, "threadFor" | "graphFor">,
+  parts: Omit<ServerContext, "threadFor" | "graphFor" | "runs">,
 ): Pick<ServerContext, "threadFor" | "graphFor"> {
   return {
     async threadFor(user, threadId) {

@@ -3,15 +3,15 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { serve } from "@hono/node-server";
-import type { CheckpointSaver } from "@trellis/checkpoint";
+import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
 import { PostgresSaver } from "@trellis/checkpoint-postgres";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type Authenticate, authMiddleware, credentialAuth } from "./auth.js";
 import { loadConfig, type ResolvedConfig, resolveConfig, type TrellisConfig } from "./config.js";
 import { type EventHub, LocalEventHub } from "./event-hub.js";
-import { type HostedGraph, loadGraphs } from "./graph-registry.js";
+import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
 import { errorJson, errorResponse } from "./http-errors.js";
 import { PostgresRunStore } from "./postgres-run-store.js";
 import { RedisEventHub, RedisQueueWake } from "./redis-fan-out.js";
@@ -21,6 +21,7 @@ import { runRoutes } from "./routes/runs.js";
 import { systemRoutes } from "./routes/system.js";
 import { threadRoutes } from "./routes/threads.js";
 import { type QueueWake, RunManager } from "./run-manager.js";
+import { RunService, type RunServiceParts } from "./run-service.js";
 import type { RunStore } from "./run-store.js";
 import { lookups, type ServerContext, type ServerEnv } from "./server-context.js";
 import { SqliteRunStore } from "./sqlite-run-store.js";
@@ -56,10 +57,67 @@ export interface TrellisServer {
   saver: CheckpointSaver;
   store: RunStore;
   manager: RunManager;
+  /** The one run path: start, follow, wait for and cancel runs (what every door calls). */
+  runs: RunService;
+  /**
+   * Every route that answers without the server's auth (when it is on; with it off, every route does):
+   * `/ok`, the public routes, and the routes of apps mounted with `routesAuth: "app"` with the check
+   * each declared — or one `undeclared` entry for an app that declared none.
+   */
+  unauthenticatedRoutes: readonly UnauthenticatedRoute[];
+  /** Lines for a startup banner: whether auth is on, and {@link unauthenticatedRoutes}. */
+  authBanner(): string[];
   /** Starts a Node HTTP listener (and the AG-UI WebSocket) on `port` (default: the config's). */
   listen(port?: number): Promise<{ server: Server; port: number; url: string }>;
   /** Stops the listener and the workers (in-flight runs stay queued for the next start), closes stores. */
   close(): Promise<void>;
+}
+
+/**
+ * A route that answers without the server's auth: its method (`*` for any), full path (a trailing `/*`
+ * covers the paths below), and how it checks its caller instead.
+ *
+ * @example
+ * server.unauthenticatedRoutes.filter((r) => r.check === "unverified"); // development-mode webhooks
+ */
+export interface UnauthenticatedRoute {
+  method: string;
+  path: string;
+  /** As the app declared it ({@link AppAuthRoute}), or `undeclared`: the app said nothing, the whole mount is open. */
+  check: AppAuthRoute["check"] | "undeclared";
+  detail: string;
+  /** The app the route belongs to. */
+  assistantId?: string;
+}
+
+const ROUTE_CHECKS = new Set(["verified", "refused", "unverified", "public"]);
+
+/** Whether a declared route covers `method` and `path` (relative to the app's mount). */
+function coversRoute(route: AppAuthRoute, method: string, path: string): boolean {
+  const m = route.method.toUpperCase();
+  if (m !== "*" && m !== method && !(m === "GET" && method === "HEAD")) return false;
+  if (!route.path.endsWith("/*")) return path === route.path;
+  const base = route.path.slice(0, -2);
+  return path === base || path.startsWith(`${base}/`);
+}
+
+/** Checks what an app declared, so a typo cannot open a route the app meant to keep closed. */
+function checkDeclared(assistantId: string, routes: readonly AppAuthRoute[]): void {
+  for (const r of routes) {
+    if (
+      typeof r?.method !== "string" ||
+      !/^(\*|[A-Za-z]+)$/.test(r.method) ||
+      typeof r.path !== "string" ||
+      !r.path.startsWith("/") ||
+      !ROUTE_CHECKS.has(r.check) ||
+      typeof r.detail !== "string"
+    ) {
+      throw new TrellisError(
+        "INVALID_CONFIG",
+        `Assistant "${assistantId}" declared an app-auth route that is not { method, path: "/…", check: verified|refused|unverified|public, detail }: ${JSON.stringify(r)}.`,
+      );
+    }
+  }
 }
 
 interface Storage {
@@ -129,7 +187,16 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   const resolved = resolveConfig(config, options.env ?? process.env);
   const storage = await openStorage(resolved);
   const { saver, store, hub } = storage;
-  const graphs = await loadGraphs(resolved.graphs, saver, resolved.baseDir);
+  // the run service exists before the graphs so their routes can hold it; its parts are filled below
+  const runParts: RunServiceParts = {
+    store,
+    saver,
+    graphs: new Map(),
+    manager: undefined as unknown as RunManager,
+    authEnabled: resolved.auth.enabled,
+  };
+  const runs = new RunService(runParts);
+  const graphs = await loadGraphs(resolved.graphs, saver, resolved.baseDir, runs);
   const concurrency = options.workers ?? resolved.queue.concurrency ?? 4;
   const manager = new RunManager({
     store,
@@ -141,14 +208,20 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     ...(storage.shared ? { shared: storage.shared } : {}),
     ...(storage.wake ? { wake: storage.wake } : {}),
   });
+  runParts.graphs = graphs;
+  runParts.manager = manager;
   const parts = { config: resolved, graphs, saver, store, manager, authEnabled: resolved.auth.enabled };
-  const ctx: ServerContext = { ...parts, ...lookups(parts) };
+  const ctx: ServerContext = { ...parts, runs, ...lookups(parts) };
 
   const app = new Hono<ServerEnv>();
   app.onError(errorResponse);
   app.notFound((c) => errorJson(c, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`));
   app.get("/ok", (c) => c.json({ ok: true }));
-  for (const route of options.publicRoutes ?? []) app.route(route.path, route.app as unknown as Hono<ServerEnv>);
+  const open: UnauthenticatedRoute[] = [{ method: "GET", path: "/ok", check: "public", detail: "liveness" }];
+  for (const route of options.publicRoutes ?? []) {
+    app.route(route.path, route.app as unknown as Hono<ServerEnv>);
+    open.push({ method: "*", path: `${route.path.replace(/\/+$/, "")}/*`, check: "public", detail: "public route" });
+  }
   app.use(
     "*",
     bodyLimit({
@@ -156,16 +229,38 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
       onError: (c) => errorJson(c, "PAYLOAD_TOO_LARGE", `The request body exceeds ${resolved.limits.bodyBytes} bytes.`),
     }),
   );
-  for (const hosted of graphs.values()) {
-    // Apps that authenticate their own routes (webhooks, signed links) are mounted before the server's auth.
-    if (hosted.routes && hosted.entry.routesAuth === "app") {
-      app.route(`/apps/${hosted.assistantId}`, hosted.routes as unknown as Hono<ServerEnv>);
-    }
-  }
-  app.use(
-    "*",
-    authMiddleware(resolved.auth.enabled, options.authenticate ?? credentialAuth(resolved.auth.credentials)),
+  const serverAuth = authMiddleware(
+    resolved.auth.enabled,
+    options.authenticate ?? credentialAuth(resolved.auth.credentials),
   );
+  for (const hosted of graphs.values()) {
+    // Apps that authenticate their own routes (webhooks, signed links) are mounted before the server's
+    // auth. Only the routes they declared skip it; their other routes get the server's auth here.
+    if (!hosted.routes || hosted.entry.routesAuth !== "app") continue;
+    const prefix = `/apps/${hosted.assistantId}`;
+    const declared = hosted.appAuthRoutes ?? [];
+    checkDeclared(hosted.assistantId, declared);
+    if (declared.length > 0) {
+      const guard: MiddlewareHandler<ServerEnv> = (c, next) => {
+        const path = c.req.path.slice(prefix.length) || "/";
+        if (declared.some((r) => coversRoute(r, c.req.method, path))) return next();
+        return serverAuth(c, next);
+      };
+      app.use(prefix, guard);
+      app.use(`${prefix}/*`, guard);
+      for (const r of declared) open.push({ ...r, path: `${prefix}${r.path}`, assistantId: hosted.assistantId });
+    } else {
+      open.push({
+        method: "*",
+        path: `${prefix}/*`,
+        check: "undeclared",
+        detail: 'routesAuth "app", and the app declared none of its routes: each must check its callers itself',
+        assistantId: hosted.assistantId,
+      });
+    }
+    app.route(prefix, hosted.routes as unknown as Hono<ServerEnv>);
+  }
+  app.use("*", serverAuth);
   app.route("/", systemRoutes(ctx));
   app.route("/assistants", assistantRoutes(ctx));
   app.route("/threads", threadRoutes(ctx));
@@ -187,6 +282,9 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     saver,
     store,
     manager,
+    runs,
+    unauthenticatedRoutes: open,
+    authBanner: () => authBanner(resolved.auth.enabled, open),
     async listen(port = resolved.port) {
       const started = await new Promise<Server>((resolve) => {
         const s = serve({ fetch: app.fetch, port, hostname: resolved.host }, () => resolve(s as Server)) as Server;
@@ -213,6 +311,18 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   };
 }
 
+/** The banner lines of {@link TrellisServer.authBanner}. */
+function authBanner(enabled: boolean, open: readonly UnauthenticatedRoute[]): string[] {
+  const width = Math.max(...open.map((r) => r.path.length));
+  const lines = [
+    enabled
+      ? "Auth is on. Routes that answer without the server's credentials:"
+      : 'Auth is off: every route answers without credentials ("auth": { "enabled": true } turns it on). Routes that would answer without them even with auth on:',
+  ];
+  for (const r of open) lines.push(`  ${r.method.padEnd(4)} ${r.path.padEnd(width)}  ${r.check}: ${r.detail}`);
+  return lines;
+}
+
 /**
  * Loads `trellis.json` (or `path`), creates the server and listens on `PORT` (default 8123). Stops
  * cleanly on SIGINT/SIGTERM: runs in flight stay queued and continue at the next start. With a Redis
@@ -229,6 +339,7 @@ export async function startServer(path = "trellis.json", options: CreateServerOp
   const server = await createServer(config, { ...(scaleOut ? { workers: 0 } : {}), ...options });
   const { url } = await server.listen();
   console.log(`[trellis-server] serving ${[...server.graphs.keys()].join(", ") || "no graphs"} on ${url}`);
+  for (const line of server.authBanner()) console.log(`[trellis-server] ${line}`);
   stopOnSignals(server);
   return server;
 }

@@ -8,7 +8,6 @@ import { type AgUiEvent, AgUiTranslator } from "../ag-ui-events.js";
 import { threadSnapshot } from "../api-shapes.js";
 import type { Authenticate } from "../auth.js";
 import { checkId, invalid, parseBody, readBody } from "../request-body.js";
-import { newRunRecord } from "../run-manager.js";
 import type { RunRecord, ThreadRecord } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
 
@@ -73,11 +72,11 @@ export async function prepareAgUiRun(
     throw invalid("RunAgentInput.messages must be a list of messages with id and role.");
   }
   if (await ctx.store.getRun(runId)) throw new TrellisError("CONFLICT", `Run id "${runId}" was used already.`);
-  const existing = await ctx.store.getThread(threadId);
-  const thread: ThreadRecord | undefined = existing ? await ctx.threadFor(user, threadId) : undefined;
-  const snapshot = thread
-    ? await threadSnapshot(ctx, { ...thread, graphId: thread.graphId ?? assistantId })
+  const as = { user };
+  const thread: ThreadRecord | undefined = (await ctx.store.getThread(threadId))
+    ? await ctx.runs.thread(threadId, as)
     : undefined;
+  const snapshot = thread ? await ctx.runs.snapshot({ ...thread, graphId: thread.graphId ?? assistantId }) : undefined;
   const resume = Array.isArray(body.resume)
     ? (body.resume as Array<{ interruptId?: unknown; status?: unknown; payload?: unknown }>)
     : [];
@@ -115,48 +114,23 @@ export async function prepareAgUiRun(
       throw invalid("RunAgentInput has no new messages or state for this agent to start from.");
     }
   }
-  if (!thread) {
-    const now = new Date().toISOString();
-    await ctx.store.createThread(
-      {
-        threadId,
-        createdAt: now,
-        updatedAt: now,
-        metadata: { graph_id: assistantId, ...(ctx.authEnabled ? { owner: user } : {}) },
-        status: "idle",
-        owner: ctx.authEnabled ? user : null,
-        graphId: assistantId,
-        error: null,
-      },
-      "raise",
-    );
-  }
   const forwarded = (body.forwardedProps ?? {}) as Record<string, unknown>;
   const strategy = forwarded.multitask_strategy;
-  const run = newRunRecord({
-    runId,
-    threadId,
-    assistantId,
-    metadata: { source: "ag-ui" },
-    kwargs: {
-      input,
-      command,
-      config: {},
-      streamMode: ["values", "messages-tuple", "custom"],
-      streamSubgraphs: false,
-      interruptBefore: null,
-      interruptAfter: null,
-      checkpointId: null,
-      durability: null,
-    },
-    multitaskStrategy: "reject",
-    owner: ctx.authEnabled ? user : null,
-  });
   const chosen =
     strategy === "enqueue" || strategy === "interrupt" || strategy === "rollback" || strategy === "reject"
       ? strategy
       : "reject";
-  await ctx.manager.submit({ ...run, multitaskStrategy: chosen }, chosen);
+  const run = await ctx.runs.start({
+    assistantId,
+    threadId,
+    as,
+    input,
+    command,
+    runId,
+    metadata: { source: "ag-ui" },
+    multitaskStrategy: chosen,
+    kwargs: { streamMode: ["values", "messages-tuple", "custom"] },
+  });
   return { run, translator: new AgUiTranslator(messages), input: body };
 }
 

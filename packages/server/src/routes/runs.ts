@@ -1,19 +1,15 @@
-import { randomUUID } from "node:crypto";
 import { TrellisError } from "@trellis/checkpoint";
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { runJson, threadSnapshot } from "../api-shapes.js";
 import { notFound } from "../http-errors.js";
-import { checkId, readBody } from "../request-body.js";
+import { readBody } from "../request-body.js";
 import { toApiInterrupt } from "../run-executor.js";
-import { newRunRecord } from "../run-manager.js";
-import { parseRunRequest, type RunRequest } from "../run-request.js";
-import { type RunRecord, type RunStatus, TERMINAL_RUN_STATUSES, type ThreadRecord } from "../run-store.js";
+import { parseRunRequest } from "../run-request.js";
+import { type RunRecord, type RunStatus, TERMINAL_RUN_STATUSES } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
 
 type Mode = "background" | "stream" | "wait";
-/** What an interrupt id looks like (a resume map's keys are these). */
-const INTERRUPT_ID = /^[0-9a-f]{32}$/;
 const RUN_STATUSES = new Set<RunStatus>(["pending", "running", "error", "success", "timeout", "interrupted"]);
 
 function queryModes(c: Context): string[] | undefined {
@@ -40,104 +36,25 @@ function queryModes(c: Context): string[] | undefined {
 export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
 
-  /** The thread a new run goes to, checked but not yet created when it does not exist. */
-  const targetThread = async (user: string | null, threadId: string | null, request: RunRequest) => {
-    if (threadId === null) return { thread: undefined, create: randomUUID() };
-    checkId(threadId, "thread_id");
-    const existing = await ctx.store.getThread(threadId);
-    if (existing) return { thread: await ctx.threadFor(user, threadId), create: undefined };
-    if (request.ifNotExists !== "create") throw notFound("Thread", threadId);
-    return { thread: undefined, create: threadId };
-  };
-
-  /** Refuses, before anything is stored, a run that could only fail at once on an idle thread. */
-  const precheck = async (thread: ThreadRecord | undefined, request: RunRequest) => {
-    const { input, command } = request.kwargs;
-    const checkpointId = request.kwargs.checkpointId;
-    if (checkpointId !== null && !(thread && (await ctx.saver.get({ threadId: thread.threadId, checkpointId })))) {
-      throw new TrellisError("CHECKPOINT_NOT_FOUND", `The thread has no checkpoint ${checkpointId}.`);
-    }
-    const needsCheckpoint = command !== null || input === null;
-    if (!needsCheckpoint) return;
-    if (command?.resume !== undefined && thread?.graphId && thread.graphId !== request.assistantId) {
-      throw new TrellisError(
-        "CONFLICT",
-        `The thread runs graph "${thread.graphId}": resume it with assistant_id "${thread.graphId}".`,
-      );
-    }
-    if (thread && (await ctx.store.activeRuns(thread.threadId)).length > 0) return; // decided when its turn comes
-    const snapshot = thread
-      ? await threadSnapshot(ctx, { ...thread, graphId: thread.graphId ?? request.assistantId })
-      : undefined;
-    if (!snapshot?.checkpointId) {
-      throw new TrellisError("NOTHING_TO_RESUME", "The thread has no checkpoint yet: start it with an input.");
-    }
-    if (command?.resume === undefined) return;
-    const pending = snapshot.interrupts.map((i) => i.id);
-    if (pending.length === 0) {
-      throw new TrellisError("NOTHING_TO_RESUME", "The thread has no pending interrupt to resume.");
-    }
-    // The runtime's rule (a map from interrupt ids, or one value for the only interrupt), checked here
-    // so a resume that cannot apply is a 400 now rather than a failed run later.
-    const resume = command.resume;
-    const keys = typeof resume === "object" && resume !== null && !Array.isArray(resume) ? Object.keys(resume) : [];
-    if (keys.length > 0 && keys.every((k) => INTERRUPT_ID.test(k))) {
-      const unknown = keys.filter((k) => !pending.includes(k));
-      if (unknown.length > 0) {
-        throw new TrellisError(
-          "RESUME_MISMATCH",
-          `No pending interrupt has id ${unknown.join(", ")}. Pending: ${pending.join(", ")}.`,
-        );
-      }
-    } else if (pending.length > 1) {
-      throw new TrellisError(
-        "AMBIGUOUS_RESUME",
-        `The thread has ${pending.length} pending interrupts: resume with a map from interrupt id to value. Pending: ${pending.join(", ")}.`,
-      );
-    }
-  };
-
   const create = async (c: Context<ServerEnv>, threadId: string | null, mode: Mode) => {
     const body = await readBody(c);
     const { request } = parseRunRequest(body, (id) => ctx.graphFor(id), {
       streamDefault: mode === "stream" ? ["values"] : ["values", "updates", "messages-tuple", "custom"],
       onDisconnectDefault: "continue",
     });
-    const user = c.var.user;
-    const target = await targetThread(user, threadId, request);
-    await precheck(target.thread, request);
-    let thread = target.thread;
-    if (!thread) {
-      const now = new Date().toISOString();
-      thread = await ctx.store.createThread(
-        {
-          threadId: target.create as string,
-          createdAt: now,
-          updatedAt: now,
-          metadata: { graph_id: request.assistantId, ...(ctx.authEnabled ? { owner: user } : {}) },
-          status: "idle",
-          owner: ctx.authEnabled ? user : null,
-          graphId: request.assistantId,
-          error: null,
-        },
-        "raise",
-      );
-    }
-    const record = newRunRecord({
-      runId: request.runId,
-      threadId: thread.threadId,
+    const { input, command, ...kwargs } = request.kwargs;
+    const record = await ctx.runs.start({
       assistantId: request.assistantId,
+      threadId: threadId ?? undefined,
+      as: { user: c.var.user },
+      input,
+      command,
+      runId: request.runId,
       metadata: request.metadata,
-      kwargs: request.kwargs,
       multitaskStrategy: request.multitaskStrategy,
-      owner: ctx.authEnabled ? user : null,
+      ifNotExists: request.ifNotExists,
+      kwargs,
     });
-    try {
-      await ctx.manager.submit(record, request.multitaskStrategy);
-    } catch (error) {
-      if (threadId === null) await ctx.store.deleteThread(thread.threadId);
-      throw error;
-    }
     // a stateless run (POST /runs…) deletes its temporary thread once its answer is out
     const temporary = threadId === null && request.onCompletion === "delete";
     const cleanup = async () => {

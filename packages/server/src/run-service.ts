@@ -1,0 +1,295 @@
+import { randomUUID } from "node:crypto";
+import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
+import { bindResume, decidePausedInput, type Interrupt, type StateSnapshot } from "@trellis/core";
+import type { HostedGraph } from "./graph-registry.js";
+import { notFound } from "./http-errors.js";
+import { checkId } from "./request-body.js";
+import { newRunRecord, type RunManager } from "./run-manager.js";
+import type {
+  CancelAction,
+  MultitaskStrategy,
+  RunKwargs,
+  RunRecord,
+  RunStatus,
+  RunStore,
+  StoredEvent,
+  ThreadRecord,
+} from "./run-store.js";
+
+/**
+ * Who asks for a run: a user (the authenticated id when auth is on, null when it is off), checked
+ * against the thread's owner; or `"app"`, an application's own trusted route code (a webhook that
+ * verified its caller), which may reach any thread of its own graph.
+ */
+export type RunPrincipal = { user: string | null } | "app";
+
+/** What {@link RunService.start} is asked to run. */
+export interface StartRun {
+  /** The assistant (graph) to run. */
+  assistantId: string;
+  /** The thread; absent for a new thread with a random id. */
+  threadId?: string | undefined;
+  as: RunPrincipal;
+  /** A state update to start (or continue) the thread with; null with a command, or to continue. */
+  input?: unknown;
+  /** `resume` answers the pending interrupt(s); `update`/`goto` route. */
+  command?: RunKwargs["command"];
+  /** Default: a random UUID. */
+  runId?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  /** What to do when the thread is busy. Default `reject`. */
+  multitaskStrategy?: MultitaskStrategy | undefined;
+  /** A `threadId` that does not exist: `create` it (default) or `reject` with 404. */
+  ifNotExists?: "create" | "reject" | undefined;
+  /** The rest of the run's options (stream modes, config, breakpoints, checkpoint, durability). */
+  kwargs?: Partial<Omit<RunKwargs, "input" | "command">> | undefined;
+}
+
+/** How a run ended, from {@link RunService.wait}. */
+export interface RunEnd {
+  run: RunRecord;
+  status: RunStatus;
+  /** The thread's values after the run (empty when the run failed before any checkpoint). */
+  values: Record<string, unknown>;
+  /** The interrupts the thread waits on now. */
+  interrupts: Interrupt[];
+  error: RunRecord["error"];
+}
+
+/** What the run service works with: the server's parts. */
+export interface RunServiceParts {
+  store: RunStore;
+  saver: CheckpointSaver;
+  manager: RunManager;
+  graphs: ReadonlyMap<string, HostedGraph>;
+  authEnabled: boolean;
+}
+
+const DEFAULT_KWARGS: Omit<RunKwargs, "input" | "command"> = {
+  config: {},
+  streamMode: ["values"],
+  streamSubgraphs: false,
+  interruptBefore: null,
+  interruptAfter: null,
+  checkpointId: null,
+  durability: null,
+};
+
+/**
+ * The one run path of the server. Every door — the Agent Server API, AG-UI over SSE and WebSocket,
+ * applications' routes and webhooks, the CLI and the studio — starts, follows, waits for and cancels
+ * runs here, so a thread has one record (visible to `GET /threads/{id}` and `/threads/search`, with
+ * `graph_id` in its metadata), is bound to one graph, obeys the multitask strategy and the queue, and
+ * streams the same events whichever door touched it last.
+ *
+ * On accepting a run it applies the core's rules, never a copy of them: a resume is checked and bound
+ * to the interrupts pending at that moment (`bindResume`; a queued resume that finds another pause
+ * fails with `RESUME_MISMATCH` and changes nothing), and an input that arrives while the thread waits
+ * on an interrupt follows the graph's `onInputWhilePaused` policy (`decidePausedInput`).
+ *
+ * @example
+ * // in an app's routes (`ctx.runs`): one conversation turn through the queue
+ * const end = await runs.invoke({ assistantId: "tutor", threadId, as: "app", input: { messages: [msg] } });
+ * if (end.interrupts.length) askUser(end.interrupts[0].value);
+ */
+export class RunService {
+  readonly #p: RunServiceParts;
+
+  constructor(parts: RunServiceParts) {
+    this.#p = parts;
+  }
+
+  /** The hosted graph, or a 404. */
+  graph(assistantId: string): HostedGraph {
+    const hosted = this.#p.graphs.get(assistantId);
+    if (!hosted) throw notFound("Assistant", assistantId);
+    return hosted;
+  }
+
+  /** The thread if it exists and `as` may see it; otherwise a 404 (whether absent or someone else's). */
+  async thread(threadId: string, as: RunPrincipal): Promise<ThreadRecord> {
+    const thread = await this.#p.store.getThread(threadId);
+    if (!thread || !this.#mayUse(thread, as)) throw notFound("Thread", threadId);
+    return thread;
+  }
+
+  /** The thread's current state, read through the graph bound to it (undefined before its first run). */
+  async snapshot(thread: ThreadRecord): Promise<StateSnapshot | undefined> {
+    const graphId = thread.graphId ?? (thread.metadata.graph_id as string | undefined);
+    const hosted = graphId ? this.#p.graphs.get(graphId) : undefined;
+    return hosted?.graph.getState({ threadId: thread.threadId });
+  }
+
+  /**
+   * Checks and queues a run; creates its thread when new. Throws before anything is stored when the
+   * run could only fail: an unknown assistant or thread (404), a thread bound to another graph (409),
+   * a resume that matches no pending interrupt (400/409), an input the graph refuses while paused
+   * (409 `THREAD_PAUSED`), a busy thread under `reject` (409).
+   */
+  async start(request: StartRun): Promise<RunRecord> {
+    const hosted = this.graph(request.assistantId);
+    const assistantId = hosted.assistantId;
+    const runId = request.runId ?? randomUUID();
+    checkId(runId, "run_id");
+    const existing = request.threadId === undefined ? undefined : await this.#existing(request.threadId, request);
+    if (existing?.graphId && existing.graphId !== assistantId) {
+      throw new TrellisError(
+        "CONFLICT",
+        `Thread "${existing.threadId}" belongs to graph "${existing.graphId}": run it with assistant_id "${existing.graphId}", or start a new thread for "${assistantId}".`,
+        { details: { threadId: existing.threadId, graphId: existing.graphId } },
+      );
+    }
+    const kwargs: RunKwargs = {
+      ...DEFAULT_KWARGS,
+      ...request.kwargs,
+      input: request.input ?? null,
+      command: request.command ?? null,
+    };
+    await this.#accept(existing, hosted, kwargs);
+    const threadId = existing?.threadId ?? request.threadId ?? randomUUID();
+    const owner = this.#ownerOf(request.as);
+    let created = false;
+    if (!existing) {
+      const now = new Date().toISOString();
+      await this.#p.store.createThread(
+        {
+          threadId,
+          createdAt: now,
+          updatedAt: now,
+          metadata: { graph_id: assistantId, assistant_id: assistantId, ...(owner !== null ? { owner } : {}) },
+          status: "idle",
+          owner,
+          graphId: assistantId,
+          error: null,
+        },
+        "raise",
+      );
+      created = true;
+    } else if (!existing.graphId || existing.metadata.graph_id !== assistantId) {
+      // a thread made with POST /threads takes its graph from its first run; clients search by graph_id
+      await this.#p.store.updateThread(threadId, {
+        graphId: assistantId,
+        metadata: { ...existing.metadata, graph_id: assistantId, assistant_id: assistantId },
+      });
+    }
+    const strategy = request.multitaskStrategy ?? "reject";
+    const record = newRunRecord({
+      runId,
+      threadId,
+      assistantId,
+      metadata: request.metadata ?? {},
+      kwargs,
+      multitaskStrategy: strategy,
+      owner,
+    });
+    try {
+      await this.#p.manager.submit(record, strategy);
+    } catch (error) {
+      if (created && request.threadId === undefined) await this.#p.store.deleteThread(threadId);
+      throw error;
+    }
+    return record;
+  }
+
+  /** The run's events numbered above `afterSeq`, stored then live, until it ends. */
+  follow(
+    runId: string,
+    afterSeq = 0,
+    options: { modes?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {},
+  ): AsyncGenerator<StoredEvent> {
+    return this.#p.manager.follow(runId, afterSeq, options);
+  }
+
+  /** Waits for the run to end and reads how it left the thread. */
+  async wait(runId: string, signal?: AbortSignal): Promise<RunEnd> {
+    const run = await this.#p.manager.waitFor(runId, signal);
+    if (!run) throw notFound("Run", runId);
+    const thread = await this.#p.store.getThread(run.threadId);
+    const snapshot = thread ? await this.snapshot(thread) : undefined;
+    return {
+      run,
+      status: run.status,
+      values: (snapshot?.values as Record<string, unknown> | undefined) ?? {},
+      interrupts: snapshot?.interrupts ?? [],
+      error: run.error,
+    };
+  }
+
+  /** {@link start} then {@link wait}: one turn of a conversation through the queue. */
+  async invoke(request: StartRun, signal?: AbortSignal): Promise<RunEnd> {
+    const run = await this.start(request);
+    return this.wait(run.runId, signal);
+  }
+
+  /** Cancels a run: `interrupt` keeps its progress, `rollback` undoes it; with `wait`, until it stopped. */
+  async cancel(run: RunRecord, action: CancelAction = "interrupt", wait = false): Promise<void> {
+    await this.#p.manager.cancel(run, action, wait);
+  }
+
+  #mayUse(thread: ThreadRecord, as: RunPrincipal): boolean {
+    if (as === "app" || !this.#p.authEnabled) return true;
+    return thread.owner === as.user;
+  }
+
+  #ownerOf(as: RunPrincipal): string | null {
+    return as === "app" || !this.#p.authEnabled ? null : as.user;
+  }
+
+  async #existing(threadId: string, request: StartRun): Promise<ThreadRecord | undefined> {
+    checkId(threadId, "thread_id");
+    const thread = await this.#p.store.getThread(threadId);
+    if (thread) {
+      if (!this.#mayUse(thread, request.as)) throw notFound("Thread", threadId);
+      return thread;
+    }
+    if (request.ifNotExists === "reject") throw notFound("Thread", threadId);
+    return undefined;
+  }
+
+  /**
+   * The core's rules for what a run may do to the thread as it stands now; rewrites `kwargs` to bind a
+   * resume (or an input the graph takes as an answer) to the pause pending now.
+   */
+  async #accept(thread: ThreadRecord | undefined, hosted: HostedGraph, kwargs: RunKwargs): Promise<void> {
+    const threadId = thread?.threadId;
+    if (kwargs.checkpointId !== null) {
+      if (!thread || !(await this.#p.saver.get({ threadId: thread.threadId, checkpointId: kwargs.checkpointId }))) {
+        throw new TrellisError("CHECKPOINT_NOT_FOUND", `The thread has no checkpoint ${kwargs.checkpointId}.`);
+      }
+      return; // a fork: the run starts from that checkpoint, not from the pause at the head
+    }
+    const snapshot = thread ? await hosted.graph.getState({ threadId: thread.threadId }) : undefined;
+    const command = kwargs.command;
+    if (command?.resume !== undefined) {
+      if (!snapshot?.checkpointId) {
+        throw new TrellisError("NOTHING_TO_RESUME", "The thread has no checkpoint yet: start it with an input.");
+      }
+      const busy = (await this.#p.store.activeRuns(thread?.threadId as string)).length > 0;
+      // with a run ahead of it and nothing paused yet, the resume is checked when its turn comes
+      if (busy && snapshot.interrupts.length === 0) return;
+      const binding = bindResume(snapshot, command.resume, threadId);
+      if (binding.kind === "interrupts") kwargs.command = { ...command, resume: binding.resume };
+      kwargs.expectedCheckpointId = snapshot.checkpointId;
+      return;
+    }
+    if (command !== null || kwargs.input === null) {
+      if (!snapshot?.checkpointId) {
+        throw new TrellisError("NOTHING_TO_RESUME", "The thread has no checkpoint yet: start it with an input.");
+      }
+      return;
+    }
+    const input = kwargs.input;
+    if (!snapshot || snapshot.interrupts.length === 0 || typeof input !== "object" || Array.isArray(input)) return;
+    const decision = decidePausedInput(
+      hosted.graph.onInputWhilePaused,
+      snapshot.interrupts,
+      input as Record<string, unknown>,
+      threadId,
+    );
+    if (decision.kind === "resume") {
+      kwargs.input = null;
+      kwargs.command = { resume: decision.resume };
+      kwargs.expectedCheckpointId = snapshot.checkpointId as string;
+    }
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * A two-question interview in three variants, one per paused-input policy, and an app whose own routes
+ * drive it through the server's run service: the fixtures of the cross-door conformance suite.
+ */
+import { channel, END, type PausedInputPolicy, START, StateGraph } from "@trellis/core";
+import { Hono } from "hono";
+import type { AppRoutesContext } from "../graph-registry.js";
+
+type Msg = { id?: string; role: string; content: unknown };
+
+/** The text of the last user message of an input, the answer under the `resume` policy. */
+const lastUserText = (input: Record<string, unknown>) =>
+  String((input.messages as Msg[] | undefined)?.filter((m) => m.role === "user").at(-1)?.content ?? "");
+
+function interview(policy: PausedInputPolicy) {
+  return new StateGraph({ messages: channel.messages<Msg>(), name: channel.value(""), city: channel.value("") })
+    .addNode("name", (_s, ctx) => {
+      const name = ctx.interrupt<string>({ question: "Your name?" });
+      return { name, messages: [{ role: "assistant", content: `Hello ${name}` }] };
+    })
+    .addNode("city", (s, ctx) => {
+      const city = ctx.interrupt<string>({ question: `Where do you live, ${s.name}?` });
+      return { city, messages: [{ role: "assistant", content: `${s.name} from ${city}` }] };
+    })
+    .addEdge(START, "name")
+    .addEdge("name", "city")
+    .addEdge("city", END)
+    .compile({ name: "interview", onInputWhilePaused: policy });
+}
+
+export const restartInterview = () => interview("restart");
+export const resumeInterview = () => interview({ resume: lastUserText });
+export const rejectInterview = () => interview("reject");
+
+/**
+ * The app's own chat route: `POST /apps/<id>/chat { threadId, message }` runs one turn through
+ * `ctx.runs` (whatever the graph's policy makes of it) and answers what the thread asks now.
+ */
+export function interviewRoutes(ctx: AppRoutesContext) {
+  const app = new Hono();
+  app.post("/chat", async (c) => {
+    const runs = ctx.runs;
+    if (!runs) return c.json({ error: "served outside a server" }, 500);
+    const body = (await c.req.json()) as { threadId: string; message?: string; answer?: string };
+    const end = await runs.invoke({
+      assistantId: ctx.assistantId,
+      threadId: body.threadId,
+      as: { user: (c as unknown as { get(k: string): string | null }).get("user") ?? null },
+      ...(body.answer !== undefined
+        ? { command: { resume: body.answer } }
+        : { input: { messages: [{ role: "user", content: body.message ?? "" }] } }),
+      ifNotExists: "create",
+      multitaskStrategy: "enqueue",
+    });
+    return c.json({ status: end.status, values: end.values, asks: end.interrupts.map((i) => i.value) });
+  });
+  return app;
+}

@@ -44,6 +44,7 @@ export { type CompileOptions, type NodeFn, type NodeReturn, type Router, StateGr
 export { Command, type CommandInit, type Goto, GraphInterrupt, type Interrupt, Send } from "./runtime/command.js";
 export type { Durability, RunConfig } from "./runtime/config.js";
 export type { RunEventStream } from "./runtime/event-stream.js";
+export type { ForkOptions } from "./runtime/fork.js";
 export {
   emitMessageChunk,
   getNodeContext,

@@ -3,6 +3,7 @@ import { initialValues } from "../runtime/apply.js";
 import { type Command, GraphInterrupt, type Interrupt, ParentCommand } from "../runtime/command.js";
 import { normalizeConfig, type RunConfig } from "../runtime/config.js";
 import { childSink, eventStream, type RunEventStream } from "../runtime/event-stream.js";
+import { type ForkOptions, forkThread } from "../runtime/fork.js";
 import { currentScope, type TaskScope } from "../runtime/node-context.js";
 import type { PausedInputPolicy } from "../runtime/paused-input.js";
 import { executeRun, type RunOutcome } from "../runtime/run-loop.js";
@@ -228,6 +229,22 @@ export class CompiledGraph<S extends StateSchema> {
   ): Promise<{ threadId: string; checkpointId: string }> {
     const { saver, threadId, normalized } = this.#threadConfig(config, "updateState");
     return updateThreadState(this.#spec, saver, { ...normalized, threadId }, values, asNode);
+  }
+
+  /**
+   * Makes a copy of an earlier checkpoint the thread's head, as a new checkpoint after the current one
+   * (`source: "fork"`): the same values and next tasks, and the same pending interrupts under the same
+   * ids. `keepWrites` keeps only the first n of its pending writes — how a server undoes a run: fork
+   * from where the run started, keeping the writes that were there before it. Returns the new
+   * checkpoint's config.
+   *
+   * @example
+   * const { checkpointId } = await graph.fork({ threadId }, { from: before.checkpointId });
+   * await graph.invoke(null, { threadId }); // continue from the copy
+   */
+  async fork(config: RunConfig, options: ForkOptions): Promise<{ threadId: string; checkpointId: string }> {
+    const { saver, threadId, normalized } = this.#threadConfig(config, "fork");
+    return forkThread(this.#spec, saver, { threadId, runId: normalized.runId }, options);
   }
 
   /** The graph's nodes and edges as data. */

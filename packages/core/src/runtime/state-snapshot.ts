@@ -3,6 +3,7 @@ import { WRITE } from "../constants.js";
 import type { GraphSpec } from "../graph/spec.js";
 import type { Interrupt } from "./command.js";
 import { pendingInterrupts } from "./resume.js";
+import { taskIdOf } from "./step-tasks.js";
 import { stateFromTuple } from "./thread-state.js";
 
 /** A task of the next superstep, as `getState` shows it. */
@@ -51,7 +52,7 @@ export async function snapshotOf(
   const tasks: StateTask[] = [];
   for (let i = 0; i < checkpoint.next.length; i++) {
     const planned = checkpoint.next[i] as { node: string };
-    const id = `${checkpoint.id}.${i}`;
+    const id = taskIdOf(checkpoint, i);
     const task: StateTask = {
       id,
       name: planned.node,

@@ -1,4 +1,4 @@
-import { type PlannedTask, TrellisError } from "@trellis/checkpoint";
+import { type Checkpoint, type PlannedTask, TrellisError } from "@trellis/checkpoint";
 import { WRITE } from "../constants.js";
 import type { GraphSpec } from "../graph/spec.js";
 import { type Goto, Send } from "./command.js";
@@ -17,6 +17,16 @@ export interface PlannedStepTask {
 const NO_RESUME: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
+ * The id of the `index`-th task a checkpoint plans: derived from the checkpoint's id, or, for a fork
+ * made by `CompiledGraph.fork`, from the id of the checkpoint it copies, so its tasks keep their ids —
+ * and with them their interrupt ids, recorded steps and subgraph namespaces. @internal
+ */
+export function taskIdOf(checkpoint: Pick<Checkpoint, "id" | "metadata">, index: number): string {
+  const base = (checkpoint.metadata as { task_base?: unknown }).task_base;
+  return typeof base === "string" ? `${base}.${index}` : `${checkpoint.id}.${index}`;
+}
+
+/**
  * Turns the checkpoint's planned tasks into runnable ones. Task ids are derived from the checkpoint id
  * and the task's position, so a task keeps its id when the superstep runs again. @internal
  */
@@ -26,7 +36,7 @@ export function planTasks(spec: GraphSpec, state: ThreadState, superstep: number
   // changing what siblings and the caller see but the checkpoint does not hold.
   const values = Object.freeze(state.values);
   return checkpoint.next.map((planned, i) => {
-    const id = `${checkpoint.id}.${i}`;
+    const id = taskIdOf(checkpoint, i);
     const node = spec.nodes.get(planned.node);
     if (!node) {
       throw new TrellisError(

@@ -217,3 +217,35 @@ describe("a second copy of @trellis/core", () => {
     expect({ resume: 1 }).not.toBeInstanceOf(Command);
   });
 });
+
+describe("fork", () => {
+  it("makes a copy of an earlier checkpoint the head, keeping its pending interrupts and their ids", async () => {
+    const graph = new StateGraph({ log: channel.append<string>() })
+      .addNode("review", () => ({ log: [`review:${interrupt<string>("review?")}`] }))
+      .addNode("approve", () => ({ log: [`approve:${interrupt<string>("approve?")}`] }))
+      .addEdge(START, "review")
+      .addEdge("review", "approve")
+      .addEdge("approve", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { threadId: "fork" };
+    await graph.invoke({}, config);
+    const before = await graph.getState(config);
+    await graph.invoke(new Command({ resume: "ok" }), config);
+    expect((await graph.getState(config)).next).toEqual(["approve"]);
+    const { checkpointId } = await graph.fork(config, { from: before.checkpointId as string, keepWrites: 1 });
+    const forked = await graph.getState(config);
+    expect(forked.checkpointId).toBe(checkpointId);
+    expect(forked.metadata?.source).toBe("fork");
+    expect(forked.next).toEqual(["review"]);
+    expect(forked.values.log).toEqual([]);
+    expect(forked.interrupts.map((i) => i.id)).toEqual(before.interrupts.map((i) => i.id));
+    // the same id answers it again, and the history keeps the branch that was undone
+    const id = before.interrupts[0]?.id as string;
+    const again = await graph.invoke(new Command({ resume: { [id]: "redo" } }), config);
+    expect(again.log).toEqual(["review:redo"]);
+    const history: unknown[] = [];
+    for await (const s of graph.getStateHistory(config)) history.push(s.metadata?.source);
+    expect(history).toContain("fork");
+    await expect(graph.fork(config, { from: "nope" })).rejects.toThrow(/no checkpoint nope/);
+  });
+});

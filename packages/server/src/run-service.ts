@@ -265,8 +265,12 @@ export class RunService {
         throw new TrellisError("NOTHING_TO_RESUME", "The thread has no checkpoint yet: start it with an input.");
       }
       const busy = (await this.#p.store.activeRuns(thread?.threadId as string)).length > 0;
-      // with a run ahead of it and nothing paused yet, the resume is checked when its turn comes
-      if (busy && snapshot.interrupts.length === 0) return;
+      if (busy && snapshot.interrupts.length === 0) {
+        // a run ahead of it is answering the pause, or has not paused yet: this resume cannot know what
+        // it will answer, so it applies only if the thread is still where it stands now
+        kwargs.expectedCheckpointId = snapshot.checkpointId;
+        return;
+      }
       const binding = bindResume(snapshot, command.resume, threadId);
       if (binding.kind === "interrupts") kwargs.command = { ...command, resume: binding.resume };
       kwargs.expectedCheckpointId = snapshot.checkpointId;

@@ -56,3 +56,22 @@ export function interviewRoutes(ctx: AppRoutesContext) {
   });
   return app;
 }
+
+/** Review (a pause), a slow step, approval (a pause), publish: a resume race has 1.5 s to happen. */
+export function slowApproval() {
+  return new StateGraph({ log: channel.append<string>(), published: channel.value(false) })
+    .addNode("review", (_s, ctx) => ({ log: [`review: ${ctx.interrupt<string>({ question: "Changes?" })}`] }))
+    .addNode("prepare", async () => {
+      await new Promise((r) => setTimeout(r, 1_500));
+      return { log: ["prepared"] };
+    })
+    .addNode("approve", (_s, ctx) => {
+      const ok = ctx.interrupt<unknown>({ question: "Publish?" });
+      return { log: [`approve: ${String(ok)}`], published: Boolean(ok) };
+    })
+    .addEdge(START, "review")
+    .addEdge("review", "prepare")
+    .addEdge("prepare", "approve")
+    .addEdge("approve", END)
+    .compile({ name: "slow-approval" });
+}

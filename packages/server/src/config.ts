@@ -39,9 +39,12 @@ export type QueueConfig =
       prefix?: string;
       /** Runs a `worker` process executes at once. Default 4. */
       concurrency?: number;
-      /** How often a worker reports its runs. Default 2000 ms. */
+      /** How often a worker reports its runs. Default 1000 ms. */
       heartbeatMs?: number;
-      /** A run whose worker was silent this long goes back to the queue. Default 15000 ms. */
+      /**
+       * A run whose worker was silent this long goes back to the queue (and the silent worker's attempt
+       * stops writing after `orphanAfterMs - heartbeatMs`). Default 4000 ms.
+       */
       orphanAfterMs?: number;
     };
 
@@ -149,12 +152,28 @@ export function resolveConfig(
   checkConfig(config, "the server config");
   const baseDir = config.baseDir ?? process.cwd();
   let saver: SaverConfig = config.saver ?? { kind: "sqlite", path: DEFAULT_SQLITE_PATH };
-  if (env.TRELLIS_DATABASE_URL) saver = { kind: "postgres", url: env.TRELLIS_DATABASE_URL };
+  // the environment replaces the URL only: the schema (and the queue's prefix, concurrency and
+  // heartbeats below) stay as configured
+  if (env.TRELLIS_DATABASE_URL) {
+    saver =
+      saver.kind === "postgres"
+        ? { ...saver, url: env.TRELLIS_DATABASE_URL }
+        : { kind: "postgres", url: env.TRELLIS_DATABASE_URL };
+  }
   if (saver.kind === "sqlite" && saver.path !== ":memory:" && !isAbsolute(saver.path)) {
     saver = { ...saver, path: resolve(baseDir, saver.path) };
   }
   let queue: QueueConfig = config.queue ?? { kind: "embedded" };
-  if (env.TRELLIS_REDIS_URL) queue = { kind: "redis", url: env.TRELLIS_REDIS_URL };
+  if (env.TRELLIS_REDIS_URL) {
+    queue =
+      queue.kind === "redis"
+        ? { ...queue, url: env.TRELLIS_REDIS_URL }
+        : {
+            kind: "redis",
+            url: env.TRELLIS_REDIS_URL,
+            ...(queue.concurrency !== undefined ? { concurrency: queue.concurrency } : {}),
+          };
+  }
   const port = env.PORT !== undefined && env.PORT !== "" ? Number(env.PORT) : (config.port ?? 8123);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new TrellisError("INVALID_CONFIG", `PORT must be an integer from 0 to 65535, got ${String(env.PORT)}.`);

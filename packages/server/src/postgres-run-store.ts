@@ -1,16 +1,27 @@
+import { randomUUID } from "node:crypto";
 import { TrellisError } from "@trellis/checkpoint";
 import pg from "pg";
 import {
+  type AttemptStart,
+  attemptLost,
+  type CancelAction,
+  type CancelResult,
   type EnqueueResult,
+  type HeartbeatResult,
   json,
   type MultitaskStrategy,
+  type NewEvent,
+  type RequeueResult,
+  type RunEnd,
   type RunRecord,
   type RunStatus,
   type RunStore,
   runRowValues,
   type StoredEvent,
+  type SweepOptions,
   type ThreadQuery,
   type ThreadRecord,
+  type ThreadStatus,
 } from "./run-store.js";
 
 /** Options of {@link PostgresRunStore}. */
@@ -42,10 +53,35 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
         run_id TEXT NOT NULL, seq INTEGER NOT NULL, event TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, seq));
     `,
   },
+  {
+    version: 2,
+    sql: `
+      ALTER TABLE S.server_runs ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE S.server_runs ADD COLUMN pre_recorded BOOLEAN NOT NULL DEFAULT FALSE;
+      UPDATE S.server_runs r SET
+        last_seq = COALESCE((SELECT MAX(seq) FROM S.server_run_events e WHERE e.run_id = r.run_id), 0),
+        pre_recorded = r.attempt > 0;
+      CREATE UNIQUE INDEX server_runs_one_running ON S.server_runs (thread_id) WHERE status = 'running';
+      CREATE INDEX server_runs_pending ON S.server_runs (seq) WHERE status = 'pending';
+      CREATE INDEX server_runs_finished ON S.server_runs (updated_at) WHERE status NOT IN ('pending', 'running');
+      CREATE TABLE S.server_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at BIGINT NOT NULL);
+    `,
+  },
 ];
 
-/** Serializes queue changes (enqueue, claim) across every process sharing the database. */
-const QUEUE_LOCK = 74_120_001;
+/** Serializes migrations across processes starting at once (taken only by `setup`). */
+const MIGRATION_LOCK = 74_120_001;
+/** First key of the per-thread advisory locks (the second is the thread id's hash). */
+const THREAD_LOCK = 74_120_002;
+/** The database's clock in ms: heartbeats and orphan checks use one clock whatever the hosts' clocks. */
+const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+/**
+ * Session settings every connection of the server's pool should carry (pass them as the pool's
+ * `options`): a transaction left idle by a stalled process (SIGSTOP, a VM paused) is ended after 5 s,
+ * releasing its locks, and no statement waits more than 10 s for a lock.
+ */
+export const POSTGRES_SESSION_OPTIONS = "-c idle_in_transaction_session_timeout=5000 -c lock_timeout=10000";
 
 type Row = Record<string, unknown>;
 const parse = <T>(s: unknown): T => (s === null || s === undefined ? (null as T) : (JSON.parse(String(s)) as T));
@@ -85,8 +121,10 @@ function runOf(r: Row): RunRecord {
 
 /**
  * The scale-out {@link RunStore}: threads, runs, run events and the queue in PostgreSQL, shared by any
- * number of API and worker processes. Queue changes take one advisory lock, so two workers never run
- * two runs of one thread at once; runs of a worker that stops sending heartbeats go back to the queue.
+ * number of API and worker processes. A claim is one statement (`FOR UPDATE SKIP LOCKED`, a unique index
+ * on running runs per thread), so no worker waits on another's claim and a thread never has two running
+ * runs; every write of a claimed attempt names its attempt and is refused once stale; runs of a worker
+ * that stops sending heartbeats go back to the queue.
  *
  * @example
  * const store = new PostgresRunStore({ pool: saver.pool, schema: "trellis" });
@@ -110,7 +148,7 @@ export class PostgresRunStore implements RunStore {
   /** Creates or migrates the tables (once; every method waits for it). */
   setup(): Promise<void> {
     this.#ready ??= this.#tx(async (c) => {
-      await c.query("SELECT pg_advisory_xact_lock($1)", [QUEUE_LOCK]);
+      await c.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${this.#s}`);
       await c.query(
         `CREATE TABLE IF NOT EXISTS ${this.#s}.server_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`,
@@ -149,10 +187,11 @@ export class PostgresRunStore implements RunStore {
     }
   }
 
-  async #locked<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** A transaction holding the thread's advisory lock (enqueue, finish, cancel of one thread). */
+  async #threadTx<T>(threadId: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     await this.setup();
     return this.#tx(async (c) => {
-      await c.query("SELECT pg_advisory_xact_lock($1)", [QUEUE_LOCK]);
+      await c.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [THREAD_LOCK, threadId]);
       return fn(c);
     });
   }
@@ -249,7 +288,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async enqueueRun(run: RunRecord, strategy: MultitaskStrategy): Promise<EnqueueResult> {
-    return this.#locked(async (c) => {
+    return this.#threadTx(run.threadId, async (c) => {
       const { rows } = await c.query(
         `SELECT * FROM ${this.#s}.server_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq`,
         [run.threadId],
@@ -265,11 +304,13 @@ export class PostgresRunStore implements RunStore {
       const now = new Date().toISOString();
       if (strategy === "interrupt" || strategy === "rollback") {
         for (const queued of active.filter((r) => r.status === "pending")) {
-          await c.query(
-            `UPDATE ${this.#s}.server_runs SET status = 'interrupted', cancel = $1, updated_at = $2 WHERE run_id = $3`,
+          // claims take no thread lock: a queued run may have started meanwhile
+          const { rowCount } = await c.query(
+            `UPDATE ${this.#s}.server_runs SET status = 'interrupted', cancel = $1, updated_at = $2 WHERE run_id = $3 AND status = 'pending'`,
             [strategy, now, queued.runId],
           );
-          result.dropped.push({ ...queued, status: "interrupted", cancel: strategy });
+          if (rowCount) result.dropped.push({ ...queued, status: "interrupted", cancel: strategy });
+          else result.running ??= { ...queued, status: "running" };
         }
         if (result.running) {
           await c.query(`UPDATE ${this.#s}.server_runs SET cancel = $1 WHERE run_id = $2`, [
@@ -349,57 +390,272 @@ export class PostgresRunStore implements RunStore {
   }
 
   async claimNext(workerId: string): Promise<RunRecord | undefined> {
-    return this.#locked(async (c) => {
-      const { rows } = await c.query(
-        `SELECT * FROM ${this.#s}.server_runs r WHERE r.status = 'pending' AND NOT EXISTS (
-           SELECT 1 FROM ${this.#s}.server_runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
-         ORDER BY r.seq LIMIT 1`,
-      );
-      const row = rows[0] as Row | undefined;
-      if (!row) return undefined;
-      const now = new Date().toISOString();
-      await c.query(
-        `UPDATE ${this.#s}.server_runs SET status = 'running', attempt = attempt + 1, updated_at = $1, worker_id = $2, heartbeat_at = $3
-         WHERE run_id = $4`,
-        [now, workerId, Date.now(), row.run_id],
-      );
-      return runOf({ ...row, status: "running", attempt: Number(row.attempt) + 1, updated_at: now });
-    });
+    await this.setup();
+    // One statement, no lock held past it: the oldest pending run of a thread that runs nothing, skipping
+    // rows another claim holds. Two claims of one thread's runs at once: the unique index on running runs
+    // lets one win; the other tries again.
+    for (let tries = 0; ; tries++) {
+      try {
+        const { rows } = await this.#pool.query(
+          `WITH c AS (
+             SELECT r.run_id FROM ${this.#s}.server_runs r
+             WHERE r.status = 'pending'
+               AND NOT EXISTS (SELECT 1 FROM ${this.#s}.server_runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+               AND NOT EXISTS (SELECT 1 FROM ${this.#s}.server_runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
+             ORDER BY r.seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+           UPDATE ${this.#s}.server_runs u SET status = 'running', attempt = u.attempt + 1, updated_at = $1, worker_id = $2,
+             heartbeat_at = ${NOW_MS}
+           FROM c WHERE u.run_id = c.run_id AND u.status = 'pending'
+           RETURNING u.*`,
+          [new Date().toISOString(), workerId],
+        );
+        const row = rows[0] as Row | undefined;
+        return row ? runOf(row) : undefined;
+      } catch (error) {
+        if ((error as { code?: string }).code !== "23505" || tries >= 5) throw error;
+      }
+    }
   }
 
-  async heartbeat(workerId: string, runIds: string[]): Promise<Array<{ runId: string; cancel: RunRecord["cancel"] }>> {
-    if (runIds.length === 0) return [];
-    const rows = await this.#q(
-      `UPDATE ${this.#s}.server_runs SET heartbeat_at = $1 WHERE run_id = ANY($2) AND worker_id = $3 RETURNING run_id, cancel`,
-      [Date.now(), runIds, workerId],
+  /**
+   * One statement that appends `events` to the run's stream only while `attempt` runs it: the run row's
+   * `last_seq` is raised under its row lock in the same statement, so numbers never collide or skip.
+   */
+  async #append(q: pg.Pool | pg.PoolClient, runId: string, attempt: number | null, events: NewEvent[]) {
+    const { rows } = await q.query(
+      `WITH r AS (
+         UPDATE ${this.#s}.server_runs SET last_seq = last_seq + $2
+         WHERE run_id = $1 AND ($3::int IS NULL OR (attempt = $3 AND status = 'running'))
+         RETURNING last_seq)
+       INSERT INTO ${this.#s}.server_run_events (run_id, seq, event, data)
+       SELECT $1, r.last_seq - $2 + e.n, e.event, e.data
+       FROM r, unnest($4::text[], $5::text[]) WITH ORDINALITY AS e(event, data, n)
+       RETURNING seq`,
+      [runId, events.length, attempt, events.map((e) => e.event), events.map((e) => json(e.data))],
     );
-    return rows
-      .filter((r) => r.cancel)
-      .map((r) => ({ runId: r.run_id as string, cancel: r.cancel as RunRecord["cancel"] }));
+    if (rows.length !== events.length) {
+      throw attempt === null ? new TrellisError("NOT_FOUND", `No run ${runId}.`) : attemptLost(runId, attempt);
+    }
+    return rows.map((r) => Number(r.seq)).sort((a, b) => a - b);
   }
 
-  async requeueOrphans(staleMs?: number): Promise<number> {
-    return this.#locked(async (c) => {
-      const result =
-        staleMs === undefined
-          ? await c.query(`UPDATE ${this.#s}.server_runs SET status = 'pending' WHERE status = 'running'`)
-          : await c.query(
-              `UPDATE ${this.#s}.server_runs SET status = 'pending'
-               WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < $1)`,
-              [Date.now() - staleMs],
-            );
-      return result.rowCount ?? 0;
+  async beginAttempt(
+    runId: string,
+    attempt: number,
+    start: AttemptStart,
+  ): Promise<{ seqs: number[]; preCheckpointId: string | null; preWriteCount: number }> {
+    await this.setup();
+    // one statement: fenced run update, thread busy under the run's graph, first events
+    const { rows } = await this.#pool.query(
+      `WITH r AS (
+         UPDATE ${this.#s}.server_runs SET updated_at = $3, last_seq = last_seq + $6,
+           pre_checkpoint_id = CASE WHEN pre_recorded THEN pre_checkpoint_id ELSE $4 END,
+           pre_write_count = CASE WHEN pre_recorded THEN pre_write_count ELSE $5 END,
+           pre_recorded = TRUE
+         WHERE run_id = $1 AND attempt = $2 AND status = 'running'
+         RETURNING thread_id, last_seq, pre_checkpoint_id, pre_write_count),
+       t AS (
+         UPDATE ${this.#s}.server_threads SET status = 'busy', graph_id = $7, updated_at = $3
+         WHERE thread_id = (SELECT thread_id FROM r) RETURNING 1),
+       e AS (
+         INSERT INTO ${this.#s}.server_run_events (run_id, seq, event, data)
+         SELECT $1, r.last_seq - $6 + x.n, x.event, x.data
+         FROM r, unnest($8::text[], $9::text[]) WITH ORDINALITY AS x(event, data, n)
+         RETURNING seq)
+       SELECT (SELECT COUNT(*) FROM r) AS owned, (SELECT COUNT(*) FROM t) AS threads,
+         (SELECT pre_checkpoint_id FROM r) AS pre_checkpoint_id, (SELECT pre_write_count FROM r) AS pre_write_count,
+         COALESCE(array_agg(e.seq), '{}') AS seqs FROM e`,
+      [
+        runId,
+        attempt,
+        new Date().toISOString(),
+        start.preCheckpointId,
+        start.preWriteCount,
+        start.events.length,
+        start.graphId,
+        start.events.map((e) => e.event),
+        start.events.map((e) => json(e.data)),
+      ],
+    );
+    const row = rows[0] as Row;
+    if (Number(row.owned) !== 1) throw attemptLost(runId, attempt);
+    return {
+      seqs: (row.seqs as Array<number | string>).map(Number).sort((a, b) => a - b),
+      preCheckpointId: (row.pre_checkpoint_id as string | null) ?? null,
+      preWriteCount: Number(row.pre_write_count),
+    };
+  }
+
+  async appendEvents(runId: string, attempt: number, events: NewEvent[]): Promise<number[]> {
+    if (events.length === 0) return [];
+    await this.setup();
+    return this.#append(this.#pool, runId, attempt, events);
+  }
+
+  async finishRun(runId: string, attempt: number, end: RunEnd): Promise<number[]> {
+    await this.setup();
+    const { rows } = await this.#pool.query(`SELECT thread_id FROM ${this.#s}.server_runs WHERE run_id = $1`, [runId]);
+    const threadId = rows[0]?.thread_id as string | undefined;
+    if (!threadId) throw attemptLost(runId, attempt);
+    return this.#threadTx(threadId, async (c) => {
+      const now = new Date().toISOString();
+      const done = await c.query(
+        `UPDATE ${this.#s}.server_runs SET status = $3, error = $4, updated_at = $5, worker_id = NULL
+         WHERE run_id = $1 AND attempt = $2 AND status = 'running'`,
+        [runId, attempt, end.status, end.error ? json(end.error) : null, now],
+      );
+      if (!done.rowCount) throw attemptLost(runId, attempt);
+      const seqs = end.events.length ? await this.#append(c, runId, null, end.events) : [];
+      await this.#settle(c, threadId, end.threadStatus, now);
+      return seqs;
     });
+  }
+
+  /** Sets the thread's status after a run: `busy` while another run is queued or running. */
+  async #settle(c: pg.PoolClient, threadId: string, outcome: ThreadStatus, now: string): Promise<void> {
+    await c.query(
+      `UPDATE ${this.#s}.server_threads SET updated_at = $3, status = CASE WHEN EXISTS (
+         SELECT 1 FROM ${this.#s}.server_runs a WHERE a.thread_id = $1 AND a.status IN ('pending', 'running'))
+         THEN 'busy' ELSE $2 END
+       WHERE thread_id = $1`,
+      [threadId, outcome, now],
+    );
+  }
+
+  async releaseRun(runId: string, attempt: number): Promise<boolean> {
+    const rows = await this.#q(
+      `UPDATE ${this.#s}.server_runs SET status = 'pending', worker_id = NULL, updated_at = $3
+       WHERE run_id = $1 AND attempt = $2 AND status = 'running' RETURNING 1`,
+      [runId, attempt, new Date().toISOString()],
+    );
+    return rows.length > 0;
+  }
+
+  async cancelRun(runId: string, action: CancelAction): Promise<CancelResult> {
+    const run = await this.getRun(runId);
+    if (!run) return "missing";
+    return this.#threadTx(run.threadId, async (c) => {
+      const now = new Date().toISOString();
+      const pending = await c.query(
+        `UPDATE ${this.#s}.server_runs SET status = 'interrupted', cancel = $2, updated_at = $3
+         WHERE run_id = $1 AND status = 'pending'`,
+        [runId, action, now],
+      );
+      if (pending.rowCount) {
+        const { rows } = await c.query(`SELECT status FROM ${this.#s}.server_threads WHERE thread_id = $1`, [
+          run.threadId,
+        ]);
+        const status = rows[0]?.status as ThreadStatus | undefined;
+        if (status) await this.#settle(c, run.threadId, status === "busy" ? "idle" : status, now);
+        return "cancelled";
+      }
+      const running = await c.query(
+        `UPDATE ${this.#s}.server_runs SET cancel = $2 WHERE run_id = $1 AND status = 'running'`,
+        [runId, action],
+      );
+      return running.rowCount ? "signalled" : "finished";
+    });
+  }
+
+  async heartbeat(workerId: string, runs: Array<{ runId: string; attempt: number }>): Promise<HeartbeatResult> {
+    if (runs.length === 0) return { stops: [], lost: [] };
+    const rows = await this.#q(
+      `UPDATE ${this.#s}.server_runs u SET heartbeat_at = ${NOW_MS}
+       FROM unnest($1::text[], $2::int[]) AS h(run_id, attempt)
+       WHERE u.run_id = h.run_id AND u.attempt = h.attempt AND u.worker_id = $3 AND u.status = 'running'
+       RETURNING u.run_id, u.cancel`,
+      [runs.map((r) => r.runId), runs.map((r) => r.attempt), workerId],
+    );
+    const owned = new Set(rows.map((r) => r.run_id as string));
+    return {
+      stops: rows
+        .filter((r) => r.cancel)
+        .map((r) => ({ runId: r.run_id as string, cancel: r.cancel as RunRecord["cancel"] })),
+      lost: runs.filter((r) => !owned.has(r.runId)).map((r) => r.runId),
+    };
+  }
+
+  async requeueOrphans(staleMs?: number): Promise<RequeueResult> {
+    const rows = await this.#q(
+      `UPDATE ${this.#s}.server_runs SET status = 'pending', worker_id = NULL
+       WHERE status = 'running' AND ($1::bigint IS NULL OR heartbeat_at IS NULL OR heartbeat_at < ${NOW_MS} - $1::bigint)
+       RETURNING run_id, thread_id, attempt, worker_id`,
+      [staleMs ?? null],
+    );
+    // a thread whose run ended without its status change (a process that died in between, before the
+    // two were one transaction) takes its last run's outcome; recent changes are left to their writer
+    const cutoff = new Date(Date.now() - (staleMs ?? 0)).toISOString();
+    const repaired = await this.#q(
+      `UPDATE ${this.#s}.server_threads t SET updated_at = $2, status = COALESCE((
+         SELECT CASE r.status WHEN 'interrupted' THEN 'interrupted' WHEN 'error' THEN 'error' WHEN 'timeout' THEN 'error' ELSE 'idle' END
+         FROM ${this.#s}.server_runs r WHERE r.thread_id = t.thread_id ORDER BY r.seq DESC LIMIT 1), 'idle')
+       WHERE t.status = 'busy' AND t.updated_at <= $1
+         AND NOT EXISTS (SELECT 1 FROM ${this.#s}.server_runs a WHERE a.thread_id = t.thread_id AND a.status IN ('pending', 'running'))
+       RETURNING t.thread_id`,
+      [cutoff, new Date().toISOString()],
+    );
+    return {
+      runs: rows.map((r) => ({
+        runId: r.run_id as string,
+        threadId: r.thread_id as string,
+        attempt: Number(r.attempt),
+        workerId: (r.worker_id as string | null) ?? null,
+      })),
+      repairedThreads: repaired.map((r) => r.thread_id as string),
+    };
+  }
+
+  async sweepRuns(options: SweepOptions): Promise<number> {
+    const cutoff = new Date(Date.now() - options.runsOlderThanMs).toISOString();
+    return this.#tx(async (c) => {
+      const { rows } = await c.query(
+        `DELETE FROM ${this.#s}.server_runs WHERE run_id IN (
+           SELECT run_id FROM ${this.#s}.server_runs WHERE status NOT IN ('pending', 'running') AND updated_at < $1
+           ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING run_id`,
+        [cutoff, options.limit],
+      );
+      if (rows.length) {
+        await c.query(`DELETE FROM ${this.#s}.server_run_events WHERE run_id = ANY($1)`, [rows.map((r) => r.run_id)]);
+      }
+      return rows.length;
+    });
+  }
+
+  async idleThreads(options: { idleForMs: number; after: string | null; limit: number }): Promise<ThreadRecord[]> {
+    const cutoff = new Date(Date.now() - options.idleForMs).toISOString();
+    const rows = await this.#q(
+      `SELECT * FROM ${this.#s}.server_threads t WHERE t.status <> 'busy' AND t.updated_at < $1 AND t.updated_at > $2
+         AND NOT EXISTS (SELECT 1 FROM ${this.#s}.server_runs a WHERE a.thread_id = t.thread_id AND a.status IN ('pending', 'running'))
+       ORDER BY t.updated_at LIMIT $3`,
+      [cutoff, options.after ?? "", options.limit],
+    );
+    return rows.map(threadOf);
+  }
+
+  async exclusive(name: string, ttlMs: number, fn: () => Promise<void>): Promise<boolean> {
+    const holder = randomUUID();
+    const taken = await this.#q(
+      `INSERT INTO ${this.#s}.server_leases (name, holder, expires_at) VALUES ($1, $2, ${NOW_MS} + $3)
+       ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+       WHERE ${this.#s}.server_leases.expires_at < ${NOW_MS}
+       RETURNING 1`,
+      [name, holder, ttlMs],
+    );
+    if (!taken.length) return false;
+    try {
+      await fn();
+    } finally {
+      await this.#q(`DELETE FROM ${this.#s}.server_leases WHERE name = $1 AND holder = $2`, [name, holder]).catch(
+        () => undefined,
+      );
+    }
+    return true;
   }
 
   async appendEvent(runId: string, event: string, data: unknown): Promise<number> {
-    const [row] = await this.#q(
-      `INSERT INTO ${this.#s}.server_run_events (run_id, seq, event, data)
-       SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3 FROM ${this.#s}.server_run_events WHERE run_id = $1
-       RETURNING seq`,
-      [runId, event, json(data)],
-    );
-    return Number(row?.seq);
+    await this.setup();
+    return (await this.#append(this.#pool, runId, null, [{ event, data }]))[0] as number;
   }
 
   async eventsAfter(runId: string, afterSeq: number): Promise<StoredEvent[]> {

@@ -1,13 +1,20 @@
-import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
+import { type CheckpointSaver, type CheckpointTuple, TrellisError } from "@trellis/checkpoint";
 import { Command, type GraphInput, type RunConfig, Send, type StreamMode, type StreamOptions } from "@trellis/core";
 import type { EventHub } from "./event-hub.js";
 import type { AnyGraph, HostedGraph } from "./graph-registry.js";
 import { rollbackRun } from "./rollback.js";
-import type { RunRecord, RunStatus, RunStore, ThreadStatus } from "./run-store.js";
+import {
+  isAttemptLost,
+  type NewEvent,
+  type RunRecord,
+  type RunStatus,
+  type RunStore,
+  type ThreadStatus,
+} from "./run-store.js";
 import { coreModes, sseData, sseEventName } from "./stream-format.js";
 
-/** Why a run was stopped from outside. */
-export type RunStop = "drain" | "cancel" | "rollback" | "timeout" | "shutdown" | "state-too-large";
+/** Why a run was stopped from outside. `lost`: another attempt may own the run now. */
+export type RunStop = "drain" | "cancel" | "rollback" | "timeout" | "shutdown" | "state-too-large" | "lost";
 
 /** What {@link executeRun} needs. @internal */
 export interface ExecuteContext {
@@ -20,103 +27,161 @@ export interface ExecuteContext {
   drainSignal: AbortSignal;
   stopReason(): RunStop | undefined;
   setStop(reason: RunStop): void;
+  /** Throws LEASE_LOST when this attempt may no longer write; checked before every checkpoint write. */
+  fence(): void;
+  /** Reports that a write of this attempt was refused as stale: the attempt is aborted. */
+  lost(why: string): void;
+  /** Test hook: named points of the attempt (`before-finish:<status>`). */
+  point?(name: string): Promise<void>;
 }
 
+/** How an attempt ended for the worker that ran it. @internal */
+export type ExecuteOutcome =
+  /** The run's final status is stored (with its thread's status, in one transaction). */
+  | { kind: "finished"; status: RunStatus }
+  /** Handed back to the queue (shutdown): the next attempt continues from the last checkpoint. */
+  | { kind: "released" }
+  /** Another attempt owns the run (or may): this one wrote nothing more. */
+  | { kind: "lost"; reason: string };
+
+type Finish = (
+  status: RunStatus,
+  error: RunRecord["error"],
+  threadStatus: ThreadStatus,
+  last: NewEvent[],
+) => Promise<ExecuteOutcome>;
+
 /**
- * Executes one claimed run to its end: records where the thread stood, streams the graph, stores and
- * publishes each event, and records the run's final status. Returns the thread's status after it, or
- * undefined when the run was handed back to the queue (shutdown).
+ * Executes one claimed attempt of a run to its end: records where the thread stood, streams the graph
+ * (its checkpoints through a saver fenced by the attempt), stores and publishes its events in batches,
+ * and stores the run's final status together with its thread's. Every store write names the attempt
+ * and is refused once another attempt owns the run; a refusal stops the attempt.
  * @internal
  */
-export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<ThreadStatus | undefined> {
-  const emit = async (event: string, data: unknown) => {
-    const seq = await ctx.store.appendEvent(run.runId, event, data);
-    ctx.hub.publish(run.runId, { seq, event, data });
+export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<ExecuteOutcome> {
+  const events = new EventWriter(run, ctx);
+  const finish: Finish = async (status, error, threadStatus, last) => {
+    await ctx.point?.(`before-finish:${status}`);
+    const seqs = await ctx.store.finishRun(run.runId, run.attempt, { status, error, threadStatus, events: last });
+    events.publish(last, seqs);
+    return { kind: "finished", status };
   };
-  const finish = async (status: RunStatus, error: RunRecord["error"] = null) => {
-    await ctx.store.updateRun(run.runId, { status, error });
-  };
-  const hosted = ctx.graphs.get(run.assistantId);
-  if (!hosted) {
-    const error = { error: "NOT_FOUND", message: `Assistant "${run.assistantId}" is not served here.` };
-    await emit("error", error);
-    await finish("error", error);
-    return "error";
+  try {
+    const hosted = ctx.graphs.get(run.assistantId);
+    if (!hosted) {
+      const error = { error: "NOT_FOUND", message: `Assistant "${run.assistantId}" is not served here.` };
+      return await finish("error", error, "error", [{ event: "error", data: error }]);
+    }
+    const saver = fencedSaver(ctx.saver, ctx.fence);
+    const graph = hosted.graph.withCheckpointer(saver);
+    const head = await saver.get({ threadId: run.threadId });
+    const first = { event: "metadata", data: { run_id: run.runId, thread_id: run.threadId, attempt: run.attempt } };
+    // the pre-run head is kept from the first attempt that recorded it (the store ignores later ones)
+    const begun = await ctx.store.beginAttempt(run.runId, run.attempt, {
+      preCheckpointId: head?.checkpoint.id ?? null,
+      preWriteCount: head?.pendingWrites.length ?? 0,
+      graphId: run.assistantId,
+      events: [first],
+    });
+    run.preCheckpointId = begun.preCheckpointId;
+    run.preWriteCount = begun.preWriteCount;
+    events.publish([first], begun.seqs);
+    return await stream(run, ctx, graph, saver, head, events, finish);
+  } catch (error) {
+    if (isAttemptLost(error) || ctx.stopReason() === "lost") {
+      return { kind: "lost", reason: (error as Error)?.message ?? String(error) };
+    }
+    throw error;
   }
-  const graph = hosted.graph;
-  const threadId = run.threadId;
-  if (run.attempt <= 1) {
-    const head = await ctx.saver.get({ threadId });
-    run.preCheckpointId = head?.checkpoint.id ?? null;
-    run.preWriteCount = head?.pendingWrites.length ?? 0;
-    await ctx.store.updateRun(run.runId, { preCheckpointId: run.preCheckpointId, preWriteCount: run.preWriteCount });
-  }
-  await ctx.store.updateThread(threadId, { status: "busy", graphId: run.assistantId });
-  await emit("metadata", { run_id: run.runId, thread_id: threadId, attempt: run.attempt });
+}
 
+async function stream(
+  run: RunRecord,
+  ctx: ExecuteContext,
+  graph: AnyGraph,
+  saver: CheckpointSaver,
+  head: CheckpointTuple | undefined,
+  events: EventWriter,
+  finish: Finish,
+): Promise<ExecuteOutcome> {
   const timer = setTimeout(() => ctx.setStop("timeout"), ctx.limits.runTimeMs);
   timer.unref?.();
-  const apiModes = run.kwargs.streamMode;
-  const wanted = new Set(coreModes(apiModes));
-  let lastValues: Record<string, unknown> | undefined;
+  const wanted = new Set(coreModes(run.kwargs.streamMode));
   try {
-    const { input, original } = await inputFor(run, graph, ctx.saver);
-    const config = runConfig(run, ctx, original);
-    for await (const e of graph.streamEvents(input as GraphInput<never>, {
-      ...config,
-      streamMode: [...new Set<StreamMode>(["values", ...wanted])],
-    })) {
-      if (e.mode === "values" && e.namespace.length === 0) {
-        lastValues = e.data;
-        if (Buffer.byteLength(JSON.stringify(e.data ?? {})) > ctx.limits.stateBytes) ctx.setStop("state-too-large");
+    const { input, original, recover } = await inputFor(run, graph, head);
+    const config = runConfig(run, ctx, original, recover);
+    for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
+      try {
+        for await (const e of graph.streamEvents(input as GraphInput<never>, {
+          ...config,
+          streamMode: [...new Set<StreamMode>(["values", ...wanted])],
+        })) {
+          if (e.mode === "values" && e.namespace.length === 0) {
+            if (Buffer.byteLength(JSON.stringify(e.data ?? {})) > ctx.limits.stateBytes) {
+              ctx.setStop("state-too-large");
+            }
+          }
+          if (!wanted.has(e.mode)) continue;
+          events.push(sseEventName(e), sseData(e));
+        }
+        break;
+      } catch (error) {
+        // the thread's lease is held (a previous attempt's, until it expires or its holder is found
+        // dead; an updateState): nothing was written yet, so wait for it rather than fail the run
+        if (!(error instanceof TrellisError && error.code === "THREAD_BUSY") || ctx.signal.aborted) throw error;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        if (ctx.signal.aborted) throw error;
       }
-      if (!wanted.has(e.mode)) continue;
-      await emit(sseEventName(e), sseData(e));
     }
-    const state = await graph.getState({ threadId });
+    await events.drain();
+    const state = await graph.getState({ threadId: run.threadId });
     const interrupted = state.next.length > 0;
+    // drained for a shutdown: back to the queue, the next attempt continues where this one stopped
+    if (interrupted && ctx.stopReason() === "shutdown") return await release(run, ctx);
+    const last: NewEvent[] = [];
     if (interrupted && wanted.has("values") && state.interrupts.length > 0) {
-      await emit("values", { ...state.values, __interrupt__: state.interrupts.map(toApiInterrupt) });
+      last.push({ event: "values", data: { ...state.values, __interrupt__: state.interrupts.map(toApiInterrupt) } });
     }
-    await finish(interrupted ? "interrupted" : "success");
-    return interrupted ? "interrupted" : "idle";
+    return await finish(interrupted ? "interrupted" : "success", null, interrupted ? "interrupted" : "idle", last);
   } catch (error) {
-    return await stopped(run, ctx, error, { emit, finish, lastValues });
+    return await stopped(run, ctx, error, events, saver, finish);
   } finally {
     clearTimeout(timer);
   }
+}
+
+async function release(run: RunRecord, ctx: ExecuteContext): Promise<ExecuteOutcome> {
+  return (await ctx.store.releaseRun(run.runId, run.attempt))
+    ? { kind: "released" }
+    : { kind: "lost", reason: "the run was no longer this attempt's when it was handed back" };
 }
 
 async function stopped(
   run: RunRecord,
   ctx: ExecuteContext,
   error: unknown,
-  io: {
-    emit: (event: string, data: unknown) => Promise<void>;
-    finish: (status: RunStatus, error?: RunRecord["error"]) => Promise<void>;
-    lastValues: Record<string, unknown> | undefined;
-  },
-): Promise<ThreadStatus | undefined> {
+  events: EventWriter,
+  saver: CheckpointSaver,
+  finish: Finish,
+): Promise<ExecuteOutcome> {
+  const lost = (why: unknown): ExecuteOutcome => ({ kind: "lost", reason: (why as Error)?.message ?? String(why) });
   const reason = ctx.signal.aborted ? ctx.stopReason() : undefined;
-  if (reason === "shutdown") {
-    await ctx.store.updateRun(run.runId, { status: "pending" });
-    return undefined;
-  }
+  if (reason === "lost" || isAttemptLost(error)) return lost(events.lostError ?? error);
+  await events.drain().catch(() => undefined);
+  if (events.lostError) return lost(events.lostError);
+  if (reason === "shutdown") return release(run, ctx);
   if (reason === "rollback") {
-    await rollbackRun(ctx.saver, { ...run, threadId: run.threadId });
-    await io.emit("error", { error: "RUN_ROLLED_BACK", message: "The run was cancelled and its progress undone." });
-    await io.finish("interrupted", { error: "RUN_ROLLED_BACK", message: "Rolled back." });
-    return "idle";
+    const hosted = ctx.graphs.get(run.assistantId);
+    if (hosted) await rollbackRun(hosted.graph, saver, run);
+    const e = { error: "RUN_ROLLED_BACK", message: "The run was cancelled and its progress undone." };
+    return finish("interrupted", { error: "RUN_ROLLED_BACK", message: "Rolled back." }, "idle", [
+      { event: "error", data: e },
+    ]);
   }
-  if (reason === "cancel") {
-    await io.finish("interrupted");
-    return "interrupted";
-  }
+  if (reason === "cancel") return finish("interrupted", null, "interrupted", []);
   if (reason === "timeout") {
     const e = { error: "RUN_TIMEOUT", message: `The run exceeded its time limit of ${ctx.limits.runTimeMs} ms.` };
-    await io.emit("error", e);
-    await io.finish("timeout", e);
-    return "error";
+    return finish("timeout", e, "error", [{ event: "error", data: e }]);
   }
   const e =
     reason === "state-too-large"
@@ -125,9 +190,106 @@ async function stopped(
           error: error instanceof TrellisError ? error.code : ((error as Error)?.name ?? "Error"),
           message: (error as Error)?.message ?? String(error),
         };
-  await io.emit("error", e);
-  await io.finish("error", e);
-  return "error";
+  return finish("error", e, await threadStatusAfter(run, ctx, error), [{ event: "error", data: e }]);
+}
+
+/** Errors that refuse a run before it writes anything: the thread stays as it was. */
+const REFUSALS = new Set(["RESUME_MISMATCH", "AMBIGUOUS_RESUME", "NOTHING_TO_RESUME", "THREAD_PAUSED"]);
+
+/** The thread's status after a failed run: `error`, unless the run was refused and changed nothing. */
+async function threadStatusAfter(run: RunRecord, ctx: ExecuteContext, error: unknown): Promise<ThreadStatus> {
+  const hosted = ctx.graphs.get(run.assistantId);
+  if (!(error instanceof TrellisError && REFUSALS.has(error.code)) || !hosted) return "error";
+  const state = await hosted.graph.getState({ threadId: run.threadId }).catch(() => undefined);
+  if (!state?.checkpointId) return "idle";
+  return state.next.length > 0 ? "interrupted" : "idle";
+}
+
+/**
+ * Stores a run's events in batches — whatever arrived while the previous batch was being written goes
+ * in the next one, so a fast superstep costs one round trip, not one per event — and publishes each
+ * after it is stored. A refused batch (the attempt is stale) stops the attempt and drops the rest.
+ */
+class EventWriter {
+  readonly #run: RunRecord;
+  readonly #ctx: ExecuteContext;
+  #queue: NewEvent[] = [];
+  #flushing: Promise<void> | undefined;
+  #error: unknown;
+  /** The refusal that showed this attempt stale, if one did. */
+  lostError: unknown;
+
+  constructor(run: RunRecord, ctx: ExecuteContext) {
+    this.#run = run;
+    this.#ctx = ctx;
+  }
+
+  push(event: string, data: unknown): void {
+    if (this.#error !== undefined) return;
+    this.#queue.push({ event, data });
+    this.#flushing ??= this.#flush();
+  }
+
+  async #flush(): Promise<void> {
+    try {
+      while (this.#queue.length > 0 && this.#error === undefined) {
+        const batch = this.#queue.splice(0);
+        try {
+          this.publish(batch, await this.#ctx.store.appendEvents(this.#run.runId, this.#run.attempt, batch));
+        } catch (error) {
+          this.#error = error;
+          this.#queue = [];
+          if (isAttemptLost(error)) {
+            this.lostError = error;
+            this.#ctx.lost((error as Error).message);
+          } else this.#ctx.setStop("cancel");
+        }
+      }
+    } finally {
+      this.#flushing = undefined;
+    }
+  }
+
+  publish(batch: NewEvent[], seqs: number[]): void {
+    batch.forEach((e, i) => {
+      this.#ctx.hub.publish(this.#run.runId, { seq: seqs[i] as number, event: e.event, data: e.data });
+    });
+  }
+
+  /** Waits until every event pushed so far is stored; throws what refused one. */
+  async drain(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+    if (this.#error !== undefined) throw this.#error;
+  }
+}
+
+/**
+ * The saver as one attempt sees it: every write (checkpoint, writes, lease) is checked against the
+ * attempt's fence first, so an attempt whose worker was paused past its heartbeats writes nothing when
+ * it wakes. The checkpoint lease (the core's) fences writes that were already on their way.
+ */
+function fencedSaver(saver: CheckpointSaver, fence: () => void): CheckpointSaver {
+  const guarded =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      fence();
+      return fn(...args);
+    };
+  const fenced: CheckpointSaver = {
+    get: (ref) => saver.get(ref),
+    list: (threadId, options) => saver.list(threadId, options),
+    put: guarded((request) => saver.put(request)),
+    putWrites: guarded((ref, writes, lease) => saver.putWrites(ref, writes, lease)),
+    deleteThread: guarded((threadId) => saver.deleteThread(threadId)),
+    prune: guarded((threadId, options) => saver.prune(threadId, options)),
+    setTtl: (threadId, ttlMs) => saver.setTtl(threadId, ttlMs),
+    sweepExpired: () => saver.sweepExpired(),
+    acquireLease: guarded((threadId, owner, ttlMs) => saver.acquireLease(threadId, owner, ttlMs)),
+    renewLease: guarded((lease, ttlMs) => saver.renewLease(lease, ttlMs)),
+    releaseLease: (lease) => saver.releaseLease(lease),
+  };
+  if (saver.storedBytes) fenced.storedBytes = (threadId) => saver.storedBytes?.(threadId) as Promise<number>;
+  return fenced;
 }
 
 /** An interrupt in the Agent Server's JSON shape. @internal */
@@ -137,23 +299,22 @@ export function toApiInterrupt(i: { id: string; value: unknown; node: string; na
 
 /**
  * The input of a run's attempt. A first attempt gets the request's input or command. A later attempt
- * (the server died mid-run) continues from the last checkpoint when the run had already applied its
- * input there, so nothing is applied twice and finished tasks do not run again.
+ * (its worker died or was fenced mid-run) continues from the last checkpoint when the run had already
+ * applied its input there, so nothing is applied twice and finished tasks do not run again; it
+ * `recover`s: a pause the run had reached (a breakpoint, an interrupt) is kept, not run past.
  */
 async function inputFor(
   run: RunRecord,
   graph: AnyGraph,
-  saver: CheckpointSaver,
-): Promise<{ input: unknown; original: boolean }> {
-  const original = { input: requestInput(run), original: true };
-  if (run.attempt <= 1) return original;
-  const head = await saver.get({ threadId: run.threadId });
-  if (!head) return original;
-  if (head.checkpoint.metadata.run_id === run.runId) return { input: null, original: false };
+  head: CheckpointTuple | undefined,
+): Promise<{ input: unknown; original: boolean; recover: boolean }> {
+  const original = { input: requestInput(run), original: true, recover: false };
+  if (run.attempt <= 1 || !head) return original;
+  if (head.checkpoint.metadata.run_id === run.runId) return { input: null, original: false, recover: true };
   if (run.kwargs.command?.resume !== undefined) {
     const state = await graph.getState({ threadId: run.threadId });
     // the resume was recorded before the crash: its interrupt is answered, the task waits to re-run
-    if (state.interrupts.length === 0 && state.next.length > 0) return { input: null, original: false };
+    if (state.interrupts.length === 0 && state.next.length > 0) return { input: null, original: false, recover: false };
   }
   return original;
 }
@@ -181,7 +342,12 @@ function toGoto(goto: unknown): string | Send | Array<string | Send> {
   return Array.isArray(goto) ? goto.map(one) : one(goto);
 }
 
-function runConfig(run: RunRecord, ctx: ExecuteContext, original: boolean): RunConfig & StreamOptions {
+function runConfig(
+  run: RunRecord,
+  ctx: ExecuteContext,
+  original: boolean,
+  recover: boolean,
+): RunConfig & StreamOptions {
   const k = run.kwargs;
   const config: RunConfig & StreamOptions = {
     threadId: run.threadId,
@@ -200,5 +366,8 @@ function runConfig(run: RunRecord, ctx: ExecuteContext, original: boolean): RunC
   if (k.interruptAfter) config.interruptAfter = k.interruptAfter;
   if (k.durability) config.durability = k.durability;
   if (k.checkpointId && original) config.checkpointId = k.checkpointId;
+  // a resume answers the pause pending when it was accepted (set by the run service), or fails
+  if (k.expectedCheckpointId && original) config.expectedCheckpointId = k.expectedCheckpointId;
+  if (recover) config.recover = true;
   return config;
 }

@@ -1,18 +1,28 @@
 import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
 import type { EventHub } from "./event-hub.js";
 import type { HostedGraph } from "./graph-registry.js";
-import { executeRun, type RunStop } from "./run-executor.js";
+import { type ExecuteOutcome, executeRun, type RunStop } from "./run-executor.js";
 import {
+  attemptLost,
   type CancelAction,
   type MultitaskStrategy,
   type RunRecord,
   type RunStore,
   type StoredEvent,
   TERMINAL_RUN_STATUSES,
-  type ThreadStatus,
 } from "./run-store.js";
 import { wantsEvent } from "./stream-format.js";
+import { jsonLogger, type Logger } from "./worker-log.js";
+
+/** How often a worker reports its runs (scale-out). */
+export const DEFAULT_HEARTBEAT_MS = 1_000;
+/**
+ * A run whose worker was silent this long goes back to the queue: with the heartbeat, a dead worker's
+ * runs are picked up within 5 s.
+ */
+export const DEFAULT_ORPHAN_AFTER_MS = 4_000;
 
 /** Options of {@link RunManager}. */
 export interface RunManagerOptions {
@@ -26,11 +36,17 @@ export interface RunManagerOptions {
   /**
    * Several processes share the store (scale-out): every `heartbeatMs` this process reports its runs
    * (and applies stops other processes asked for), takes back runs whose worker fell silent for
-   * `orphanAfterMs`, and looks for queued work.
+   * `orphanAfterMs`, and looks for queued work. A run this process has not reported for longer than
+   * `orphanAfterMs - heartbeatMs` (it was paused, or the database did not answer) may already be
+   * another worker's: its attempt stops writing at once (self-fencing).
    */
   shared?: { heartbeatMs: number; orphanAfterMs: number };
   /** Wakes idle workers when a run is queued (Redis Streams in scale-out). */
   wake?: QueueWake;
+  /** Where log lines go. Default: JSON lines; info lines (claims, ends) only when `shared`. */
+  log?: Logger;
+  /** Test hook: called at named points of an attempt (`claimed`, `before-finish:<status>`). @internal */
+  point?: (name: string, run: RunRecord) => Promise<void>;
 }
 
 /** A channel that tells workers "the queue has something" — a hint, the store stays the truth. */
@@ -41,16 +57,23 @@ export interface QueueWake {
 }
 
 interface ActiveRun {
+  attempt: number;
   controller: AbortController;
   drain: AbortController;
   stop: RunStop | undefined;
   done: Promise<void>;
+  /** When (monotonic ms) the last claim or heartbeat that the store accepted for this attempt was sent. */
+  confirmedAt: number;
+  /** Why this attempt may no longer write, once it may not. */
+  lost: string | undefined;
 }
 
 /**
  * The queue and its workers: accepts runs (applying the multitask strategy), executes them with the
  * configured concurrency, persists and fans out their events, cancels them, and after a restart picks
- * up the runs that were in flight.
+ * up the runs that were in flight. Each claim is a new attempt of its run; every write of an attempt is
+ * fenced by the store, and an attempt that lost its run (requeued after its worker fell silent) is
+ * aborted.
  *
  * @example
  * const manager = new RunManager({ store, hub, saver, graphs, concurrency: 4, limits });
@@ -61,21 +84,24 @@ interface ActiveRun {
 export class RunManager {
   readonly #o: RunManagerOptions;
   readonly #active = new Map<string, ActiveRun>();
+  readonly #log: Logger;
   #stopping = false;
   #timer: ReturnType<typeof setInterval> | undefined;
   #unlisten: (() => Promise<void>) | undefined;
   #pumping = false;
   #pumpAgain = false;
+  #lastTick: { at: string; ok: boolean; error?: string } | undefined;
   readonly workerId = `worker-${randomUUID()}`;
 
   constructor(options: RunManagerOptions) {
     this.#o = options;
+    this.#log = options.log ?? jsonLogger({ worker: this.workerId }, { quiet: !options.shared });
   }
 
   /** Takes back runs a dead process left running, then starts working the queue. */
   async start(): Promise<void> {
     const shared = this.#o.shared;
-    if (this.#o.concurrency > 0) await this.#o.store.requeueOrphans(shared?.orphanAfterMs);
+    if (this.#o.concurrency > 0) await this.#requeue(shared?.orphanAfterMs);
     if (shared && this.#o.concurrency > 0) {
       this.#timer = setInterval(() => void this.#tick(shared.orphanAfterMs), shared.heartbeatMs);
       this.#timer.unref?.();
@@ -84,15 +110,81 @@ export class RunManager {
     this.pump();
   }
 
+  /** What a health check reports: capacity, runs in flight, and whether the last heartbeat went through. */
+  health(): {
+    worker: string;
+    concurrency: number;
+    active: Array<{ runId: string; attempt: number }>;
+    stopping: boolean;
+    lastHeartbeat: { at: string; ok: boolean; error?: string } | undefined;
+  } {
+    return {
+      worker: this.workerId,
+      concurrency: this.#o.concurrency,
+      active: [...this.#active].map(([runId, a]) => ({ runId, attempt: a.attempt })),
+      stopping: this.#stopping,
+      lastHeartbeat: this.#lastTick,
+    };
+  }
+
+  async #requeue(staleMs: number | undefined): Promise<void> {
+    const { runs, repairedThreads } = await this.#o.store.requeueOrphans(staleMs);
+    for (const r of runs) {
+      this.#log({
+        level: "warn",
+        event: "requeue",
+        runId: r.runId,
+        threadId: r.threadId,
+        attempt: r.attempt,
+        from: r.workerId,
+      });
+    }
+    for (const threadId of repairedThreads) this.#log({ level: "warn", event: "thread-repaired", threadId });
+  }
+
   async #tick(orphanAfterMs: number): Promise<void> {
+    const sentAt = performance.now();
     try {
-      const stops = await this.#o.store.heartbeat(this.workerId, [...this.#active.keys()]);
+      const attempts = [...this.#active].map(([runId, a]) => ({ runId, attempt: a.attempt }));
+      const { stops, lost } = await this.#o.store.heartbeat(this.workerId, attempts);
+      const lostSet = new Set(lost);
+      for (const { runId, attempt } of attempts) {
+        const active = this.#active.get(runId);
+        if (active?.attempt === attempt && !lostSet.has(runId)) active.confirmedAt = sentAt;
+      }
+      for (const runId of lost) this.#lose(runId, "the store no longer lists this attempt as the run's");
       for (const { runId, cancel } of stops) this.#applyStop(runId, cancel);
-      await this.#o.store.requeueOrphans(orphanAfterMs);
+      await this.#requeue(orphanAfterMs);
+      this.#lastTick = { at: new Date().toISOString(), ok: true };
       this.pump();
     } catch (error) {
-      console.error("[trellis-server] heartbeat:", error);
+      this.#lastTick = { at: new Date().toISOString(), ok: false, error: (error as Error)?.message ?? String(error) };
+      this.#log({ level: "error", event: "heartbeat-failed", error });
     }
+  }
+
+  /** Aborts an attempt that may no longer write (another worker may own its run). */
+  #lose(runId: string, why: string): void {
+    const active = this.#active.get(runId);
+    if (!active || active.lost) return;
+    active.lost = why;
+    this.#log({ level: "warn", event: "lease-lost", runId, attempt: active.attempt, reason: why });
+    active.stop = "lost";
+    active.controller.abort(attemptLost(runId, active.attempt));
+  }
+
+  /**
+   * Throws LEASE_LOST when the attempt may no longer write: it was aborted as lost, or (scale-out) its
+   * last confirmed heartbeat is so old that other workers may have taken the run back.
+   */
+  #fence(runId: string, active: ActiveRun): void {
+    if (!active.lost && this.#o.shared) {
+      const { heartbeatMs, orphanAfterMs } = this.#o.shared;
+      const limit = orphanAfterMs > heartbeatMs ? orphanAfterMs - heartbeatMs : orphanAfterMs / 2;
+      const silentFor = performance.now() - active.confirmedAt;
+      if (silentFor > limit) this.#lose(runId, `no heartbeat confirmed for ${Math.round(silentFor)} ms`);
+    }
+    if (active.lost) throw attemptLost(runId, active.attempt);
   }
 
   #applyStop(runId: string, cancel: RunRecord["cancel"]): void {
@@ -136,20 +228,16 @@ export class RunManager {
   async cancel(run: RunRecord, action: CancelAction, wait: boolean): Promise<void> {
     if (TERMINAL_RUN_STATUSES.has(run.status)) return;
     const active = this.#active.get(run.runId);
-    if (active) {
+    if (active && !active.lost) {
       active.stop = action === "rollback" ? "rollback" : "cancel";
       active.controller.abort(`cancelled (${action})`);
       if (wait) await active.done;
       return;
     }
-    if (run.status === "pending") {
-      await this.#o.store.updateRun(run.runId, { status: "interrupted", cancel: action });
-      await this.#settleThread(run.threadId, undefined);
-      this.#o.hub.end(run.runId);
-      return;
-    }
-    await this.#o.store.updateRun(run.runId, { cancel: action }); // running elsewhere: its worker polls this
-    if (wait) await this.waitFor(run.runId);
+    // queued: cancelled in the store; running elsewhere: its worker reads the stop with its heartbeat
+    const result = await this.#o.store.cancelRun(run.runId, action);
+    if (result === "cancelled") this.#o.hub.end(run.runId);
+    else if (result === "signalled" && wait) await this.waitFor(run.runId);
   }
 
   /** Resolves with the run once it reached a final status. */
@@ -245,33 +333,43 @@ export class RunManager {
         do {
           this.#pumpAgain = false;
           while (!this.#stopping && this.#active.size < this.#o.concurrency) {
+            const sentAt = performance.now();
             const run = await this.#o.store.claimNext(this.workerId);
             if (!run) break;
-            this.#launch(run);
+            this.#launch(run, sentAt);
           }
         } while (this.#pumpAgain);
       } catch (error) {
-        console.error("[trellis-server] queue:", error);
+        this.#log({ level: "error", event: "claim-failed", error });
       } finally {
         this.#pumping = false;
       }
     })();
   }
 
-  #launch(run: RunRecord): void {
+  #launch(run: RunRecord, claimSentAt: number): void {
+    // this process claimed the run again (its earlier attempt was taken back): that attempt is stale
+    if (this.#active.has(run.runId)) this.#lose(run.runId, `attempt ${run.attempt} of the run was claimed`);
     const active: ActiveRun = {
+      attempt: run.attempt,
       controller: new AbortController(),
       drain: new AbortController(),
       stop: undefined,
       done: Promise.resolve(),
+      confirmedAt: claimSentAt,
+      lost: undefined,
     };
     this.#active.set(run.runId, active);
+    this.#log({ level: "info", event: "claim", runId: run.runId, threadId: run.threadId, attempt: run.attempt });
     this.#applyStop(run.runId, run.cancel);
     active.done = (async () => {
-      let threadStatus: ThreadStatus | undefined;
+      let outcome: ExecuteOutcome | undefined;
+      const started = performance.now();
       try {
-        threadStatus = await executeRun(run, {
-          ...this.#o,
+        await this.#o.point?.("claimed", run);
+        const { point, ...options } = this.#o;
+        outcome = await executeRun(run, {
+          ...options,
           signal: active.controller.signal,
           drainSignal: active.drain.signal,
           stopReason: () => active.stop,
@@ -279,42 +377,56 @@ export class RunManager {
             active.stop ??= s;
             active.controller.abort(s);
           },
+          fence: () => this.#fence(run.runId, active),
+          lost: (why) => this.#lose(run.runId, why),
+          ...(point ? { point: (name: string) => point(name, run) } : {}),
         });
       } catch (error) {
-        console.error(`[trellis-server] run ${run.runId}:`, error);
-        threadStatus = "error";
+        this.#log({ level: "error", event: "run-failed", runId: run.runId, attempt: run.attempt, error });
       } finally {
-        this.#active.delete(run.runId);
-        if (threadStatus !== undefined) await this.#settleThread(run.threadId, threadStatus).catch(() => undefined);
-        this.#o.hub.end(run.runId);
+        if (this.#active.get(run.runId) === active) this.#active.delete(run.runId);
+        const ms = Math.round(performance.now() - started);
+        const ids = { runId: run.runId, threadId: run.threadId, attempt: run.attempt, ms };
+        if (outcome?.kind === "finished") {
+          this.#log({ level: "info", event: "finish", ...ids, status: outcome.status });
+          this.#o.hub.end(run.runId);
+        } else if (outcome?.kind === "lost") {
+          this.#log({ level: "warn", event: "fenced", ...ids, reason: outcome.reason });
+          // still ours in the store (self-fenced): back to the queue now rather than after orphanAfterMs
+          if (await this.#o.store.releaseRun(run.runId, run.attempt).catch(() => false)) {
+            this.#log({ level: "warn", event: "release", ...ids });
+          }
+        } else if (outcome?.kind === "released") {
+          this.#log({ level: "info", event: "release", ...ids });
+        }
         this.pump();
       }
     })();
   }
 
-  async #settleThread(threadId: string, outcome: ThreadStatus | undefined): Promise<void> {
-    const remaining = await this.#o.store.activeRuns(threadId);
-    if (remaining.length > 0) return this.#o.store.updateThread(threadId, { status: "busy" });
-    const thread = await this.#o.store.getThread(threadId);
-    if (!thread) return;
-    await this.#o.store.updateThread(threadId, {
-      status: outcome ?? (thread.status === "busy" ? "idle" : thread.status),
-    });
-  }
-
   /**
    * Stops taking runs and stops the running ones at once, leaving them queued: the next start (of this
-   * or another process) continues them from their last checkpoint.
+   * or another process) continues them from their last checkpoint. With `drainMs`, running runs first
+   * get that long to finish their superstep in progress (they are drained: stored, then queued).
    */
-  async stop(): Promise<void> {
+  async stop(options: { drainMs?: number } = {}): Promise<void> {
     this.#stopping = true;
-    if (this.#timer) clearInterval(this.#timer);
     await this.#unlisten?.();
+    if (options.drainMs && this.#active.size > 0) {
+      for (const active of this.#active.values()) {
+        active.stop ??= "shutdown";
+        active.drain.abort("server shutting down");
+      }
+      const all = Promise.all([...this.#active.values()].map((a) => a.done));
+      await Promise.race([all, new Promise((r) => setTimeout(r, options.drainMs).unref?.())]);
+    }
     for (const active of this.#active.values()) {
       active.stop = "shutdown";
       active.controller.abort("server shutting down");
     }
     await Promise.all([...this.#active.values()].map((a) => a.done));
+    // heartbeats go on until the last attempt stopped: a run still writing is never taken as orphaned
+    if (this.#timer) clearInterval(this.#timer);
   }
 }
 

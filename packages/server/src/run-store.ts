@@ -1,3 +1,5 @@
+import { TrellisError } from "@trellis/checkpoint";
+
 /** A run's lifecycle, as LangGraph's Agent Server names it. */
 export type RunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
 /** A thread's status: `busy` while a run is queued or running on it. */
@@ -35,6 +37,11 @@ export interface RunKwargs {
   interruptAfter: string[] | "*" | null;
   checkpointId: string | null;
   durability: "sync" | "async" | "exit" | null;
+  /**
+   * Set by the run service on a resume it accepted: the checkpoint whose pause the resume answers. The
+   * run fails with `RESUME_MISMATCH`, writing nothing, when the thread has moved on by its turn.
+   */
+  expectedCheckpointId?: string;
 }
 
 /** A run as the server stores it. */
@@ -67,6 +74,77 @@ export interface StoredEvent {
   seq: number;
   event: string;
   data: unknown;
+}
+
+/** An event a run's attempt appends to its stream (numbered by the store). */
+export interface NewEvent {
+  event: string;
+  data: unknown;
+}
+
+/**
+ * What a claimed attempt records before it runs its graph, in one transaction: the thread's head when
+ * the run first started (kept from the first attempt that recorded it), the thread busy under the
+ * run's graph, and its first events.
+ */
+export interface AttemptStart {
+  preCheckpointId: string | null;
+  preWriteCount: number;
+  graphId: string;
+  events: NewEvent[];
+}
+
+/** How a run's attempt ended, written with its thread's status in one transaction. */
+export interface RunEnd {
+  status: RunStatus;
+  error: RunRecord["error"];
+  /** The thread's status after the run, unless another run of the thread is queued (then `busy`). */
+  threadStatus: ThreadStatus;
+  /** Last events of the run (an `error`, the final `values`), appended in the same transaction. */
+  events: NewEvent[];
+}
+
+/** What {@link RunStore.heartbeat} found. */
+export interface HeartbeatResult {
+  /** Stops asked for these runs (by another process) meanwhile. */
+  stops: Array<{ runId: string; cancel: RunRecord["cancel"] }>;
+  /** Runs this worker no longer owns under the attempt it holds (requeued, claimed again, finished). */
+  lost: string[];
+}
+
+/** What {@link RunStore.requeueOrphans} put back. */
+export interface RequeueResult {
+  runs: Array<{ runId: string; threadId: string; attempt: number; workerId: string | null }>;
+  /** Threads left `busy` with no queued or running run, set to their last run's outcome. */
+  repairedThreads: string[];
+}
+
+/** What {@link RunStore.cancelRun} did. */
+export type CancelResult = "cancelled" | "signalled" | "finished" | "missing";
+
+/** Settings of {@link RunStore.sweep}. */
+export interface SweepOptions {
+  /** Finished runs (and their events) whose last change is older than this are deleted. */
+  runsOlderThanMs: number;
+  /** At most this many runs per call. */
+  limit: number;
+}
+
+/**
+ * The error of a write by an attempt that no longer owns its run: another worker claimed it (after
+ * this one fell silent), or it ended. Nothing was written; the attempt must stop.
+ */
+export function attemptLost(runId: string, attempt: number): TrellisError {
+  return new TrellisError(
+    "LEASE_LOST",
+    `Attempt ${attempt} of run ${runId} no longer owns the run (it was requeued, claimed by another attempt, or ended): nothing was written.`,
+    { details: { runId, attempt } },
+  );
+}
+
+/** True for the error of {@link attemptLost} (or a checkpoint write refused for a lost lease). */
+export function isAttemptLost(error: unknown): boolean {
+  return error instanceof TrellisError && error.code === "LEASE_LOST";
 }
 
 /** Filters of {@link RunStore.searchThreads}. */
@@ -123,21 +201,62 @@ export interface RunStore {
   deleteRun(runId: string): Promise<void>;
   /** Pending or running runs of a thread, oldest first. */
   activeRuns(threadId: string): Promise<RunRecord[]>;
-  /** Marks the oldest claimable pending run running for `workerId` (attempt + 1) and returns it. */
+  /**
+   * Claims the oldest pending run whose thread has no running run: marks it running for `workerId` as a
+   * new attempt (attempt + 1) and returns it. Never waits on another worker's claim. Every later write
+   * of the attempt names `(runId, attempt)` and is refused (LEASE_LOST) once the attempt is stale.
+   */
   claimNext(workerId: string): Promise<RunRecord | undefined>;
   /**
-   * Records that `workerId` is still executing `runIds`; returns the stops asked for them meanwhile
-   * (by another process).
+   * Records the start of an attempt ({@link AttemptStart}) and appends its first events; returns their
+   * numbers and the pre-run head as recorded (by this attempt or the first one that recorded it).
+   * Refused (LEASE_LOST) unless the run is running under `attempt`.
    */
-  heartbeat(workerId: string, runIds: string[]): Promise<Array<{ runId: string; cancel: RunRecord["cancel"] }>>;
+  beginAttempt(
+    runId: string,
+    attempt: number,
+    start: AttemptStart,
+  ): Promise<{ seqs: number[]; preCheckpointId: string | null; preWriteCount: number }>;
+  /** Appends events of an attempt in order; returns their numbers. Refused unless the attempt is current. */
+  appendEvents(runId: string, attempt: number, events: NewEvent[]): Promise<number[]>;
   /**
-   * Puts runs left `running` by a process that died back in the queue; returns how many. With
-   * `staleMs`, only runs whose worker has not sent a heartbeat for that long (several processes share
-   * the store); without, every running run (the only process has just started).
+   * Ends an attempt: the run's final status and error, its last events, and its thread's status, in one
+   * transaction. Refused (LEASE_LOST) unless the run is running under `attempt`; returns the events' numbers.
    */
-  requeueOrphans(staleMs?: number): Promise<number>;
+  finishRun(runId: string, attempt: number, end: RunEnd): Promise<number[]>;
+  /** Puts a running attempt's run back in the queue (shutdown); false when the attempt was not current. */
+  releaseRun(runId: string, attempt: number): Promise<boolean>;
+  /**
+   * Cancels a run in one transaction: a pending run becomes `interrupted` (its thread settled), a
+   * running one gets the stop for its worker to apply.
+   */
+  cancelRun(runId: string, action: CancelAction): Promise<CancelResult>;
+  /**
+   * Records that `workerId` still executes these attempts; returns the stops asked for them meanwhile
+   * (by another process) and the runs it no longer owns.
+   */
+  heartbeat(workerId: string, runs: Array<{ runId: string; attempt: number }>): Promise<HeartbeatResult>;
+  /**
+   * Puts runs left `running` by a process that died back in the queue, and repairs threads left `busy`
+   * with no queued or running run. With `staleMs`, only runs whose worker has not sent a heartbeat for
+   * that long (several processes share the store); without, every running run (the only process has
+   * just started).
+   */
+  requeueOrphans(staleMs?: number): Promise<RequeueResult>;
+  /** Deletes finished runs older than the cutoff and their events; returns how many runs. */
+  sweepRuns(options: SweepOptions): Promise<number>;
+  /**
+   * Threads with no queued or running run whose last change is older than `idleForMs`, changed after
+   * `after` (a cursor: the `updatedAt` of the last one returned), oldest first.
+   */
+  idleThreads(options: { idleForMs: number; after: string | null; limit: number }): Promise<ThreadRecord[]>;
+  /**
+   * Runs `fn` only if no other process runs the task `name` now (a lease of `ttlMs` taken without
+   * waiting); returns false when another process holds it.
+   */
+  exclusive(name: string, ttlMs: number, fn: () => Promise<void>): Promise<boolean>;
 
-  /** Appends an event to the run's stream; returns its number. */
+  /** Appends an event to the run's stream whatever its attempt (request side); returns its number. */
   appendEvent(runId: string, event: string, data: unknown): Promise<number>;
   /** The run's events numbered above `afterSeq`, in order. */
   eventsAfter(runId: string, afterSeq: number): Promise<StoredEvent[]>;

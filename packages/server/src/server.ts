@@ -13,14 +13,14 @@ import { loadConfig, type ResolvedConfig, resolveConfig, type TrellisConfig } fr
 import { type EventHub, LocalEventHub } from "./event-hub.js";
 import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
 import { errorJson, errorResponse } from "./http-errors.js";
-import { PostgresRunStore } from "./postgres-run-store.js";
+import { POSTGRES_SESSION_OPTIONS, PostgresRunStore } from "./postgres-run-store.js";
 import { RedisEventHub, RedisQueueWake } from "./redis-fan-out.js";
 import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { runRoutes } from "./routes/runs.js";
 import { systemRoutes } from "./routes/system.js";
 import { threadRoutes } from "./routes/threads.js";
-import { type QueueWake, RunManager } from "./run-manager.js";
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_ORPHAN_AFTER_MS, type QueueWake, RunManager } from "./run-manager.js";
 import { RunService, type RunServiceParts } from "./run-service.js";
 import type { RunStore } from "./run-store.js";
 import { lookups, type ServerContext, type ServerEnv } from "./server-context.js";
@@ -158,14 +158,16 @@ async function openStorage(config: ResolvedConfig): Promise<Storage> {
     ...(config.saver.schema ? { schema: config.saver.schema } : {}),
   });
   await store.setup();
+    // a stalled process (SIGSTOP, a paused VM) cannot hold locks past a few seconds
+    poolConfig: { options: POSTGRES_SESSION_OPTIONS },
   const storage: Storage = {
     saver,
     store,
     hub: redis?.hub ?? new LocalEventHub(),
     // several processes may share the database: heartbeats decide which runs are orphaned
     shared: {
-      heartbeatMs: queue.kind === "redis" ? (queue.heartbeatMs ?? 2_000) : 2_000,
-      orphanAfterMs: queue.kind === "redis" ? (queue.orphanAfterMs ?? 15_000) : 15_000,
+      heartbeatMs: (queue.kind === "redis" ? queue.heartbeatMs : undefined) ?? DEFAULT_HEARTBEAT_MS,
+      orphanAfterMs: (queue.kind === "redis" ? queue.orphanAfterMs : undefined) ?? DEFAULT_ORPHAN_AFTER_MS,
     },
     close: closeRedis,
   };

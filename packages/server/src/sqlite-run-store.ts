@@ -1,16 +1,27 @@
+import { randomUUID } from "node:crypto";
 import { TrellisError } from "@trellis/checkpoint";
 import type { Database, Statement } from "better-sqlite3";
 import {
+  type AttemptStart,
+  attemptLost,
+  type CancelAction,
+  type CancelResult,
   type EnqueueResult,
+  type HeartbeatResult,
   json,
   type MultitaskStrategy,
+  type NewEvent,
+  type RequeueResult,
+  type RunEnd,
   type RunRecord,
   type RunStatus,
   type RunStore,
   runRowValues,
   type StoredEvent,
+  type SweepOptions,
   type ThreadQuery,
   type ThreadRecord,
+  type ThreadStatus,
 } from "./run-store.js";
 
 /**
@@ -67,6 +78,21 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
     sql: `
       ALTER TABLE server_runs ADD COLUMN worker_id TEXT;
       ALTER TABLE server_runs ADD COLUMN heartbeat_at INTEGER;
+    `,
+  },
+  {
+    version: 3,
+    name: "attempt fencing: event counter per run, pre-run head recorded once, one running run per thread, task leases",
+    sql: `
+      ALTER TABLE server_runs ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE server_runs ADD COLUMN pre_recorded INTEGER NOT NULL DEFAULT 0;
+      UPDATE server_runs SET
+        last_seq = (SELECT COALESCE(MAX(seq), 0) FROM server_run_events e WHERE e.run_id = server_runs.run_id),
+        pre_recorded = CASE WHEN attempt > 0 THEN 1 ELSE 0 END;
+      UPDATE server_runs SET status = 'pending' WHERE status = 'running';
+      CREATE UNIQUE INDEX server_runs_one_running ON server_runs (thread_id) WHERE status = 'running';
+      CREATE INDEX server_runs_finished ON server_runs (updated_at) WHERE status NOT IN ('pending', 'running');
+      CREATE TABLE server_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
     `,
   },
 ];
@@ -401,9 +427,11 @@ export class SqliteRunStore implements RunStore {
 
   async claimNext(workerId: string): Promise<RunRecord | undefined> {
     return this.#tx(() => {
+      // the oldest pending run of each thread only, and only when the thread runs nothing
       const row = this.#stmt(
-        `SELECT * FROM server_runs r WHERE r.status = 'pending' AND NOT EXISTS (
-           SELECT 1 FROM server_runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+        `SELECT * FROM server_runs r WHERE r.status = 'pending'
+           AND NOT EXISTS (SELECT 1 FROM server_runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+           AND NOT EXISTS (SELECT 1 FROM server_runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
          ORDER BY r.seq LIMIT 1`,
       ).get() as RunRow | undefined;
       if (!row) return undefined;
@@ -415,48 +443,218 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  async heartbeat(workerId: string, runIds: string[]): Promise<Array<{ runId: string; cancel: RunRecord["cancel"] }>> {
-    if (runIds.length === 0) return [];
+  /** Refuses the write unless the run is running under `attempt`. */
+  #fence(runId: string, attempt: number): void {
+    const row = this.#stmt("SELECT attempt, status FROM server_runs WHERE run_id = ?").get(runId) as
+      | { attempt: number; status: string }
+      | undefined;
+    if (!row || row.attempt !== attempt || row.status !== "running") throw attemptLost(runId, attempt);
+  }
+
+  #append(runId: string, events: NewEvent[]): number[] {
+    if (events.length === 0) return [];
+    const row = this.#stmt("UPDATE server_runs SET last_seq = last_seq + ? WHERE run_id = ? RETURNING last_seq").get(
+      events.length,
+      runId,
+    ) as { last_seq: number } | undefined;
+    if (!row) throw new TrellisError("NOT_FOUND", `No run ${runId}.`);
+    const first = row.last_seq - events.length + 1;
+    const insert = this.#stmt("INSERT INTO server_run_events (run_id, seq, event, data) VALUES (?, ?, ?, ?)");
+    return events.map((e, i) => {
+      insert.run(runId, first + i, e.event, json(e.data));
+      return first + i;
+    });
+  }
+
+  async beginAttempt(
+    runId: string,
+    attempt: number,
+    start: AttemptStart,
+  ): Promise<{ seqs: number[]; preCheckpointId: string | null; preWriteCount: number }> {
     return this.#tx(() => {
-      const out: Array<{ runId: string; cancel: RunRecord["cancel"] }> = [];
-      for (const runId of runIds) {
-        this.#stmt("UPDATE server_runs SET heartbeat_at = ? WHERE run_id = ? AND worker_id = ?").run(
-          Date.now(),
+      this.#fence(runId, attempt);
+      const now = new Date().toISOString();
+      const run = this.#stmt(
+        `UPDATE server_runs SET updated_at = ?,
+           pre_checkpoint_id = CASE WHEN pre_recorded = 1 THEN pre_checkpoint_id ELSE ? END,
+           pre_write_count = CASE WHEN pre_recorded = 1 THEN pre_write_count ELSE ? END,
+           pre_recorded = 1
+         WHERE run_id = ? RETURNING thread_id, pre_checkpoint_id, pre_write_count`,
+      ).get(now, start.preCheckpointId, start.preWriteCount, runId) as {
+        thread_id: string;
+        pre_checkpoint_id: string | null;
+        pre_write_count: number;
+      };
+      this.#stmt("UPDATE server_threads SET status = 'busy', graph_id = ?, updated_at = ? WHERE thread_id = ?").run(
+        start.graphId,
+        now,
+        run.thread_id,
+      );
+      const seqs = this.#append(runId, start.events);
+      return { seqs, preCheckpointId: run.pre_checkpoint_id, preWriteCount: run.pre_write_count };
+    });
+  }
+
+  async appendEvents(runId: string, attempt: number, events: NewEvent[]): Promise<number[]> {
+    return this.#tx(() => {
+      this.#fence(runId, attempt);
+      return this.#append(runId, events);
+    });
+  }
+
+  async finishRun(runId: string, attempt: number, end: RunEnd): Promise<number[]> {
+    return this.#tx(() => {
+      this.#fence(runId, attempt);
+      const seqs = this.#append(runId, end.events);
+      const now = new Date().toISOString();
+      const { thread_id } = this.#stmt(
+        "UPDATE server_runs SET status = ?, error = ?, updated_at = ?, worker_id = NULL WHERE run_id = ? RETURNING thread_id",
+      ).get(end.status, end.error ? json(end.error) : null, now, runId) as { thread_id: string };
+      this.#settle(thread_id, end.threadStatus, now);
+      return seqs;
+    });
+  }
+
+  /** Sets the thread's status after a run: `busy` while another run is queued or running. */
+  #settle(threadId: string, outcome: ThreadStatus, now: string): void {
+    const busy = this.#activeRuns(threadId).length > 0;
+    this.#stmt("UPDATE server_threads SET status = ?, updated_at = ? WHERE thread_id = ?").run(
+      busy ? "busy" : outcome,
+      now,
+      threadId,
+    );
+  }
+
+  async releaseRun(runId: string, attempt: number): Promise<boolean> {
+    return (
+      this.#stmt(
+        "UPDATE server_runs SET status = 'pending', worker_id = NULL, updated_at = ? WHERE run_id = ? AND attempt = ? AND status = 'running'",
+      ).run(new Date().toISOString(), runId, attempt).changes > 0
+    );
+  }
+
+  async cancelRun(runId: string, action: CancelAction): Promise<CancelResult> {
+    return this.#tx(() => {
+      const row = this.#stmt("SELECT status, thread_id FROM server_runs WHERE run_id = ?").get(runId) as
+        | { status: string; thread_id: string }
+        | undefined;
+      if (!row) return "missing";
+      const now = new Date().toISOString();
+      if (row.status === "pending") {
+        this.#stmt("UPDATE server_runs SET status = 'interrupted', cancel = ?, updated_at = ? WHERE run_id = ?").run(
+          action,
+          now,
           runId,
-          workerId,
         );
-        const row = this.#stmt("SELECT cancel FROM server_runs WHERE run_id = ?").get(runId) as
-          | { cancel: string | null }
+        const thread = this.#stmt("SELECT status FROM server_threads WHERE thread_id = ?").get(row.thread_id) as
+          | { status: ThreadStatus }
           | undefined;
-        if (row?.cancel) out.push({ runId, cancel: row.cancel as RunRecord["cancel"] });
+        if (thread) this.#settle(row.thread_id, thread.status === "busy" ? "idle" : thread.status, now);
+        return "cancelled";
+      }
+      if (row.status === "running") {
+        this.#stmt("UPDATE server_runs SET cancel = ? WHERE run_id = ?").run(action, runId);
+        return "signalled";
+      }
+      return "finished";
+    });
+  }
+
+  async heartbeat(workerId: string, runs: Array<{ runId: string; attempt: number }>): Promise<HeartbeatResult> {
+    if (runs.length === 0) return { stops: [], lost: [] };
+    return this.#tx(() => {
+      const out: HeartbeatResult = { stops: [], lost: [] };
+      const now = Date.now();
+      for (const { runId, attempt } of runs) {
+        const row = this.#stmt(
+          "UPDATE server_runs SET heartbeat_at = ? WHERE run_id = ? AND attempt = ? AND worker_id = ? AND status = 'running' RETURNING cancel",
+        ).get(now, runId, attempt, workerId) as { cancel: string | null } | undefined;
+        if (!row) out.lost.push(runId);
+        else if (row.cancel) out.stops.push({ runId, cancel: row.cancel as RunRecord["cancel"] });
       }
       return out;
     });
   }
 
-  async requeueOrphans(staleMs?: number): Promise<number> {
-    if (staleMs === undefined) {
-      return this.#stmt("UPDATE server_runs SET status = 'pending' WHERE status = 'running'").run().changes;
+  async requeueOrphans(staleMs?: number): Promise<RequeueResult> {
+    return this.#tx(() => {
+      const now = Date.now();
+      const rows = (
+        staleMs === undefined
+          ? this.#stmt(
+              "UPDATE server_runs SET status = 'pending', worker_id = NULL WHERE status = 'running' RETURNING run_id, thread_id, attempt, worker_id",
+            ).all()
+          : this.#stmt(
+              `UPDATE server_runs SET status = 'pending', worker_id = NULL
+               WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < ?)
+               RETURNING run_id, thread_id, attempt, worker_id`,
+            ).all(now - staleMs)
+      ) as Array<{ run_id: string; thread_id: string; attempt: number; worker_id: string | null }>;
+      // a thread whose run ended without its status change (a process that died in between, before
+      // the two were one transaction) takes its last run's outcome
+      const cutoff = new Date(now - (staleMs ?? 0)).toISOString();
+      const repaired = this.#stmt(
+        `UPDATE server_threads SET updated_at = ?, status = COALESCE((
+           SELECT CASE r.status WHEN 'interrupted' THEN 'interrupted' WHEN 'error' THEN 'error' WHEN 'timeout' THEN 'error' ELSE 'idle' END
+           FROM server_runs r WHERE r.thread_id = server_threads.thread_id ORDER BY r.seq DESC LIMIT 1), 'idle')
+         WHERE status = 'busy' AND updated_at <= ?
+           AND NOT EXISTS (SELECT 1 FROM server_runs a WHERE a.thread_id = server_threads.thread_id AND a.status IN ('pending', 'running'))
+         RETURNING thread_id`,
+      ).all(new Date(now).toISOString(), cutoff) as Array<{ thread_id: string }>;
+      return {
+        runs: rows.map((r) => ({ runId: r.run_id, threadId: r.thread_id, attempt: r.attempt, workerId: r.worker_id })),
+        repairedThreads: repaired.map((r) => r.thread_id),
+      };
+    });
+  }
+
+  async sweepRuns(options: SweepOptions): Promise<number> {
+    return this.#tx(() => {
+      const cutoff = new Date(Date.now() - options.runsOlderThanMs).toISOString();
+      const ids = (
+        this.#stmt(
+          "SELECT run_id FROM server_runs WHERE status NOT IN ('pending', 'running') AND updated_at < ? ORDER BY updated_at LIMIT ?",
+        ).all(cutoff, options.limit) as Array<{ run_id: string }>
+      ).map((r) => r.run_id);
+      const events = this.#stmt("DELETE FROM server_run_events WHERE run_id = ?");
+      const run = this.#stmt("DELETE FROM server_runs WHERE run_id = ?");
+      for (const id of ids) {
+        events.run(id);
+        run.run(id);
+      }
+      return ids.length;
+    });
+  }
+
+  async idleThreads(options: { idleForMs: number; after: string | null; limit: number }): Promise<ThreadRecord[]> {
+    const cutoff = new Date(Date.now() - options.idleForMs).toISOString();
+    const rows = this.#stmt(
+      `SELECT * FROM server_threads t WHERE t.status != 'busy' AND t.updated_at < ? AND t.updated_at > ?
+         AND NOT EXISTS (SELECT 1 FROM server_runs a WHERE a.thread_id = t.thread_id AND a.status IN ('pending', 'running'))
+       ORDER BY t.updated_at LIMIT ?`,
+    ).all(cutoff, options.after ?? "", options.limit) as ThreadRow[];
+    return rows.map(threadOf);
+  }
+
+  async exclusive(name: string, ttlMs: number, fn: () => Promise<void>): Promise<boolean> {
+    const holder = randomUUID();
+    const now = Date.now();
+    const taken = this.#stmt(
+      `INSERT INTO server_leases (name, holder, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+       WHERE server_leases.expires_at < ?`,
+    ).run(name, holder, now + ttlMs, now).changes;
+    if (!taken) return false;
+    try {
+      await fn();
+    } finally {
+      this.#stmt("DELETE FROM server_leases WHERE name = ? AND holder = ?").run(name, holder);
     }
-    return this.#stmt(
-      "UPDATE server_runs SET status = 'pending' WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < ?)",
-    ).run(Date.now() - staleMs).changes;
+    return true;
   }
 
   async appendEvent(runId: string, event: string, data: unknown): Promise<number> {
-    return this.#tx(() => {
-      const row = this.#stmt("SELECT MAX(seq) AS n FROM server_run_events WHERE run_id = ?").get(runId) as {
-        n: number | null;
-      };
-      const seq = (row.n ?? 0) + 1;
-      this.#stmt("INSERT INTO server_run_events (run_id, seq, event, data) VALUES (?, ?, ?, ?)").run(
-        runId,
-        seq,
-        event,
-        json(data),
-      );
-      return seq;
-    });
+    return this.#tx(() => this.#append(runId, [{ event, data }])[0] as number);
   }
 
   async eventsAfter(runId: string, afterSeq: number): Promise<StoredEvent[]> {

@@ -1,19 +1,28 @@
 import { createServer as createNetServer } from "node:net";
-import { createServer, type TrellisServer } from "@trellis/server";
+import { createServer, resolveConfig, type TrellisServer } from "@trellis/server";
 import { checkFlags, type ParsedArgs, stringFlag } from "../args.js";
 import { CliError, type CliIo } from "../io.js";
 import { loadProject } from "../project.js";
 import { findStudioDir, studioFiles } from "../studio-files.js";
 
+export { workerCommand } from "./worker.js";
+
 /**
- * `trellis serve [--port n] [--host h] [--studio-dir d]`: the server of `trellis.json` with the
- * studio at `/studio`; prints the studio's URL and serves until SIGINT/SIGTERM (or `io.signal`).
+ * `trellis serve [--port n] [--host h] [--studio-dir d] [--workers n]`: the server of `trellis.json`
+ * with the studio at `/studio`; prints the studio's URL and serves until SIGINT/SIGTERM (or
+ * `io.signal`). With a Redis queue (scale-out) it executes no runs — `trellis worker`s do — unless
+ * `--workers n` says how many it should execute at once.
  *
  * @example
  * await serveCommand(parseArgs(["serve", "--port", "0"]), io);
  */
 export async function serveCommand(args: ParsedArgs, io: CliIo, signal?: AbortSignal): Promise<number> {
-  checkFlags(args, ["port", "host", "studio-dir", "no-studio"]);
+  checkFlags(args, ["port", "host", "studio-dir", "no-studio", "workers"]);
+  const workersFlag = stringFlag(args, "workers");
+  const workers = workersFlag === undefined ? undefined : Number(workersFlag);
+  if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0)) {
+    throw new CliError(`--workers must be a whole number (0 or more), got "${workersFlag}".`, 2);
+  }
   const project = await loadProject(io, stringFlag(args, "config"));
   const env = { ...io.env };
   const port = stringFlag(args, "port");
@@ -24,8 +33,11 @@ export async function serveCommand(args: ParsedArgs, io: CliIo, signal?: AbortSi
   const withStudio = args.flags.get("no-studio") !== true;
   const wanted = Number(env.PORT ?? config.port ?? 8123);
   await checkPortFree(wanted, config.host ?? "127.0.0.1");
+  // scale-out (a shared Redis queue): API processes execute nothing unless told to
+  const shared = resolveConfig(config, env).queue.kind === "redis";
   const server = await createServer(config, {
     env,
+    ...(workers !== undefined ? { workers } : shared ? { workers: 0 } : {}),
     ...(withStudio ? { publicRoutes: [{ path: "/studio", app: studioFiles(studioDir) }] } : {}),
   });
   const { url } = await server.listen();
@@ -37,28 +49,9 @@ export async function serveCommand(args: ParsedArgs, io: CliIo, signal?: AbortSi
   }
   const saver = server.config.saver;
   out(`Saver: ${saver.kind === "sqlite" ? `SQLite ${saver.path}` : "Postgres"} · queue: ${server.config.queue.kind}`);
+  if (shared && !workers) out("Runs: executed by `trellis worker` processes (pass --workers n to execute here too).");
+  for (const line of server.authBanner()) out(line);
   out("Press Ctrl+C to stop.");
-  await untilStopped(server, signal);
-  return 0;
-}
-
-/**
- * `trellis worker`: executes queued runs of the config's shared store without serving HTTP
- * (scale-out with a Postgres saver and a Redis queue).
- *
- * @example
- * await workerCommand(parseArgs(["worker"]), io);
- */
-export async function workerCommand(args: ParsedArgs, io: CliIo, signal?: AbortSignal): Promise<number> {
-  checkFlags(args, []);
-  const project = await loadProject(io, stringFlag(args, "config"));
-  if (project.resolved.saver.kind === "sqlite") {
-    io.stderr.write(
-      "Note: with the SQLite saver one process serves and executes runs; workers are for a Postgres saver and a Redis queue.\n",
-    );
-  }
-  const server = await createServer(project.config, { env: io.env });
-  io.stdout.write(`Trellis worker ${server.manager.workerId} for ${[...server.graphs.keys()].join(", ")}\n`);
   await untilStopped(server, signal);
   return 0;
 }
@@ -78,8 +71,15 @@ async function checkPortFree(port: number, host: string): Promise<void> {
   });
 }
 
-/** Waits for SIGINT/SIGTERM or the signal, then closes the server (runs in flight stay queued). */
-async function untilStopped(server: TrellisServer, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * Waits for SIGINT/SIGTERM or the signal, then closes the server (runs in flight stay queued). With
+ * `drainMs`, runs in flight first get that long to finish their superstep in progress. @internal
+ */
+export async function untilStopped(
+  server: TrellisServer,
+  signal: AbortSignal | undefined,
+  options: { drainMs?: number } = {},
+): Promise<void> {
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
@@ -92,5 +92,6 @@ async function untilStopped(server: TrellisServer, signal: AbortSignal | undefin
     if (signal?.aborted) stop();
     signal?.addEventListener("abort", stop);
   });
+  if (options.drainMs) await server.manager.stop({ drainMs: options.drainMs });
   await server.close();
 }

@@ -26,6 +26,13 @@ export interface RunConfig {
    * continues it. For graceful shutdown and for servers interrupting a busy thread.
    */
   drainSignal?: AbortSignal;
+  /**
+   * Continues a run whose process died mid-way, from the thread's latest checkpoint (pass `null` as
+   * input): a pause the run had reached — a pending `interrupt()`, a breakpoint before the next nodes
+   * or after the nodes that just ran — is kept (the run ends "interrupted" at once) instead of being
+   * run past as a plain `invoke(null)` would. Set by servers that re-run a crashed run's attempt.
+   */
+  recover?: boolean;
   /** `sync` (default): each checkpoint is stored before the next step; `async`: in the background; `exit`: once, when the run stops. */
   durability?: Durability;
   /** Most tasks running at once. Default: no limit. */

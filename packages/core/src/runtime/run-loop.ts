@@ -284,7 +284,10 @@ class GraphRun {
   async #loop(state: ThreadState, continuing: boolean): Promise<RunOutcome> {
     const counts = new Map<string, number>();
     let stepsRun = 0;
-    let skipBreakpoint = continuing;
+    // a recovered run keeps the pause it had reached; only an update's checkpoint is run past, as its run did
+    const recover = this.#config.recover === true && !this.request.parent;
+    if (recover && this.#reachedPause(state)) return this.#outcome(state, "interrupted");
+    let skipBreakpoint = continuing && !(recover && state.checkpoint.metadata.source !== "update");
     for (;;) {
       const plan = state.checkpoint.next;
       if (plan.length === 0) return this.#outcome(state, "done");
@@ -466,6 +469,14 @@ class GraphRun {
   #breaks(
     compiled: ReadonlySet<string> | "*",
     perRun: readonly string[] | "*" | undefined,
+
+  /** Whether the head holds a pause its run had reached: an unanswered interrupt, or a breakpoint after the nodes that wrote it. */
+  #reachedPause(state: ThreadState): boolean {
+    if (pendingInterrupts(state.pending).length > 0) return true;
+    const meta = state.checkpoint.metadata;
+    const ran = meta.source === "loop" ? Object.keys(meta.writes ?? {}).map((node) => ({ node })) : [];
+    return ran.length > 0 && this.#breaks(this.#spec.interruptAfter, this.#config.interruptAfter, ran);
+  }
     plan: readonly PlannedTask[],
   ): boolean {
     if (compiled === "*" || perRun === "*") return true;

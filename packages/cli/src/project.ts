@@ -1,10 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { type CheckpointSaver, MemorySaver, type TrellisError } from "@trellis/checkpoint";
+import { type CheckpointSaver, MemorySaver, TrellisError } from "@trellis/checkpoint";
 import { PostgresSaver } from "@trellis/checkpoint-postgres";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import {
   type AnyGraph,
+  createServer,
   loadConfig,
   loadGraphs,
   PostgresRunStore,
@@ -13,6 +14,7 @@ import {
   resolveConfig,
   SqliteRunStore,
   type TrellisConfig,
+  type TrellisServer,
 } from "@trellis/server";
 import { CliError, type CliIo } from "./io.js";
 
@@ -71,7 +73,7 @@ export async function loadGraph(project: Project, graphId: string, saver: Checkp
   return (graphs.get(graphId) as { graph: AnyGraph }).graph;
 }
 
-/** The configured saver and the server's thread records, opened by a CLI command. */
+/** The configured saver and the server's thread records, opened by a CLI command that only reads them. */
 export interface Storage {
   saver: CheckpointSaver;
   store: RunStore;
@@ -80,7 +82,7 @@ export interface Storage {
 
 /**
  * Opens the saver the config names (SQLite file or Postgres) and the server's thread table beside it,
- * so threads run from the terminal show up in `trellis threads` and in the studio.
+ * for the commands that read threads (`threads`, `state`); runs go through {@link openServer}.
  *
  * @example
  * const storage = await openStorage(project);
@@ -119,6 +121,31 @@ export async function openStorage(project: Project): Promise<Storage> {
     },
   };
 }
+
+/**
+ * The project's server, built in this process without listening: the saver, thread table and queue of
+ * `trellis serve`, with one worker. `trellis run` starts and follows its runs through `server.runs`, so
+ * they are the same runs, with the same records and events, as runs made over HTTP. Close it when done:
+ * its worker stops.
+ *
+ * @example
+ * const server = await openServer(project, io);
+ * try { await server.runs.invoke({ assistantId: "approval-flow", as: "app", input: { request: "x" } }); }
+ * finally { await server.close(); }
+ */
+export async function openServer(project: Project, io: CliIo): Promise<TrellisServer> {
+  const saver = project.resolved.saver;
+  try {
+    return await createServer(project.config, { env: io.env, workers: 1 });
+  } catch (error) {
+    const code = String((error as { code?: unknown }).code);
+    if (saver.kind !== "postgres" || error instanceof TrellisError || !UNREACHABLE.test(code)) throw error;
+    throw new CliError(`Cannot reach the Postgres saver (${redact(saver.url)}): ${(error as Error).message}`);
+  }
+}
+
+/** Error codes of a database that cannot be reached: network errors, SQLSTATE classes 08, 28, 3D. */
+const UNREACHABLE = /^(E[A-Z_]+|08\w{3}|28\w{3}|3D\w{3})$/;
 
 /** A saver for commands that read no threads (draw). */
 export function scratchSaver(): CheckpointSaver {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Command, type GraphInput, type Interrupt, type StateSnapshot } from "@trellis/core";
-import type { AnyGraph, RunStore } from "@trellis/server";
+import type { Interrupt, StateSnapshot } from "@trellis/core";
+import type { RunEnd, RunRecord, RunService, StartRun, StoredEvent } from "@trellis/server";
 import { checkFlags, type ParsedArgs, stringFlag } from "../args.js";
 import { CliError, type CliIo, LineReader } from "../io.js";
 import {
@@ -12,15 +12,22 @@ import {
   parseAnswer,
 } from "../pause-prompts.js";
 import { ProgressPrinter, payloadLines, showValue } from "../progress-printer.js";
-import { entryOf, loadGraph, loadProject, openStorage } from "../project.js";
+import { entryOf, loadProject, openServer } from "../project.js";
 
 /** Exit code of a run left paused because stdin ended (or the person stopped) before an answer. */
 export const EXIT_PAUSED = 3;
 
+/** The modes a terminal run stores in its event log (what the studio and `GET …/stream` replay). */
+const STORED_MODES = ["values", "updates", "messages-tuple", "debug"];
+
 /**
- * `trellis run <graph> [--input json] [--thread id] [--json]`: runs a graph of `trellis.json` in this
- * process on the configured saver, shows progress, asks the person at every pause and resumes, until
- * the run ends. Exit codes: 0 done, 1 failed, 2 usage, 3 left paused.
+ * `trellis run <graph> [--input json] [--thread id] [--json]`: runs a graph of `trellis.json` through
+ * the run service of the project's server, built in this process (same saver, thread table and queue as
+ * `trellis serve`): each turn is a real run of the thread, with its record, multitask check, graph
+ * binding, paused-input policy and event log. Shows progress from the run's events, asks the person at
+ * every pause and answers with `command.resume`, until the thread ends. Ctrl+C cancels the run in
+ * flight (its progress kept) and leaves the thread paused. Exit codes: 0 done, 1 failed or refused,
+ * 2 usage, 3 left paused.
  *
  * @example
  * await runCommand(parseArgs(["run", "approval-flow", "--input", '{"request":"x"}']), io);
@@ -31,26 +38,28 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const graphId = args.positionals[0];
   entryOf(project, graphId);
   const input = parseInput(stringFlag(args, "input"));
-  const storage = await openStorage(project);
+  const threadId = stringFlag(args, "thread") ?? `cli-${randomUUID().slice(0, 8)}`;
+  const server = await openServer(project, io);
   const lines = new LineReader(io.stdin);
+  const stop = new AbortController();
+  const onSigint = () => stop.abort();
+  process.once("SIGINT", onSigint);
+  const session = new RunSession({
+    runs: server.runs,
+    graphId: graphId as string,
+    threadId,
+    io,
+    lines,
+    json: args.flags.get("json") === true,
+    stop: stop.signal,
+  });
   try {
-    const graph = await loadGraph(project, graphId as string, storage.saver);
-    const threadId = stringFlag(args, "thread") ?? `cli-${randomUUID().slice(0, 8)}`;
-    await registerThread(storage.store, threadId, graphId as string);
-    const json = args.flags.get("json") === true;
-    const session = new RunSession({
-      graph,
-      graphId: graphId as string,
-      threadId,
-      store: storage.store,
-      io,
-      lines,
-      json,
-    });
     return await session.drive(input);
   } finally {
+    process.off("SIGINT", onSigint);
     lines.close();
-    await storage.close();
+    await session.cancelInFlight();
+    await server.close(); // its worker stops; no run of this session is left running
   }
 }
 
@@ -71,55 +80,52 @@ function parseInput(text: string | undefined): Record<string, unknown> | undefin
   return value as Record<string, unknown>;
 }
 
-async function registerThread(store: RunStore, threadId: string, graphId: string): Promise<void> {
-  const existing = await store.getThread(threadId);
-  if (existing?.graphId && existing.graphId !== graphId) {
-    throw new CliError(`Thread "${threadId}" belongs to graph "${existing.graphId}", not "${graphId}".`);
+/**
+ * A run the service refused before storing anything, in the terminal's words: the service's message
+ * (the API's 409/400 text) and the command that would work. Other errors pass through.
+ */
+function refusal(error: unknown, graphId: string, threadId: string): unknown {
+  const code = (error as { code?: unknown })?.code;
+  const details = (error as { details?: { graphId?: unknown } })?.details;
+  const again = `trellis run ${graphId} --thread ${threadId}`;
+  let hint: string | undefined;
+  if (code === "CONFLICT" && typeof details?.graphId === "string") {
+    hint = `Continue it with: trellis run ${details.graphId} --thread ${threadId}, or leave out --thread for a new thread.`;
+  } else if (code === "CONFLICT") {
+    hint = `Another run (from the server, the studio or another terminal) is using thread ${threadId}: wait for it to end, then run this again.`;
+  } else if (code === "THREAD_PAUSED") {
+    hint = `Answer it with: ${again} (without --input).`;
+  } else if (code === "RESUME_MISMATCH" || code === "NOTHING_TO_RESUME" || code === "AMBIGUOUS_RESUME") {
+    hint = `See what it asks now with: ${again}`;
   }
-  if (existing) {
-    if (!existing.graphId) await store.updateThread(threadId, { graphId });
-    return;
-  }
-  const now = new Date().toISOString();
-  await store.createThread(
-    {
-      threadId,
-      createdAt: now,
-      updatedAt: now,
-      metadata: { graph_id: graphId, source: "cli" },
-      status: "idle",
-      owner: null,
-      graphId,
-      error: null,
-    },
-    "do_nothing",
-  );
+  return hint ? new CliError(`${describeError(error)}\n  ${hint}`) : error;
 }
 
 interface SessionOptions {
-  graph: AnyGraph;
+  runs: RunService;
   graphId: string;
   threadId: string;
-  store: RunStore;
   io: CliIo;
   lines: LineReader;
   json: boolean;
+  /** Aborted by Ctrl+C: the run in flight is cancelled, no more questions are asked. */
+  stop: AbortSignal;
 }
 
-type Next = { input: GraphInput<never> } | { stop: "eof" | "stop" };
+/** One turn of the conversation: what a run is started with. */
+type Turn = Pick<StartRun, "input" | "command" | "kwargs">;
 
-/** One terminal session on a thread: run, ask at each pause, resume. @internal */
+type Next = { turn: Turn } | { stop: "eof" | "stop" };
+
+/** One terminal session on a thread: a run per turn through the run service, a question at each pause. @internal */
 class RunSession {
   readonly #o: SessionOptions;
   readonly #printer: ProgressPrinter;
+  #inFlight: RunRecord | undefined;
 
   constructor(options: SessionOptions) {
     this.#o = options;
     this.#printer = new ProgressPrinter(options.io.stdout, !options.json && options.io.stdout.isTTY === true);
-  }
-
-  #config() {
-    return { threadId: this.#o.threadId };
   }
 
   #emit(event: Record<string, unknown>): void {
@@ -130,71 +136,115 @@ class RunSession {
     if (!this.#o.json) this.#printer.line(text);
   }
 
+  /** The thread as the graph of this session reads it. */
+  #state(): Promise<StateSnapshot> {
+    return this.#o.runs.graph(this.#o.graphId).graph.getState({ threadId: this.#o.threadId });
+  }
+
   async drive(input: Record<string, unknown> | undefined): Promise<number> {
-    const { graph, threadId, graphId } = this.#o;
+    const { runs, threadId, graphId } = this.#o;
     if (this.#o.json) this.#emit({ event: "run", graph: graphId, thread: threadId });
     else this.#say(`trellis run ${graphId} · thread ${threadId}`);
-    let next: GraphInput<never> | undefined = input as GraphInput<never> | undefined;
-    if (next === undefined && (await graph.getState(this.#config())).next.length === 0) next = {} as never;
+    const thread = await runs.thread(threadId, "app").catch((error: unknown) => {
+      if ((error as { code?: unknown }).code === "NOT_FOUND") return undefined;
+      throw error;
+    });
+    // a thread of another graph is not read here: its first run is refused by the service (409)
+    const ours = !thread?.graphId || thread.graphId === graphId;
+    let state = ours ? await this.#state() : undefined;
+    let turn: Turn | undefined = input !== undefined || !state?.next.length ? { input: input ?? {} } : undefined;
     for (;;) {
-      if (next !== undefined && !(await this.#stream(next))) return 1;
-      const state = await graph.getState(this.#config());
-      if (state.next.length === 0) return this.#done(state);
-      await this.#o.store.updateThread(threadId, { status: "interrupted" });
-      const answer = state.interrupts.length > 0 ? await this.#askInterrupts(state) : await this.#askBreakpoint(state);
-      if ("stop" in answer) return this.#paused(state, answer.stop);
-      next = answer.input;
-    }
-  }
-
-  async #stream(input: GraphInput<never>): Promise<boolean> {
-    const { graph, store, threadId } = this.#o;
-    await store.updateThread(threadId, { status: "busy" });
-    try {
-      const events = graph.streamEvents(input, {
-        ...this.#config(),
-        streamMode: ["debug", "messages", "updates"],
-        metadata: { source_cli: true },
-      });
-      for await (const e of events) {
-        if (e.namespace.length > 0) continue;
-        if (e.mode === "debug" && e.data.type === "task") {
-          if (this.#o.json) this.#emit({ event: "node", node: e.data.node, status: "started" });
-          else this.#printer.nodeStarted(e.data.node);
-        } else if (e.mode === "debug" && e.data.type === "task_result") {
-          if (this.#o.json)
-            this.#emit({ event: "node", node: e.data.node, status: e.data.status, error: e.data.error });
-          else this.#printer.nodeFinished(e.data.node, e.data.status, e.data.error);
-        } else if (e.mode === "messages") {
-          const [chunk, meta] = e.data;
-          const c = chunk as { type?: string; text?: string };
-          if (c?.type !== "text" || !c.text) continue;
-          if (this.#o.json) this.#emit({ event: "token", node: meta.node, text: c.text });
-          else this.#printer.token(c.text);
-        } else if (e.mode === "updates" && this.#o.json) {
-          this.#emit({ event: "update", update: e.data });
-        }
+      if (turn) {
+        const end = await this.#run(turn);
+        if (end.status === "success") return this.#done(end.values);
+        if (end.error || end.status !== "interrupted") return this.#failed(end);
+        state = await this.#state();
+        if (state.next.length === 0) return this.#done(state.values);
       }
-      this.#printer.stop();
-      return true;
-    } catch (error) {
-      this.#printer.stop();
-      const message = describeError(error);
-      await store.updateThread(threadId, { status: "error", error: { message } });
-      if (this.#o.json) this.#emit({ event: "error", thread: threadId, message });
-      else this.#o.io.stderr.write(`✗ The run failed: ${message}\n  Thread ${threadId} keeps its last checkpoint.\n`);
-      return false;
+      const paused = state as StateSnapshot;
+      if (this.#o.stop.aborted) return this.#paused(paused, "stop");
+      const answer =
+        paused.interrupts.length > 0 ? await this.#askInterrupts(paused) : await this.#askBreakpoint(paused);
+      if ("stop" in answer) return this.#paused(paused, answer.stop);
+      turn = answer.turn;
     }
   }
 
-  async #done(state: StateSnapshot): Promise<number> {
-    await this.#o.store.updateThread(this.#o.threadId, { status: "idle", error: null });
+  /** Starts a run of the thread, prints its events as they come, and waits for its end. */
+  async #run(turn: Turn): Promise<RunEnd> {
+    const { runs, graphId, threadId, stop } = this.#o;
+    let run: RunRecord;
+    try {
+      run = await runs.start({
+        assistantId: graphId,
+        threadId,
+        as: "app",
+        ...turn,
+        metadata: { source: "cli" },
+        kwargs: { streamMode: STORED_MODES, ...turn.kwargs },
+      });
+    } catch (error) {
+      throw refusal(error, graphId, threadId);
+    }
+    this.#inFlight = run;
+    const cancel = () => void runs.cancel(run, "interrupt").catch(() => undefined);
+    stop.addEventListener("abort", cancel, { once: true });
+    if (stop.aborted) cancel();
+    try {
+      const modes = this.#o.json ? ["debug", "messages-tuple", "updates"] : ["debug", "messages-tuple"];
+      for await (const e of runs.follow(run.runId, 0, { modes })) this.#show(e);
+      return await runs.wait(run.runId);
+    } finally {
+      stop.removeEventListener("abort", cancel);
+      this.#printer.stop();
+      this.#inFlight = undefined;
+    }
+  }
+
+  /** Cancels a run left in flight by an error, and waits until it stopped (its progress kept). */
+  async cancelInFlight(): Promise<void> {
+    const run = this.#inFlight;
+    if (run) await this.#o.runs.cancel(run, "interrupt", true).catch(() => undefined);
+  }
+
+  #show(e: StoredEvent): void {
+    if (e.event.includes("|")) return; // a subgraph's
+    const json = this.#o.json;
+    if (e.event === "debug") {
+      const d = e.data as { type?: string; node?: string; status?: "done" | "interrupted" | "error"; error?: string };
+      if (d.type === "task" && d.node) {
+        if (json) this.#emit({ event: "node", node: d.node, status: "started" });
+        else this.#printer.nodeStarted(d.node);
+      } else if (d.type === "task_result" && d.node && d.status) {
+        if (json) this.#emit({ event: "node", node: d.node, status: d.status, error: d.error });
+        else this.#printer.nodeFinished(d.node, d.status, d.error);
+      }
+    } else if (e.event === "messages") {
+      const [chunk, meta] = e.data as [{ type?: string; content?: unknown }, { langgraph_node?: string }];
+      if (chunk?.type !== "AIMessageChunk" || typeof chunk.content !== "string" || !chunk.content) return;
+      if (json) this.#emit({ event: "token", node: meta?.langgraph_node, text: chunk.content });
+      else this.#printer.token(chunk.content);
+    } else if (e.event === "updates" && json) {
+      this.#emit({ event: "update", update: e.data });
+    }
+  }
+
+  #failed(end: RunEnd): number {
+    const { threadId } = this.#o;
+    const error = end.error ?? { error: end.status, message: `The run ended with status ${end.status}.` };
+    const message = error.message.includes(error.error) ? error.message : `${error.message} (${error.error})`;
+    if (this.#o.json) this.#emit({ event: "error", thread: threadId, message });
+    else this.#o.io.stderr.write(`✗ The run failed: ${message}\n  Thread ${threadId} keeps its last checkpoint.\n`);
+    return 1;
+  }
+
+  #done(values: Record<string, unknown>): number {
     if (this.#o.json) {
-      this.#emit({ event: "done", thread: this.#o.threadId, values: state.values });
+      this.#emit({ event: "done", thread: this.#o.threadId, values });
       return 0;
     }
     this.#say(`✔ Done · thread ${this.#o.threadId}`);
-    for (const [key, value] of Object.entries(state.values)) this.#say(`  ${key}: ${showValue(value, 300)}`);
+    for (const [key, value] of Object.entries(values)) this.#say(`  ${key}: ${showValue(value, 300)}`);
     return 0;
   }
 
@@ -210,12 +260,25 @@ class RunSession {
     return EXIT_PAUSED;
   }
 
+  /** The next line typed, or undefined when stdin ended or Ctrl+C stopped the session. */
   async #ask(question: string): Promise<string | undefined> {
-    if (!this.#o.json) this.#o.io.stdout.write(`? ${question} › `);
-    const line = await this.#o.lines.next();
-    if (!this.#o.json && line !== undefined && this.#o.io.stdout.isTTY !== true) this.#o.io.stdout.write(`${line}\n`);
-    if (!this.#o.json && line === undefined) this.#o.io.stdout.write("\n");
+    const { io, json, lines, stop } = this.#o;
+    if (!json) io.stdout.write(`? ${question} › `);
+    let onStop: (() => void) | undefined;
+    const stopped = new Promise<undefined>((resolve) => {
+      onStop = () => resolve(undefined);
+      if (stop.aborted) onStop();
+      else stop.addEventListener("abort", onStop, { once: true });
+    });
+    const line = await Promise.race([lines.next(), stopped]);
+    stop.removeEventListener("abort", onStop as () => void);
+    if (!json && line !== undefined && io.stdout.isTTY !== true) io.stdout.write(`${line}\n`);
+    if (!json && line === undefined) io.stdout.write("\n");
     return line;
+  }
+
+  #ended(): Next {
+    return { stop: this.#o.stop.aborted ? "stop" : "eof" };
   }
 
   async #askInterrupts(state: StateSnapshot): Promise<Next> {
@@ -233,19 +296,18 @@ class RunSession {
         for (const [i, q] of kind.questions.entries()) {
           const hint = q.options.length ? ` (${q.options.join("/")})` : "";
           const reply = await this.#ask(`${i + 1}. ${q.question}${hint}`);
-          if (reply === undefined) return { stop: "eof" };
+          if (reply === undefined) return this.#ended();
           replies.push(reply.trim());
         }
         answers[pending.id] = replies.join(", ");
         continue;
       }
       const line = await this.#ask(`${kind.question.split("\n")[0]} (${answerHint(kind)})`);
-      if (line === undefined) return { stop: "eof" };
+      if (line === undefined) return this.#ended();
       answers[pending.id] = parseAnswer(kind, line);
     }
-    const ids = Object.keys(answers);
-    const resume = ids.length === 1 ? answers[ids[0] as string] : answers;
-    return { input: new Command({ resume }) as GraphInput<never> };
+    // by interrupt id: the answers go to the questions the person saw, or the service refuses them
+    return { turn: { command: { resume: answers } } };
   }
 
   async #askBreakpoint(state: StateSnapshot): Promise<Next> {
@@ -259,11 +321,11 @@ class RunSession {
     }
     for (;;) {
       const line = await this.#ask(breakpointQuestion(kind));
-      if (line === undefined) return { stop: "eof" };
+      if (line === undefined) return this.#ended();
       let answer = breakpointAnswer(kind, line, () => new Date());
       if (answer && "askFeedback" in answer) {
         const feedback = await this.#ask("What should change?");
-        if (feedback === undefined) return { stop: "eof" };
+        if (feedback === undefined) return this.#ended();
         answer = breakpointAnswer(kind, `r ${feedback}`, () => new Date());
       }
       if (!answer || "askFeedback" in answer) {
@@ -271,8 +333,10 @@ class RunSession {
         continue;
       }
       if ("stop" in answer) return { stop: "stop" };
-      if (Object.keys(answer.update).length > 0) await this.#o.graph.updateState(this.#config(), answer.update);
-      return { input: null };
+      // the update is applied by the run itself, at the checkpoint the person saw (or the run fails)
+      const kwargs = state.checkpointId ? { expectedCheckpointId: state.checkpointId } : {};
+      if (Object.keys(answer.update).length === 0) return { turn: { input: null, kwargs } };
+      return { turn: { command: { update: answer.update }, kwargs } };
     }
   }
 }

@@ -138,6 +138,11 @@ export async function openServer(project: Project, io: CliIo): Promise<TrellisSe
   try {
     return await createServer(project.config, { env: io.env, workers: 1 });
   } catch (error) {
+    if ((error as { details?: { reason?: unknown } }).details?.reason === "DATA_FILE_IN_USE") {
+      throw new CliError(
+        `${(error as Error).message}\n  trellis run serves the project in its own process: stop the other server first, or continue the thread there (its studio or API).`,
+      );
+    }
     const code = String((error as { code?: unknown }).code);
     if (saver.kind !== "postgres" || error instanceof TrellisError || !UNREACHABLE.test(code)) throw error;
     throw new CliError(`Cannot reach the Postgres saver (${redact(saver.url)}): ${(error as Error).message}`);

@@ -116,6 +116,17 @@ describe("trellis run through the run service", () => {
     expect(await runStatuses("rj-1")).toEqual(["interrupted", "success"]);
   }, 60_000);
 
+  it("a run that fails is a failed run of the thread, with its error, and exits 1", async () => {
+    const r = await spawnCli(project, ["run", "approval-flow", "--input", '{"nope":1}', "--thread", "bad-1"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/✗ The run failed: .*nope/);
+    const runs = (await api("/threads/bad-1/runs")).json as Json[];
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ status: "error", metadata: { source: "cli" } });
+    expect(JSON.stringify(runs[0]?.error)).toContain("nope");
+    expect((await api("/threads/bad-1")).json).toMatchObject({ status: "error" });
+  }, 60_000);
+
   it("Ctrl+C during a run cancels it through the service: exit 3, the run ended, the thread not busy", async () => {
     let sent = false;
     const r = await spawnCli(project, ["run", "slow-flow", "--input", "{}", "--thread", "slow-1", "--json"], {

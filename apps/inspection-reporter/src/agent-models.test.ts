@@ -3,11 +3,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MemorySaver } from "@trellis/core";
 import { RuleChatModel } from "@trellis/models";
 import { type FakeReply, type FakeRequest, startFakeOpenAiServer } from "@trellis/models/testing";
 import { describe, expect, it } from "vitest";
 import { agentModelsFromEnv } from "./agent-models.js";
+import { openInspectionRuntime } from "./in-process.js";
 import { createInspectionReporter } from "./inspection-reporter.js";
 import { silentLogger } from "./orchestrator/logger.js";
 
@@ -76,21 +76,17 @@ describe("models from the environment", () => {
       INSPECTION_MODEL_BASE_URL: llm.url,
       INSPECTION_MODEL_MAX_RETRIES: "0",
     };
-    const app = await createInspectionReporter({
-      checkpointer: new MemorySaver(),
-      dataDir: dir,
-      env,
-      logger: silentLogger,
-    });
+    const app = await createInspectionReporter({ dataDir: dir, env, logger: silentLogger });
+    const runtime = await openInspectionRuntime({ dbPath: join(dir, "threads.sqlite"), app });
     try {
       expect(app.modelLabel).toBe("openai/gpt-test");
-      const asked = await app.orchestrator.processMessage(
+      const asked = await runtime.orchestrator.processMessage(
         "p1",
         "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854",
       );
       expect(asked.status).toBe("clarification");
       expect(asked.reply).toContain("1. Wat is het adres van de inspectielocatie?");
-      const done = await app.orchestrator.processMessage("p1", "Hoofdstraat 2, ja, nee");
+      const done = await runtime.orchestrator.processMessage("p1", "Hoofdstraat 2, ja, nee");
       expect(done.resumed).toBe(true);
       expect(done.reply).toContain("# Inspectierapport Restaurant Bella Rosa");
 
@@ -109,6 +105,7 @@ describe("models from the environment", () => {
         "update_user_settings",
       ]);
     } finally {
+      await runtime.close();
       await app.close();
       await llm.close();
       rmSync(dir, { recursive: true, force: true });

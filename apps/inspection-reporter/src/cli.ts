@@ -1,11 +1,10 @@
 #!/usr/bin/env node
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { SqliteSaver } from "@trellis/checkpoint-sqlite";
+import { openInspectionRuntime } from "./in-process.js";
 import { createInspectionReporter } from "./inspection-reporter.js";
 import type { TurnResult } from "./orchestrator/orchestrator.js";
 import { startInspectionServer } from "./serve.js";
@@ -24,9 +23,7 @@ INSPECTION_DATA_DIR. Model: offline Dutch rules unless INSPECTION_MODEL_PROVIDER
 TRELLIS_MODEL_PROVIDER is set. See the app's README.`;
 
 function dbPath(): string {
-  const path = resolve(process.env.INSPECTION_DB_PATH || ".trellis/inspection-reporter/threads.sqlite");
-  mkdirSync(dirname(path), { recursive: true });
-  return path;
+  return resolve(process.env.INSPECTION_DB_PATH || ".trellis/inspection-reporter/threads.sqlite");
 }
 
 function show(turn: TurnResult): string {
@@ -78,8 +75,13 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`Unknown command "${command}".\n\n${USAGE}`);
     return 1;
   }
-  const saver = new SqliteSaver({ filename: dbPath() });
-  const app = await createInspectionReporter({ checkpointer: saver, logger: { info: () => {}, warn: console.warn } });
+  // The same run path as `serve`: an in-process Trellis server on the same SQLite file.
+  const app = await createInspectionReporter({ logger: { info: () => {}, warn: console.warn } });
+  const runtime = await openInspectionRuntime({ dbPath: dbPath(), app }).catch(async (error: unknown) => {
+    await app.close();
+    throw error;
+  });
+  const orchestrator = runtime.orchestrator;
   const threadId = values.thread ?? randomUUID();
   try {
     if (command === "ask") {
@@ -88,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
         console.error('ask needs a message: inspection-reporter ask "Wat zijn de regels voor koeling?"');
         return 1;
       }
-      console.log(show(await app.orchestrator.processMessage(threadId, message)));
+      console.log(show(await orchestrator.processMessage(threadId, message, { user: "app", source: "cli" })));
       console.log(`\n(thread ${threadId}, model ${app.modelLabel})`);
       return 0;
     }
@@ -98,14 +100,14 @@ export async function main(argv: string[]): Promise<number> {
     for await (const line of lines) {
       const text = line.trim();
       if (text === "exit" || text === "quit") break;
-      if (text) console.log(show(await app.orchestrator.processMessage(threadId, text)));
+      if (text) console.log(show(await orchestrator.processMessage(threadId, text, { user: "app", source: "cli" })));
       lines.prompt();
     }
     lines.close();
     return 0;
   } finally {
+    await runtime.close();
     await app.close();
-    await saver.close();
   }
 }
 

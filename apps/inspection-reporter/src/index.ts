@@ -15,6 +15,10 @@ export {
   inspectionStateSchema,
 } from "./agents/inspection-graph.js";
 export {
+  clarificationAnswer,
+  INSPECTION_PAUSED_INPUT_POLICY,
+} from "./agents/paused-input.js";
+export {
   type ClarificationQuestion,
   type ClarificationRequest,
   formatQuestions,
@@ -29,6 +33,7 @@ export {
   type UserSettings,
   UserSettingsStore,
 } from "./agents/user-settings.js";
+export { type InspectionRuntime, type InspectionRuntimeOptions, openInspectionRuntime } from "./in-process.js";
 export {
   createInspectionReporter,
   dataDirFromEnv,
@@ -47,6 +52,7 @@ export { type FieldAnswer, mapAnswers, splitResponse } from "./offline/answer-pa
 export { createOfflineModels } from "./offline/offline-models.js";
 export { consoleLogger, type Logger, recordingLogger, silentLogger } from "./orchestrator/logger.js";
 export {
+  ASSISTANT_ID,
   InspectionOrchestrator,
   type PendingClarification,
   type ProcessMessageOptions,

@@ -7,7 +7,6 @@ import { buildInspectionGraph, type InspectionGraph } from "./agents/inspection-
 import { UserSettingsStore } from "./agents/user-settings.js";
 import { type McpServers, startMcpServers } from "./mcp/mcp-servers.js";
 import { consoleLogger, type Logger } from "./orchestrator/logger.js";
-import { InspectionOrchestrator } from "./orchestrator/orchestrator.js";
 
 /** Options of {@link createInspectionReporter}. */
 export interface InspectionReporterOptions {
@@ -25,17 +24,19 @@ export interface InspectionReporterOptions {
   logger?: Logger;
 }
 
-/** The running app: MCP servers, models, the graph and its orchestrator. */
+/**
+ * The running app: MCP servers, models and the graph. Conversations run through a Trellis server's run
+ * service: `startInspectionServer` (HTTP) or `openInspectionRuntime` (in-process, for the CLI and tests).
+ */
 export interface InspectionReporter {
   graph: InspectionGraph;
-  orchestrator: InspectionOrchestrator;
   mcp: McpServers;
   settings: UserSettingsStore;
   models: Readonly<Record<AgentId, ChatModel>>;
   /** `offline` or `<provider>/<model>`. */
   modelLabel: string;
   dataDir: string;
-  /** Where the orchestrator logs; orchestrators made for the server's graph use it too. */
+  /** Where the orchestrator of the app's routes logs. */
   logger: Logger;
   /** Stops the MCP server processes. */
   close(): Promise<void>;
@@ -52,12 +53,14 @@ export function dataDirFromEnv(env: Readonly<Record<string, string | undefined>>
 }
 
 /**
- * Starts the app: the three MCP servers as child processes, the agents' models, the agent network
- * and the orchestrator over it. Close it to stop the MCP servers.
+ * Starts the app: the three MCP servers as child processes, the agents' models and the agent network.
+ * Close it to stop the MCP servers.
  *
  * @example
- * const app = await createInspectionReporter({ checkpointer: new SqliteSaver({ filename: "threads.sqlite" }) });
- * const turn = await app.orchestrator.processMessage("t1", "Wat zijn de regels voor koeling?");
+ * const app = await createInspectionReporter({ dataDir: "/var/lib/inspections" });
+ * const runtime = await openInspectionRuntime({ dbPath: "threads.sqlite", app });
+ * const turn = await runtime.orchestrator.processMessage("t1", "Wat zijn de regels voor koeling?");
+ * await runtime.close();
  * await app.close();
  */
 export async function createInspectionReporter(options: InspectionReporterOptions = {}): Promise<InspectionReporter> {
@@ -75,10 +78,8 @@ export async function createInspectionReporter(options: InspectionReporterOption
     ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
   });
   const logger = options.logger ?? consoleLogger;
-  const orchestrator = new InspectionOrchestrator(graph, { logger });
   return {
     graph,
-    orchestrator,
     mcp,
     settings,
     models: chosen.models,

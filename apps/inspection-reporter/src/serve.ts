@@ -1,8 +1,8 @@
 import { createServer, loadConfig, type TrellisConfig, type TrellisServer } from "@trellis/server";
 import { DEFAULT_WS_PATH } from "./ag-ui/ag-ui-websocket.js";
+import { ASSISTANT_ID } from "./orchestrator/orchestrator.js";
 
-/** The assistant id the app is registered under. */
-export const ASSISTANT_ID = "inspection-reporter";
+export { ASSISTANT_ID };
 
 /** Options of {@link startInspectionServer}. */
 export interface StartInspectionServerOptions {

@@ -1,9 +1,11 @@
+import { TrellisError } from "@trellis/core";
 import type { AppRoutesContext } from "@trellis/server";
 import type { Hono } from "hono";
 import { DEFAULT_WS_PATH, inspectionSocketHandler } from "./ag-ui/ag-ui-websocket.js";
 import { inspectionRoutes } from "./ag-ui/inspection-routes.js";
 import type { InspectionGraph } from "./agents/inspection-graph.js";
 import { createInspectionReporter, type InspectionReporter } from "./inspection-reporter.js";
+import { consoleLogger } from "./orchestrator/logger.js";
 import { InspectionOrchestrator } from "./orchestrator/orchestrator.js";
 
 let shared: Promise<InspectionReporter> | undefined;
@@ -23,6 +25,19 @@ export function defaultInspectionReporter(): Promise<InspectionReporter> {
     throw error;
   });
   return shared;
+}
+
+/**
+ * Makes `app` the process-wide app that {@link buildGraph} serves: how the CLI and tests run an app
+ * they configured themselves (models, data directory, logger) behind an in-process Trellis server.
+ * Call it before the server loads the graph; a server already running keeps the graph it loaded.
+ *
+ * @example
+ * useInspectionReporter(await createInspectionReporter({ models: createOfflineModels() }));
+ * const trellis = await createServer(defaultServerConfig(), { workers: 1 });
+ */
+export function useInspectionReporter(app: InspectionReporter): void {
+  shared = Promise.resolve(app);
 }
 
 /**
@@ -52,17 +67,24 @@ export async function buildGraph(): Promise<InspectionGraph> {
 
 /**
  * The `routes` export for `trellis.json`, mounted under `/apps/inspection-reporter/`: AG-UI over SSE
- * (`POST /ag-ui`) and over a WebSocket (`/ws`), `POST /chat`, `GET /threads/:id`, `GET /health` — all through the seed's orchestrator
- * over the graph as the server serves it (with the server's saver).
+ * (`POST /ag-ui`) and over a WebSocket (`/ws`), `POST /chat`, `GET /threads/:id`, `GET /health` — all
+ * through the seed's orchestrator over the server's run service (`ctx.runs`), so every turn is a run of
+ * the server with a thread record, the queue, and the graph's paused-input policy.
  *
  * @example
- * const routes = await createRoutes({ assistantId: "inspection-reporter", graph: served });
+ * const routes = await createRoutes({ assistantId: "inspection-reporter", graph: served, runs: server.runs });
  */
 export async function createRoutes(ctx: AppRoutesContext): Promise<Hono> {
-  const app = await defaultInspectionReporter();
-  const orchestrator = new InspectionOrchestrator(ctx.graph as InspectionGraph, { logger: app.logger });
+  if (!ctx.runs) {
+    throw new TrellisError(
+      "INVALID_CONFIG",
+      "The inspection-reporter routes run through a Trellis server's run service (ctx.runs): serve them with createServer or startInspectionServer.",
+    );
+  }
+  const logger = shared ? (await shared).logger : consoleLogger;
+  const orchestrator = new InspectionOrchestrator(ctx.runs, { assistantId: ctx.assistantId, logger });
   // Under the Trellis server, the AG-UI WebSocket lives at /apps/inspection-reporter/ws.
-  const sockets = inspectionSocketHandler(orchestrator);
+  const sockets = inspectionSocketHandler(orchestrator, { maxPayload: ctx.maxPayload });
   ctx.onUpgrade?.((req, socket, head, user) => {
     if (new URL(req.url ?? "/", "http://localhost").pathname !== DEFAULT_WS_PATH) return socket.destroy();
     sockets.handle(req, socket, head, user);

@@ -3,7 +3,6 @@ import type { Message } from "@trellis/models";
 import { type AgUiEvent, AgUiTranslator } from "@trellis/server";
 import * as z from "zod";
 import type { InspectionOrchestrator, TurnResult } from "../orchestrator/orchestrator.js";
-import { toTranslatorChunk } from "./message-chunks.js";
 
 const agUiMessage = z.looseObject({ id: z.string().min(1), role: z.string(), content: z.unknown().optional() });
 
@@ -24,19 +23,10 @@ export type RunAgentInput = z.output<typeof runAgentInputSchema>;
 
 /** Options of {@link runAgUiTurn}. */
 export interface AgUiTurnOptions {
-  /** The authenticated user, when the server has auth on: scopes the thread and picks the settings. */
+  /** The authenticated user, when the server has auth on: the thread must be theirs; picks the settings. */
   user?: string | null;
-}
-
-/**
- * The thread a user's AG-UI thread id maps to: the id itself, or `<user>:<id>` when a user is known,
- * so users of a server with auth cannot reach each other's threads.
- *
- * @example
- * graphThreadId("t1", "ana"); // "ana:t1"
- */
-export function graphThreadId(threadId: string, user: string | null | undefined): string {
-  return user ? `${user}:${threadId}` : threadId;
+  /** Which door: recorded in the run's metadata (`source`). Default `ag-ui`. */
+  source?: string;
 }
 
 /**
@@ -81,12 +71,12 @@ function clientState(values: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * Runs one AG-UI turn through the orchestrator and emits its AG-UI events: RUN_STARTED, the run's
- * state and streamed messages (translated by the server's `AgUiTranslator`), then — when the reporting
- * agent paused for a clarification — its questions as an ordinary assistant text message
- * (TEXT_MESSAGE_START / CONTENT / END), and RUN_FINISHED with a `success` outcome. The frontend answers
- * with an ordinary user message; the orchestrator sees the paused thread and resumes it. Nothing about
- * interrupts reaches the protocol. A failure ends with RUN_ERROR.
+ * Runs one AG-UI turn through the orchestrator (a run of the server's run service) and emits its AG-UI
+ * events: RUN_STARTED, the run's state and streamed messages (translated by the server's
+ * `AgUiTranslator`), then — when the reporting agent paused for a clarification — its questions as an
+ * ordinary assistant text message (the seed: "Questions sent to frontend as regular text message"), and
+ * RUN_FINISHED. The frontend answers with an ordinary user message, which the graph's paused-input
+ * policy makes the answer. Nothing about interrupts reaches the protocol. A failure ends with RUN_ERROR.
  *
  * @example
  * await runAgUiTurn(orchestrator, input, (e) => ws.send(JSON.stringify(e)));
@@ -102,15 +92,16 @@ export async function runAgUiTurn(
   const translator = new AgUiTranslator(input.messages);
   try {
     const { content, id } = userText(input);
-    const result = await orchestrator.processMessage(graphThreadId(input.threadId, options.user), content, {
+    const result = await orchestrator.processMessage(input.threadId, content, {
       ...(id ? { messageId: id } : {}),
-      ...(options.user ? { userId: options.user } : {}),
+      user: options.user ?? null,
+      source: options.source ?? "ag-ui",
       onEvent: (event) => {
-        if (event.mode === "values" && event.namespace.length === 0) {
-          for (const e of translator.translate("values", clientState(event.data))) emit(e);
-        } else if (event.mode === "messages") {
-          const [chunk, meta] = event.data;
-          for (const e of translator.translate("messages", [toTranslatorChunk(chunk), meta])) emit(e);
+        const mode = event.event.split("|")[0];
+        if (event.event === "values") {
+          for (const e of translator.translate("values", clientState(event.data as Record<string, unknown>))) emit(e);
+        } else if (mode === "messages") {
+          for (const e of translator.translate("messages", event.data)) emit(e);
         }
       },
     });

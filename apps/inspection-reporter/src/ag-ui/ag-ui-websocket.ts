@@ -13,19 +13,28 @@ export const DEFAULT_WS_PATH = "/apps/inspection-reporter/ws";
  * `/apps/inspection-reporter/` once the routes registered it with `ctx.onUpgrade` (the server has
  * authenticated the user already). Each text message is a `RunAgentInput`; the answer is that turn's
  * AG-UI events, one JSON event per message, turns of one socket in order; a bad input gets RUN_ERROR.
+ * Each turn is a run of the server's run service: the AG-UI `threadId` is the thread of the Agent
+ * Server API, owned by the user who started it.
  *
  * @example
- * const ws = inspectionSocketHandler(orchestrator);
+ * const ws = inspectionSocketHandler(new InspectionOrchestrator(ctx.runs));
  * ctx.onUpgrade?.((req, socket, head, user) => ws.handle(req, socket, head, user));
  */
-export function inspectionSocketHandler(orchestrator: InspectionOrchestrator): {
+export function inspectionSocketHandler(
+  orchestrator: InspectionOrchestrator,
+  /** `maxPayload`: the largest message, the server's body limit (`ctx.maxPayload`); default 1 MiB. */
+  options: { maxPayload?: number | undefined } = {},
+): {
   handle(req: IncomingMessage, socket: Duplex, head: Buffer, user: string | null): void;
   close(): Promise<void>;
 } {
-  const wss = new WebSocketServer({ noServer: true });
+  // a larger message closes the socket with 1009 before it is read (ws's own default is 100 MiB)
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload ?? 1024 * 1024 });
   return {
     handle(req, socket, head, user) {
       wss.handleUpgrade(req, socket, head, (ws) => {
+        // ws closes the socket on a bad frame or an oversized message; an unheard 'error' would throw
+        ws.on("error", () => undefined);
         let queue = Promise.resolve();
         ws.on("message", (raw) => {
           queue = queue.then(async () => {
@@ -34,7 +43,7 @@ export function inspectionSocketHandler(orchestrator: InspectionOrchestrator): {
             };
             try {
               const input = parseRunAgentInput(JSON.parse(String(raw)));
-              await runAgUiTurn(orchestrator, input, send, { user });
+              await runAgUiTurn(orchestrator, input, send, { user, source: "app:ws" });
             } catch (error) {
               const code = error instanceof TrellisError ? error.code : "INVALID_ARGUMENT";
               send({ type: "RUN_ERROR", message: (error as Error).message, code });

@@ -5,7 +5,7 @@ import { streamSSE } from "hono/streaming";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import * as z from "zod";
 import type { InspectionOrchestrator } from "../orchestrator/orchestrator.js";
-import { graphThreadId, parseRunAgentInput, runAgUiTurn } from "./ag-ui-run.js";
+import { parseRunAgentInput, runAgUiTurn } from "./ag-ui-run.js";
 
 const chatBody = z.object({ thread_id: z.string().min(1).max(200), message: z.string().min(1).max(20_000) });
 
@@ -18,18 +18,20 @@ async function jsonBody(request: Request): Promise<unknown> {
 }
 
 /**
- * The app's HTTP routes, mounted by the Trellis server under `/apps/inspection-reporter/`:
+ * The app's HTTP routes, mounted by the Trellis server under `/apps/inspection-reporter/`. Every turn
+ * is a run of the server's run service (through the orchestrator), so the threads they drive are the
+ * threads of the Agent Server API (`GET /threads/{id}`, `/threads/search`), with the same owner checks:
  *
  * - `POST /ag-ui` — AG-UI over SSE: a `RunAgentInput` in, AG-UI events out. The reporting agent's
  *   questions arrive as an ordinary assistant text message; the answer is an ordinary user message.
  * - `POST /chat` — `{ thread_id, message }` → `{ thread_id, reply, status, current_agent, resumed }`.
- * - `GET /threads/:id` — the thread's messages, agent and pending clarification.
+ * - `GET /threads/:id` — the thread's messages, agent and pending clarification (404 when unknown).
  * - `GET /health`.
  *
  * The WebSocket binding of the same AG-UI exchange is `inspectionSocketHandler`.
  *
  * @example
- * const app = inspectionRoutes(new InspectionOrchestrator(graph));
+ * const app = inspectionRoutes(new InspectionOrchestrator(ctx.runs));
  * await app.request("/chat", { method: "POST", body: JSON.stringify({ thread_id: "t1", message: "Hallo" }) });
  */
 export function inspectionRoutes(orchestrator: InspectionOrchestrator): Hono<ServerEnv> {
@@ -62,7 +64,7 @@ export function inspectionRoutes(orchestrator: InspectionOrchestrator): Hono<Ser
               open = false;
             });
         },
-        { user },
+        { user, source: "app:ag-ui" },
       );
       await chain;
     });
@@ -72,11 +74,10 @@ export function inspectionRoutes(orchestrator: InspectionOrchestrator): Hono<Ser
     const parsed = chatBody.safeParse(await jsonBody(c.req.raw));
     if (!parsed.success) throw new TrellisError("INVALID_ARGUMENT", "Send { thread_id, message } as JSON strings.");
     const user = c.var?.user ?? null;
-    const turn = await orchestrator.processMessage(
-      graphThreadId(parsed.data.thread_id, user),
-      parsed.data.message,
-      user ? { userId: user } : {},
-    );
+    const turn = await orchestrator.processMessage(parsed.data.thread_id, parsed.data.message, {
+      user,
+      source: "app:chat",
+    });
     return c.json({
       thread_id: parsed.data.thread_id,
       reply: turn.reply,
@@ -87,7 +88,7 @@ export function inspectionRoutes(orchestrator: InspectionOrchestrator): Hono<Ser
   });
 
   app.get("/threads/:id", async (c) => {
-    const view = await orchestrator.getThread(graphThreadId(c.req.param("id"), c.var?.user ?? null));
+    const view = await orchestrator.getThread(c.req.param("id"), c.var?.user ?? null);
     return c.json({
       thread_id: c.req.param("id"),
       current_agent: view.currentAgent,

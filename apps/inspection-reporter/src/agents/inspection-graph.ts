@@ -1,8 +1,9 @@
-import { agentNetworkSchema, createAgentNetwork, createReactAgent } from "@trellis/agents";
-import type { CheckpointSaver, CompiledGraph } from "@trellis/core";
+import { agentNetworkSchema, createReactAgent } from "@trellis/agents";
+import { type CheckpointSaver, type CompiledGraph, END, START, StateGraph, type StateSchema } from "@trellis/core";
 import { type ChatModel, type Message, systemMessage } from "@trellis/models";
 import { AGENT_DEFINITIONS, AGENT_IDS, type AgentId, DEFAULT_AGENT } from "./agent-definitions.js";
 import { type AgentToolSources, getToolsForAgent } from "./agent-tools.js";
+import { INSPECTION_PAUSED_INPUT_POLICY } from "./paused-input.js";
 import { currentUserSettings, settingsLine } from "./user-settings.js";
 
 /** The state of the inspection graph: the conversation and the agent that has it (`activeAgent`, the seed's `current_agent`). */
@@ -29,13 +30,15 @@ const REPORTING_MAX_ITERATIONS = 40;
  * Builds the four agents (ReAct agents with their instructions, the user's settings in the system
  * prompt, and their tools) and joins them in an agent network: `route_from_start` sends each new input
  * to the persisted `activeAgent` (`general-agent` at first), and handoff tools move the conversation.
+ * The graph declares its paused-input policy, `INSPECTION_PAUSED_INPUT_POLICY` (`resume`): a message
+ * that arrives while the reporting agent waits in `request_clarification` answers its questions.
  *
  * @example
  * const graph = buildInspectionGraph({ models: createOfflineModels(), mcpTools: mcp.tools, settings, checkpointer });
  * await graph.invoke({ messages: [userMessage("Hallo")] }, { threadId: "t1" });
  */
 export function buildInspectionGraph(options: InspectionGraphOptions): InspectionGraph {
-  const agents = Object.fromEntries(
+  const agents = new Map(
     AGENT_IDS.map((id) => {
       const definition = AGENT_DEFINITIONS[id];
       const prompt = (messages: readonly Message[]): readonly Message[] => {
@@ -50,13 +53,35 @@ export function buildInspectionGraph(options: InspectionGraphOptions): Inspectio
         prompt,
         ...(id === "reporting-agent" ? { maxIterations: REPORTING_MAX_ITERATIONS } : {}),
       });
-      return [id, agent];
+      return [id, agent as unknown as CompiledGraph<StateSchema>] as const;
     }),
   );
-  return createAgentNetwork({
-    name: "inspection-reporter",
-    agents,
-    defaultAgent: DEFAULT_AGENT,
-    ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
+  return agentNetwork(agents, options.checkpointer);
+}
+
+/**
+ * The network of `createAgentNetwork` from `@trellis/agents` (which does not take compile options yet),
+ * compiled with the app's paused-input policy: START routes to the persisted `activeAgent`, each agent
+ * may hand off to the others, and each ends the run.
+ */
+function agentNetwork(
+  agents: ReadonlyMap<AgentId, CompiledGraph<StateSchema>>,
+  checkpointer: CheckpointSaver | undefined,
+): InspectionGraph {
+  const builder = new StateGraph(inspectionStateSchema, { name: "inspection-reporter" });
+  for (const id of AGENT_IDS) {
+    builder.addNode(id, agents.get(id) as CompiledGraph<StateSchema>, {
+      ends: AGENT_IDS.filter((other) => other !== id),
+    });
+    builder.addEdge(id, END);
+  }
+  builder.addConditionalEdges(
+    START,
+    (s) => (s.activeAgent && (AGENT_IDS as readonly string[]).includes(s.activeAgent) ? s.activeAgent : DEFAULT_AGENT),
+    [...AGENT_IDS],
+  );
+  return builder.compile({
+    ...(checkpointer ? { checkpointer } : {}),
+    onInputWhilePaused: INSPECTION_PAUSED_INPUT_POLICY,
   });
 }

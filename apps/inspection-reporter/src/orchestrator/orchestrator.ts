@@ -1,21 +1,27 @@
-import { Command, type Interrupt, type RunConfig, type StreamEvent } from "@trellis/core";
+import { randomUUID } from "node:crypto";
+import { type Interrupt, TrellisError } from "@trellis/core";
 import { type Message, userMessage } from "@trellis/models";
+import type { RunPrincipal, RunService, StoredEvent } from "@trellis/server";
 import { DEFAULT_AGENT } from "../agents/agent-definitions.js";
-import type { InspectionGraph } from "../agents/inspection-graph.js";
 import { type ClarificationRequest, isClarificationRequest } from "../agents/request-clarification.js";
-import { withSettingsKey } from "../agents/user-settings.js";
 import { consoleLogger, type Logger } from "./logger.js";
+
+/** The assistant id the app is registered under. */
+export const ASSISTANT_ID = "inspection-reporter";
 
 /** Options of {@link InspectionOrchestrator.processMessage}. */
 export interface ProcessMessageOptions {
   /** Id of the user message (e.g. the AG-UI message id); random when left out. */
   messageId?: string;
-  /** Receives the run's stream events (`values` and `messages` modes) as they happen. */
-  onEvent?: (event: StreamEvent) => void;
-  /** Cancels the run; the thread keeps its last checkpoint. */
-  signal?: AbortSignal;
-  /** Whose settings the agents use (`configurable.user_id`); the thread's when left out. */
-  userId?: string;
+  /**
+   * The authenticated user (null or absent when the server's auth is off): the thread must be theirs,
+   * and the agents use their settings. `"app"` for the app's own trusted code (the CLI).
+   */
+  user?: string | null | "app";
+  /** Receives the run's events as the server stores them (`values`, `messages|…`, `metadata`, `end`). */
+  onEvent?: (event: StoredEvent) => void;
+  /** Recorded in the run's metadata (`source`): which door the message came through. */
+  source?: string;
 }
 
 /** A paused clarification: the interrupt to answer and what it asks. */
@@ -29,14 +35,20 @@ export interface TurnResult {
   threadId: string;
   /** The agent that has the conversation now (the seed's `current_agent`). */
   currentAgent: string;
-  /** True when the message answered a pending clarification (`Command({ resume })`). */
+  /**
+   * True when the message answered a pending clarification: the graph's paused-input policy made it
+   * the result of `request_clarification` instead of a new message of the conversation.
+   */
   resumed: boolean;
   /** `clarification`: the reporting agent paused and waits for the answers to `reply`'s questions. */
   status: "answered" | "clarification";
   /** What the frontend shows as the assistant's message: the answer, or the numbered questions. */
   reply: string;
   clarification?: PendingClarification;
-  /** Messages the graph added to the thread in this turn. */
+  /**
+   * Messages the thread gained while this message was processed (including those of a run it waited
+   * behind, e.g. one a restarted server finished), without the user's own.
+   */
   newMessages: Message[];
 }
 
@@ -48,144 +60,117 @@ export interface ThreadView {
   clarification?: PendingClarification;
 }
 
-/** One queue per saver and thread: messages of a thread are processed one after the other. */
-const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
+function principal(user: string | null | "app" | undefined): RunPrincipal {
+  return user === "app" ? "app" : { user: user ?? null };
+}
+
+function messagesOf(values: Record<string, unknown> | undefined): Message[] {
+  return [...((values?.messages as Message[] | undefined) ?? [])];
+}
 
 /**
- * The seed's orchestrator (Phase 3). Before each user message it reads the thread's state: when the
- * graph is paused at an interrupt, the message resumes it (`new Command({ resume: message })`), so a
- * reply to the reporting agent's questions lands exactly where it asked them; otherwise the message is
- * a new input, routed from START to the persisted agent. After the run it reports a pause
- * ("Graph interrupted at …") and turns a clarification request into the assistant's reply.
+ * The seed's orchestrator (Phase 3) over the Trellis server's run service: each user message becomes
+ * a run of the `inspection-reporter` graph, queued behind the thread's other runs (`enqueue`), so the
+ * thread has one record and one history whichever door it came through. Whether the message answers a
+ * pending clarification or starts a new request is not decided here: the graph's paused-input policy
+ * (`resume`) makes a message that arrives while the reporting agent waits the answer to its questions.
+ * After the run, it turns the thread's state into the reply: the numbered questions when the
+ * reporting agent paused ("Graph interrupted at …"), else the last assistant text.
  *
  * @example
- * const orchestrator = new InspectionOrchestrator(graph);
+ * const orchestrator = new InspectionOrchestrator(server.runs);
  * const first = await orchestrator.processMessage("t1", "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854");
  * first.status; // "clarification" — first.reply holds the numbered questions
  * const second = await orchestrator.processMessage("t1", "hoofdstraat 2, ja, nee");
  * second.resumed; // true
  */
 export class InspectionOrchestrator {
-  readonly graph: InspectionGraph;
+  readonly runs: RunService;
+  readonly assistantId: string;
   readonly #logger: Logger;
 
-  constructor(graph: InspectionGraph, options: { logger?: Logger } = {}) {
-    this.graph = graph;
+  constructor(runs: RunService, options: { assistantId?: string; logger?: Logger } = {}) {
+    this.runs = runs;
+    this.assistantId = options.assistantId ?? ASSISTANT_ID;
     this.#logger = options.logger ?? consoleLogger;
   }
 
-  /** Processes one user message on a thread; messages of one thread are processed in order. */
-  processMessage(threadId: string, content: string, options: ProcessMessageOptions = {}): Promise<TurnResult> {
-    const key = this.graph.checkpointer ?? this.graph;
-    const perThread = queues.get(key) ?? new Map<string, Promise<unknown>>();
-    queues.set(key, perThread);
-    const previous = perThread.get(threadId) ?? Promise.resolve();
-    const turn = previous.catch(() => undefined).then(() => this.#process(threadId, content, options));
-    const settled = turn.catch(() => undefined);
-    perThread.set(threadId, settled);
-    void settled.then(() => {
-      if (perThread.get(threadId) === settled) perThread.delete(threadId);
+  /**
+   * Processes one user message on a thread (created when new): runs it through the run service and
+   * waits for the thread to pause or finish. Messages of one thread run one after the other.
+   */
+  async processMessage(threadId: string, content: string, options: ProcessMessageOptions = {}): Promise<TurnResult> {
+    const as = principal(options.user);
+    const messageId = options.messageId ?? randomUUID();
+    const before = await this.#read(threadId, as).catch(() => undefined);
+    const known = new Set(messagesOf(before?.values).map((m) => m.id));
+    const settingsOwner = typeof options.user === "string" && options.user !== "app" ? options.user : undefined;
+    const run = await this.runs.start({
+      assistantId: this.assistantId,
+      threadId,
+      as,
+      input: { messages: [userMessage(content, { id: messageId })] },
+      multitaskStrategy: "enqueue",
+      metadata: { source: options.source ?? ASSISTANT_ID },
+      kwargs: {
+        streamMode: ["values", "messages-tuple"],
+        config: settingsOwner ? { configurable: { user_id: settingsOwner } } : {},
+      },
     });
-    return turn;
+    // the service binds a message to a pause pending now; a pause reached later (by a run ahead in the
+    // queue) the graph's policy applies when this run starts
+    const answersNow = run.kwargs.command?.resume !== undefined;
+    if (answersNow) this.#logger.info(`Resuming interrupted graph with: ${content.slice(0, 100)}...`);
+    for await (const event of this.runs.follow(run.runId, 0)) options.onEvent?.(event);
+    const end = await this.runs.wait(run.runId);
+    if (end.status === "error" || end.status === "timeout") {
+      const error = end.error ?? { error: "INTERNAL", message: "The run failed." };
+      throw new TrellisError(error.error as never, error.message);
+    }
+    const messages = messagesOf(end.values);
+    const resumed = !messages.some((m) => m.id === messageId);
+    if (resumed && !answersNow) {
+      this.#logger.info(`Resumed the graph that paused while the message waited, with: ${content.slice(0, 100)}...`);
+    }
+    const newMessages = messages.filter((m) => !known.has(m.id) && m.role !== "user");
+    const currentAgent = (end.values.activeAgent as string | undefined) ?? DEFAULT_AGENT;
+    if (end.interrupts.length > 0) {
+      const nodes = [...new Set(end.interrupts.map(topLevelNode))].join(", ");
+      this.#logger.info(`Graph interrupted at node(s): ${nodes}, thread: ${threadId}`);
+      for (const pending of end.interrupts) this.#logger.info(`Interrupt payload: ${JSON.stringify(pending.value)}`);
+    }
+    const clarification = pendingClarification(end.interrupts);
+    if (clarification) {
+      const reply = clarification.request.display_text;
+      return { threadId, currentAgent, resumed, status: "clarification", reply, clarification, newMessages };
+    }
+    const other = end.interrupts[0];
+    const answer = [...newMessages].reverse().find((m) => m.role === "assistant" && m.content.trim());
+    const reply = other ? JSON.stringify(other.value) : (answer?.content ?? "");
+    return { threadId, currentAgent, resumed, status: "answered", reply, newMessages };
   }
 
-  /** The thread's messages, its agent and the clarification it waits for, if any. */
-  async getThread(threadId: string): Promise<ThreadView> {
-    const state = await this.graph.getState({ threadId });
-    const clarification = pendingClarification(state.interrupts);
+  /** The thread's messages, its agent and the clarification it waits for; 404 when `user` may not see it. */
+  async getThread(threadId: string, user?: string | null | "app"): Promise<ThreadView> {
+    const state = await this.#read(threadId, principal(user));
+    const clarification = pendingClarification(state?.interrupts ?? []);
     return {
       threadId,
-      currentAgent: state.values.activeAgent ?? DEFAULT_AGENT,
-      messages: [...(state.values.messages ?? [])],
+      currentAgent: (state?.values.activeAgent as string | undefined) ?? DEFAULT_AGENT,
+      messages: messagesOf(state?.values),
       ...(clarification ? { clarification } : {}),
     };
   }
 
-  async #process(threadId: string, content: string, options: ProcessMessageOptions): Promise<TurnResult> {
-    const config: RunConfig = {
-      threadId,
-      ...(options.userId ? { configurable: { user_id: options.userId } } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    };
-    // Read the persisted agent and whether the graph waits for an answer (seed: process_message).
-    let currentAgent: string = DEFAULT_AGENT;
-    let isInterrupted = false;
-    let known = new Set<string>();
-    try {
-      const existing = await this.graph.getState({ threadId });
-      known = new Set((existing.values.messages ?? []).map((m) => m.id));
-      if (existing.values.activeAgent) {
-        currentAgent = existing.values.activeAgent;
-        this.#logger.info(`Resuming with persisted agent: ${currentAgent} (thread: ${threadId})`);
-      }
-      if (existing.interrupts.length > 0) {
-        isInterrupted = true;
-        this.#logger.info(
-          `Thread ${threadId} is interrupted at ${existing.next.join(", ")}, will resume with user message`,
-        );
-      } else if (existing.next.length > 0) {
-        // A run that stopped without an interrupt (a crash): finish it before the new message.
-        this.#logger.warn(
-          `Thread ${threadId} has unfinished tasks at ${existing.next.join(", ")}; finishing them first`,
-        );
-        await this.#stream(null, config, options);
-      }
-    } catch (error) {
-      this.#logger.warn(`Failed to read persisted state: ${(error as Error).message}, using ${DEFAULT_AGENT}`);
-    }
-
-    if (isInterrupted) {
-      this.#logger.info(`Resuming interrupted graph with: ${content.slice(0, 100)}...`);
-      await this.#stream(new Command({ resume: content }), config, options);
-    } else {
-      const message = userMessage(content, options.messageId ? { id: options.messageId } : {});
-      await this.#stream({ messages: [message], activeAgent: currentAgent }, config, options);
-    }
-
-    // After the run: did the graph pause? (seed: _stream_response)
-    const final = await this.graph.getState({ threadId });
-    const newMessages = (final.values.messages ?? []).filter((m) => !known.has(m.id) && m.role !== "user");
-    const agent = final.values.activeAgent ?? currentAgent;
-    if (final.next.length > 0) {
-      this.#logger.info(`Graph interrupted at node(s): ${final.next.join(", ")}, thread: ${threadId}`);
-      for (const pending of final.interrupts) this.#logger.info(`Interrupt payload: ${JSON.stringify(pending.value)}`);
-    }
-    const clarification = pendingClarification(final.interrupts);
-    if (clarification) {
-      return {
-        threadId,
-        currentAgent: agent,
-        resumed: isInterrupted,
-        status: "clarification",
-        reply: clarification.request.display_text,
-        clarification,
-        newMessages,
-      };
-    }
-    const other = final.interrupts[0];
-    const answer = [...newMessages].reverse().find((m) => m.role === "assistant" && m.content.trim());
-    return {
-      threadId,
-      currentAgent: agent,
-      resumed: isInterrupted,
-      status: "answered",
-      reply: other ? JSON.stringify(other.value) : (answer?.content ?? ""),
-      newMessages,
-    };
+  async #read(threadId: string, as: RunPrincipal) {
+    const thread = await this.runs.thread(threadId, as);
+    return this.runs.snapshot(thread);
   }
+}
 
-  async #stream(
-    input: Parameters<InspectionGraph["streamEvents"]>[0],
-    config: RunConfig,
-    options: ProcessMessageOptions,
-  ): Promise<void> {
-    const owner = options.userId ?? (config.threadId as string);
-    await withSettingsKey(owner, async () => {
-      for await (const event of this.graph.streamEvents(input, { ...config, streamMode: ["values", "messages"] })) {
-        options.onEvent?.(event);
-      }
-    });
-  }
+/** The node of the graph itself that paused: the agent, for an interrupt inside an agent's subgraph. */
+function topLevelNode(pending: Interrupt): string {
+  return pending.namespace ? (pending.namespace.split("|")[0]?.split(":")[0] ?? pending.node) : pending.node;
 }
 
 /** The first pending interrupt that is a clarification request. */

@@ -205,19 +205,32 @@ describe("with the server's auth on", () => {
       const asked = await ana.say("Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854");
       expect(asked.finished).toMatchObject({ result: { awaiting_clarification: true } });
       ana.close();
-      // Bo's thread with the same id is another thread: his message is not taken as Ana's answer.
+      // Ana's thread is the API's thread "shared-id", owned by her: Bo cannot answer it or read it.
       const bo = await WsFrontend.connect(`${secured.wsUrl}?api_key=key-bo`, "shared-id");
-      const other = await bo.say("hoofdstraat 2, ja, nee");
-      expect(other.finished).toMatchObject({
-        result: { current_agent: "general-agent", awaiting_clarification: false },
-      });
+      const other = await bo.sendRaw(
+        JSON.stringify({
+          threadId: "shared-id",
+          runId: "bo-1",
+          messages: [{ id: "b1", role: "user", content: "hoofdstraat 2, ja, nee" }],
+        }),
+      );
+      expect(other.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "NOT_FOUND" });
       bo.close();
       const unauthorised = await fetch(`${secured.url}/apps/inspection-reporter/threads/shared-id`);
       expect(unauthorised.status).toBe(401);
+      const bosView = await fetch(`${secured.url}/apps/inspection-reporter/threads/shared-id`, {
+        headers: { "x-api-key": "key-bo" },
+      });
+      expect(bosView.status).toBe(404);
+      const bosApi = await fetch(`${secured.url}/threads/shared-id`, { headers: { "x-api-key": "key-bo" } });
+      expect(bosApi.status).toBe(404);
       const view = await fetch(`${secured.url}/apps/inspection-reporter/threads/shared-id`, {
         headers: { "x-api-key": "key-ana" },
       });
-      expect(await view.json()).toMatchObject({ current_agent: "reporting-agent" });
+      expect(await view.json()).toMatchObject({
+        current_agent: "reporting-agent",
+        pending_clarification: { type: "clarification_request" },
+      });
     } finally {
       await secured.close();
     }

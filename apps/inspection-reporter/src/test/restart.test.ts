@@ -1,12 +1,13 @@
 // A thread paused at a clarification survives a restart: a new app instance (new MCP server processes,
-// a new saver) on the same SQLite file in this process, and a killed server process replaced by a new one.
+// a new in-process server) on the same SQLite file in this process, and a killed server process replaced
+// by a new one.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
+import { openInspectionRuntime } from "../in-process.js";
 import { createInspectionReporter } from "../inspection-reporter.js";
 import { silentLogger } from "../orchestrator/logger.js";
 import { WsFrontend } from "./ag-ui-client.js";
@@ -25,32 +26,32 @@ describe("restart while paused at a clarification", () => {
   it("a new graph instance on the same SQLite file resumes the reporting agent", async () => {
     dir = mkdtempSync(join(tmpdir(), "inspection-restart-"));
     const options = { dataDir: join(dir, "data"), env: {}, logger: silentLogger };
-    const file = join(dir, "threads.sqlite");
+    const dbPath = join(dir, "threads.sqlite");
 
-    const firstSaver = new SqliteSaver({ filename: file });
-    const first = await createInspectionReporter({ ...options, checkpointer: firstSaver });
-    const asked = await first.orchestrator.processMessage(
+    const first = await createInspectionReporter(options);
+    const firstRuntime = await openInspectionRuntime({ dbPath, app: first });
+    const asked = await firstRuntime.orchestrator.processMessage(
       "r1",
       "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854",
     );
     expect(asked.status).toBe("clarification");
+    await firstRuntime.close();
     await first.close();
-    await firstSaver.close();
 
-    const secondSaver = new SqliteSaver({ filename: file });
-    const second = await createInspectionReporter({ ...options, checkpointer: secondSaver });
+    const second = await createInspectionReporter(options);
+    const secondRuntime = await openInspectionRuntime({ dbPath, app: second });
     try {
-      const paused = await second.orchestrator.getThread("r1");
+      const paused = await secondRuntime.orchestrator.getThread("r1");
       expect(paused.currentAgent).toBe("reporting-agent");
       expect(paused.clarification?.request.display_text).toBe(asked.reply);
-      const done = await second.orchestrator.processMessage("r1", "hoofdstraat 2, ja, nee");
+      const done = await secondRuntime.orchestrator.processMessage("r1", "hoofdstraat 2, ja, nee");
       expect(done.resumed).toBe(true);
       expect(done.reply).toContain("# Inspectierapport Restaurant Bella Rosa");
       // The new general agent was never asked: the reply went straight into the paused tool call.
       expect(second.models["general-agent"]).toHaveProperty("calls", []);
     } finally {
+      await secondRuntime.close();
       await second.close();
-      await secondSaver.close();
     }
   });
 

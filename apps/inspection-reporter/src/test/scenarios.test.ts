@@ -1,31 +1,38 @@
-// The seed's Phase 4 scenarios, through the orchestrator (Phase 3) on a SQLite checkpointer, with the
-// MCP servers running as child processes and the offline Dutch models.
+// The seed's Phase 4 scenarios, through the orchestrator (Phase 3) over the run service of an
+// in-process Trellis server on SQLite, with the MCP servers running as child processes and the offline
+// Dutch models.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SqliteSaver } from "@trellis/checkpoint-sqlite";
-import type { StreamEvent } from "@trellis/core";
 import type { RuleChatModel } from "@trellis/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AgentId } from "../agents/agent-definitions.js";
+import type { InspectionGraph } from "../agents/inspection-graph.js";
+import { type InspectionRuntime, openInspectionRuntime } from "../in-process.js";
 import { createInspectionReporter, type InspectionReporter } from "../inspection-reporter.js";
 import { recordingLogger } from "../orchestrator/logger.js";
+import { ASSISTANT_ID } from "../orchestrator/orchestrator.js";
 
 let dir: string;
-let saver: SqliteSaver;
 let app: InspectionReporter;
+let runtime: InspectionRuntime;
 const log = recordingLogger();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "inspection-scenarios-"));
-  saver = new SqliteSaver({ filename: join(dir, "threads.sqlite") });
-  app = await createInspectionReporter({ checkpointer: saver, dataDir: join(dir, "data"), env: {}, logger: log });
+  app = await createInspectionReporter({ dataDir: join(dir, "data"), env: {}, logger: log });
+  runtime = await openInspectionRuntime({ dbPath: join(dir, "threads.sqlite"), app });
 });
 afterAll(async () => {
+  await runtime.close();
   await app.close();
-  await saver.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The thread's state, read through the graph as the server serves it. */
+const stateOf = (threadId: string) =>
+  (runtime.trellis.graphs.get(ASSISTANT_ID)?.graph as InspectionGraph | undefined)?.getState({ threadId }) ??
+  Promise.reject(new Error("the server does not serve the inspection-reporter graph"));
 beforeEach(() => {
   log.lines.length = 0;
 });
@@ -35,10 +42,12 @@ const rulesOf = (id: AgentId) => model(id).calls.map((c) => c.rule);
 
 /** One message; also returns which agents streamed model output during it (by subgraph namespace). */
 async function say(threadId: string, text: string) {
-  const events: StreamEvent[] = [];
-  const turn = await app.orchestrator.processMessage(threadId, text, { onEvent: (e) => events.push(e) });
+  const events: string[] = [];
+  const turn = await runtime.orchestrator.processMessage(threadId, text, { onEvent: (e) => events.push(e.event) });
   const agents = new Set(
-    events.filter((e) => e.mode === "messages").map((e) => (e.namespace[0] ?? "").split(":")[0] as string),
+    events
+      .filter((name) => name.split("|")[0] === "messages")
+      .map((name) => (name.split("|")[1] ?? "").split(":")[0] as string),
   );
   return { turn, agents };
 }
@@ -63,7 +72,7 @@ describe("scenario 1: basic clarification flow", () => {
     });
     expect(log.lines).toContain("info: Graph interrupted at node(s): reporting-agent, thread: scenario-1");
 
-    const paused = await app.graph.getState({ threadId: thread });
+    const paused = await stateOf(thread);
     expect(paused.next).toEqual(["reporting-agent"]);
     expect(paused.interrupts[0]?.value).toMatchObject({ type: "clarification_request" });
     expect(paused.values.activeAgent).toBe("reporting-agent");
@@ -84,7 +93,7 @@ describe("scenario 1: basic clarification flow", () => {
     expect(second.turn.reply).toContain("- Overtredingen geconstateerd: nee");
 
     // The answer reached the paused tool call as its result, and the report went through the MCP server.
-    const done = await app.graph.getState({ threadId: thread });
+    const done = await stateOf(thread);
     expect(done.next).toEqual([]);
     const toolNames = done.values.messages.filter((m) => m.role === "tool").map((m) => m.name);
     expect(toolNames).toEqual([
@@ -145,7 +154,7 @@ describe("scenario 2: several clarification rounds", () => {
     const stopped = (await say(thread, "laat maar")).turn;
     expect(stopped.status).toBe("answered");
     expect(stopped.reply).toMatch(/^Goed, ik stop met verifiëren\. Het concept IR-\d{8}-[0-9a-f]{6} blijft bewaard/);
-    expect((await app.graph.getState({ threadId: thread })).next).toEqual([]);
+    expect((await stateOf(thread)).next).toEqual([]);
   });
 });
 
@@ -167,9 +176,8 @@ describe("scenario 3: other agents are unaffected", () => {
     expect(followUp.turn.currentAgent).toBe("regulation-agent");
     expect(followUp.turn.reply).toContain("ALL-01 — Allergeneninformatie aan de consument");
     expect(model("general-agent").calls.length).toBe(generalCalls);
-    expect(log.lines).toContain("info: Resuming with persisted agent: regulation-agent (thread: scenario-3)");
     expect(log.lines.some((l) => l.includes("Resuming interrupted graph"))).toBe(false);
-    const state = await app.graph.getState({ threadId: thread });
+    const state = await stateOf(thread);
     expect(state.interrupts).toEqual([]);
     expect(state.next).toEqual([]);
   });

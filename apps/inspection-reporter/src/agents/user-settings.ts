@@ -61,9 +61,9 @@ export class UserSettingsStore {
 const scopedKey = new AsyncLocalStorage<string>();
 
 /**
- * Runs `fn` (a graph run) with `key` as the settings owner. Agents run as subgraphs, and a subgraph
- * node's `ctx.config` does not carry the parent run's `threadId` or `configurable`, so the orchestrator
- * names the owner this way.
+ * Runs `fn` (a graph run in this process) with `key` as the settings owner, whatever its config says.
+ * Runs of the server name the owner in their config instead (`configurable.user_id`, else the thread),
+ * which the agents' subgraph nodes inherit.
  *
  * @example
  * await withSettingsKey("jan", () => drain(graph.streamEvents(input, { threadId })));
@@ -73,8 +73,8 @@ export function withSettingsKey<T>(key: string, fn: () => T): T {
 }
 
 /**
- * Whose settings a run uses: the key set with {@link withSettingsKey}, else `configurable.user_id`, else
- * the thread, else `"default"` (runs started by others, e.g. through the Agent Server API).
+ * Whose settings a run uses: the key set with {@link withSettingsKey}, else `configurable.user_id` (the
+ * app's routes set it to the authenticated user), else the thread, else `"default"`.
  *
  * @example
  * settingsKey({ threadId: "t1", configurable: { user_id: "jan" } }); // "jan" (outside withSettingsKey)

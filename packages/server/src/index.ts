@@ -21,10 +21,16 @@ export {
   type HostedGraph,
   loadGraphs,
 } from "./graph-registry.js";
-export { PostgresRunStore, type PostgresRunStoreOptions } from "./postgres-run-store.js";
+export { POSTGRES_SESSION_OPTIONS, PostgresRunStore, type PostgresRunStoreOptions } from "./postgres-run-store.js";
 export { RedisEventHub, RedisQueueWake } from "./redis-fan-out.js";
 export { rollbackRun } from "./rollback.js";
-export { type QueueWake, RunManager, type RunManagerOptions } from "./run-manager.js";
+export {
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_ORPHAN_AFTER_MS,
+  type QueueWake,
+  RunManager,
+  type RunManagerOptions,
+} from "./run-manager.js";
 export {
   type RunEnd,
   type RunPrincipal,
@@ -43,6 +49,7 @@ export type {
   ThreadRecord,
   ThreadStatus,
 } from "./run-store.js";
+export { TERMINAL_RUN_STATUSES } from "./run-store.js";
 export { type CreateServerOptions, createServer, startServer, startWorker, type TrellisServer } from "./server.js";
 export type { ServerContext, ServerEnv } from "./server-context.js";
 export { SqliteRunStore } from "./sqlite-run-store.js";

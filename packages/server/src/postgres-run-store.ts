@@ -12,7 +12,7 @@ import {
   type MultitaskStrategy,
   type NewEvent,
   type RequeueResult,
-  type RunEnd,
+  type AttemptEnd,
   type RunRecord,
   type RunStatus,
   type RunStore,
@@ -492,7 +492,7 @@ export class PostgresRunStore implements RunStore {
     return this.#append(this.#pool, runId, attempt, events);
   }
 
-  async finishRun(runId: string, attempt: number, end: RunEnd): Promise<number[]> {
+  async finishRun(runId: string, attempt: number, end: AttemptEnd): Promise<number[]> {
     await this.setup();
     const { rows } = await this.#pool.query(`SELECT thread_id FROM ${this.#s}.server_runs WHERE run_id = $1`, [runId]);
     const threadId = rows[0]?.thread_id as string | undefined;

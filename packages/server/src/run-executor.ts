@@ -1,5 +1,13 @@
-import { type CheckpointSaver, type CheckpointTuple, TrellisError } from "@trellis/checkpoint";
-import { Command, type GraphInput, type RunConfig, Send, type StreamMode, type StreamOptions } from "@trellis/core";
+import { type CheckpointSaver, type CheckpointTuple, type Lease, TrellisError } from "@trellis/checkpoint";
+import {
+  Command,
+  type GraphInput,
+  type RunConfig,
+  type RunOutcome,
+  Send,
+  type StreamMode,
+  type StreamOptions,
+} from "@trellis/core";
 import type { EventHub } from "./event-hub.js";
 import type { AnyGraph, HostedGraph } from "./graph-registry.js";
 import { rollbackRun } from "./rollback.js";
@@ -31,6 +39,12 @@ export interface ExecuteContext {
   fence(): void;
   /** Reports that a write of this attempt was refused as stale: the attempt is aborted. */
   lost(why: string): void;
+  /**
+   * TTL of the thread's checkpoint lease while this attempt runs (scale-out: `orphanAfterMs`), renewed
+   * every third of it: a stalled worker's lease has run out by the time its run is requeued, so the
+   * next attempt takes the thread over at once. Default: the graph's own.
+   */
+  leaseTtlMs?: number;
   /** Test hook: named points of the attempt (`before-finish:<status>`). */
   point?(name: string): Promise<void>;
 }
@@ -72,7 +86,7 @@ export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<E
       const error = { error: "NOT_FOUND", message: `Assistant "${run.assistantId}" is not served here.` };
       return await finish("error", error, "error", [{ event: "error", data: error }]);
     }
-    const saver = fencedSaver(ctx.saver, ctx.fence);
+    const saver = fencedSaver(ctx.saver, ctx);
     const graph = hosted.graph.withCheckpointer(saver);
     const head = await saver.get({ threadId: run.threadId });
     const first = { event: "metadata", data: { run_id: run.runId, thread_id: run.threadId, attempt: run.attempt } };
@@ -110,12 +124,14 @@ async function stream(
   try {
     const { input, original, recover } = await inputFor(run, graph, head);
     const config = runConfig(run, ctx, original, recover);
+    let outcome: RunOutcome | undefined;
     for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
       try {
-        for await (const e of graph.streamEvents(input as GraphInput<never>, {
+        const stream = graph.streamEvents(input as GraphInput<never>, {
           ...config,
           streamMode: [...new Set<StreamMode>(["values", ...wanted])],
-        })) {
+        });
+        for await (const e of stream) {
           if (e.mode === "values" && e.namespace.length === 0) {
             if (Buffer.byteLength(JSON.stringify(e.data ?? {})) > ctx.limits.stateBytes) {
               ctx.setStop("state-too-large");
@@ -124,6 +140,8 @@ async function stream(
           if (!wanted.has(e.mode)) continue;
           events.push(sseEventName(e), sseData(e));
         }
+        // how the run ended comes with the stream: no read of the thread to learn it
+        outcome = await stream.outcome;
         break;
       } catch (error) {
         // the thread's lease is held (a previous attempt's, until it expires or its holder is found
@@ -134,7 +152,7 @@ async function stream(
       }
     }
     await events.drain();
-    const state = await graph.getState({ threadId: run.threadId });
+    const state = outcome as RunOutcome;
     const interrupted = state.next.length > 0;
     // drained for a shutdown: back to the queue, the next attempt continues where this one stopped
     if (interrupted && ctx.stopReason() === "shutdown") return await release(run, ctx);
@@ -266,15 +284,52 @@ class EventWriter {
 /**
  * The saver as one attempt sees it: every write (checkpoint, writes, lease) is checked against the
  * attempt's fence first, so an attempt whose worker was paused past its heartbeats writes nothing when
- * it wakes. The checkpoint lease (the core's) fences writes that were already on their way.
+ * it wakes; the checkpoint lease (the core's) fences writes that were already on their way. With
+ * `leaseTtlMs`, the lease is taken for that long and renewed here every third of it.
  */
-function fencedSaver(saver: CheckpointSaver, fence: () => void): CheckpointSaver {
+function fencedSaver(
+  saver: CheckpointSaver,
+  ctx: Pick<ExecuteContext, "fence" | "lost" | "leaseTtlMs">,
+): CheckpointSaver {
+  const { fence, leaseTtlMs } = ctx;
   const guarded =
     <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       fence();
       return fn(...args);
     };
+  // the leases this attempt holds, kept alive at the server's TTL
+  const held = new Map<string, { lease: Lease; timer: ReturnType<typeof setInterval> }>();
+  const key = (lease: Lease) => `${lease.threadId}\u0000${lease.owner}`;
+  const hold = (lease: Lease): Lease => {
+    if (leaseTtlMs === undefined) return lease;
+    const k = key(lease);
+    const entry = held.get(k);
+    if (entry) {
+      entry.lease = lease;
+      return lease;
+    }
+    const timer = setInterval(() => {
+      const current = held.get(k);
+      if (!current) return;
+      saver.renewLease(current.lease, leaseTtlMs).then(
+        (renewed) => {
+          if (held.get(k) === current) current.lease = renewed;
+        },
+        (error: unknown) => {
+          if (error instanceof TrellisError && error.code === "LEASE_LOST") {
+            clearInterval(timer);
+            held.delete(k);
+            ctx.lost(error.message);
+          }
+        },
+      );
+    }, leaseTtlMs / 3);
+    timer.unref?.();
+    held.set(k, { lease, timer });
+    return lease;
+  };
+  const ttl = (asked: number) => (leaseTtlMs === undefined ? asked : leaseTtlMs);
   const fenced: CheckpointSaver = {
     get: (ref) => saver.get(ref),
     list: (threadId, options) => saver.list(threadId, options),
@@ -284,9 +339,18 @@ function fencedSaver(saver: CheckpointSaver, fence: () => void): CheckpointSaver
     prune: guarded((threadId, options) => saver.prune(threadId, options)),
     setTtl: (threadId, ttlMs) => saver.setTtl(threadId, ttlMs),
     sweepExpired: () => saver.sweepExpired(),
-    acquireLease: guarded((threadId, owner, ttlMs) => saver.acquireLease(threadId, owner, ttlMs)),
-    renewLease: guarded((lease, ttlMs) => saver.renewLease(lease, ttlMs)),
-    releaseLease: (lease) => saver.releaseLease(lease),
+    acquireLease: guarded(async (threadId, owner, ttlMs) =>
+      hold(await saver.acquireLease(threadId, owner, ttl(ttlMs))),
+    ),
+    renewLease: guarded(async (lease, ttlMs) => hold(await saver.renewLease(lease, ttl(ttlMs)))),
+    releaseLease: async (lease) => {
+      const entry = held.get(key(lease));
+      if (entry) {
+        clearInterval(entry.timer);
+        held.delete(key(lease));
+      }
+      return saver.releaseLease(entry?.lease ?? lease);
+    },
   };
   if (saver.storedBytes) fenced.storedBytes = (threadId) => saver.storedBytes?.(threadId) as Promise<number>;
   return fenced;

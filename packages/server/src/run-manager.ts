@@ -395,6 +395,7 @@ export class RunManager {
           // still ours in the store (self-fenced): back to the queue now rather than after orphanAfterMs
           if (await this.#o.store.releaseRun(run.runId, run.attempt).catch(() => false)) {
             this.#log({ level: "warn", event: "release", ...ids });
+          ...(this.#o.shared ? { leaseTtlMs: this.#o.shared.orphanAfterMs } : {}),
           }
         } else if (outcome?.kind === "released") {
           this.#log({ level: "info", event: "release", ...ids });

@@ -95,7 +95,7 @@ export interface AttemptStart {
 }
 
 /** How a run's attempt ended, written with its thread's status in one transaction. */
-export interface RunEnd {
+export interface AttemptEnd {
   status: RunStatus;
   error: RunRecord["error"];
   /** The thread's status after the run, unless another run of the thread is queued (then `busy`). */
@@ -223,7 +223,7 @@ export interface RunStore {
    * Ends an attempt: the run's final status and error, its last events, and its thread's status, in one
    * transaction. Refused (LEASE_LOST) unless the run is running under `attempt`; returns the events' numbers.
    */
-  finishRun(runId: string, attempt: number, end: RunEnd): Promise<number[]>;
+  finishRun(runId: string, attempt: number, end: AttemptEnd): Promise<number[]>;
   /** Puts a running attempt's run back in the queue (shutdown); false when the attempt was not current. */
   releaseRun(runId: string, attempt: number): Promise<boolean>;
   /**

@@ -12,7 +12,7 @@ import {
   type MultitaskStrategy,
   type NewEvent,
   type RequeueResult,
-  type RunEnd,
+  type AttemptEnd,
   type RunRecord,
   type RunStatus,
   type RunStore,
@@ -502,7 +502,7 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  async finishRun(runId: string, attempt: number, end: RunEnd): Promise<number[]> {
+  async finishRun(runId: string, attempt: number, end: AttemptEnd): Promise<number[]> {
     return this.#tx(() => {
       this.#fence(runId, attempt);
       const seqs = this.#append(runId, end.events);

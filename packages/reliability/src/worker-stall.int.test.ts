@@ -1,0 +1,95 @@
+/**
+ * The server's executor in real processes: a worker SIGKILLed at "breakpoint checkpoint written, run not
+ * yet marked interrupted" (recovery keeps the pause), and a worker SIGSTOPped in the middle of a claim,
+ * of a superstep and of its final status write — on Postgres + Redis with a second worker taking over
+ * (the paused one is fenced and writes nothing when it wakes; nobody else waits for it), and on the
+ * embedded SQLite queue (the run simply goes on). The soak repeats these (`worker-stall.soak.ts`).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { breakpointKill, openPlace, type StallPoint, stallScenario } from "./fixtures/worker-stall.js";
+import { requirePostgres, requireRedis } from "./harness/services.js";
+
+const postgres = (await requirePostgres()) && (await requireRedis());
+const dir = mkdtempSync(join(tmpdir(), "trellis-stall-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const KINDS = [
+  { kind: "sqlite" as const, skip: false },
+  { kind: "postgres" as const, skip: !postgres },
+];
+
+describe("recovery never executes past a pause", () => {
+  for (const { kind, skip } of KINDS) {
+    it.skipIf(skip)(
+      `${kind}: killed with the breakpoint checkpoint written, the run not yet marked`,
+      async () => {
+        const place = await openPlace(kind, dir);
+        try {
+          const out = await breakpointKill(place);
+          expect(out.killed).toBe(true);
+          expect(out.run.status).toBe("interrupted");
+          expect(out.run.attempt).toBe(2);
+          expect(out.started).toEqual(["a"]); // b, behind the breakpoint, never ran
+          expect(out.next).toEqual(["b"]);
+          expect(out.threadStatus).toBe("interrupted");
+          expect(out.problems).toEqual([]);
+          console.log(
+            `[reliability] breakpoint kill ${kind}: attempt 2 ended ${out.run.status}, nodes run ${out.started.join(",")}, next ${out.next.join(",")}`,
+          );
+        } finally {
+          await place.dispose();
+        }
+      },
+      60_000,
+    );
+  }
+});
+
+const POINTS: StallPoint[] = ["claim", "superstep", "final-write"];
+
+describe.skipIf(!postgres)("postgres + redis: a worker paused with SIGSTOP is fenced and stalls nobody", () => {
+  for (const point of POINTS) {
+    it(`in the middle of ${point === "claim" ? "a claim" : point === "superstep" ? "a superstep" : "its final status write"}`, async () => {
+      const place = await openPlace("postgres", dir);
+      try {
+        const out = await stallScenario(place, point, { stallMs: 2_500, takeover: true });
+        expect(out.run.status).toBe("success");
+        expect(out.takenOver).toBe(true);
+        expect(out.threadStatus).toBe("idle");
+        expect(out.problems).toEqual([]);
+        expect(out.log.map((l) => l.split(":")[1])).toEqual(["a", "b", "c"]);
+        expect(out.startsAfterWake).toBe(0);
+        expect(out.checkpointsAfterWake).toBe(0);
+        expect(out.wokeLog.some((e) => e === "fenced" || e === "lease-lost")).toBe(true);
+        // a run of another thread was claimed and finished while the paused worker held its claim
+        expect(out.otherRunMs).toBeLessThan(2_500);
+        console.log(
+          `[reliability] SIGSTOP ${point} (postgres+redis, ${out.stallMs} ms): run ${out.run.status} on attempt ${out.run.attempt}; other thread's run done in ${out.otherRunMs} ms; woken worker logged ${out.wokeLog.join(",")}; 0 forks, 0 writes after waking`,
+        );
+      } finally {
+        await place.dispose();
+      }
+    }, 60_000);
+  }
+});
+
+describe("embedded sqlite queue: a server paused with SIGSTOP goes on when continued", () => {
+  for (const point of POINTS) {
+    it(`in the middle of ${point}`, async () => {
+      const place = await openPlace("sqlite", dir);
+      try {
+        const out = await stallScenario(place, point, { stallMs: 1_000, takeover: false, delayMs: 150 });
+        expect(out.run.status).toBe("success");
+        expect(out.run.attempt).toBe(1);
+        expect(out.threadStatus).toBe("idle");
+        expect(out.problems).toEqual([]);
+        expect(out.log.map((l) => l.split(":")[1])).toEqual(["a", "b", "c"]);
+      } finally {
+        await place.dispose();
+      }
+    }, 60_000);
+  }
+});

@@ -61,8 +61,8 @@ export interface TrellisServer {
   runs: RunService;
   /**
    * Every route that answers without the server's auth (when it is on; with it off, every route does):
-   * `/ok`, the public routes, and the routes of apps mounted with `routesAuth: "app"` with the check
-   * each declared — or one `undeclared` entry for an app that declared none.
+   * `/ok`, the public routes, and the routes that apps mounted with `routesAuth: "app"` declared, with
+   * the check each declared. An app that declared none has no route here: all stay behind the auth.
    */
   unauthenticatedRoutes: readonly UnauthenticatedRoute[];
   /** Lines for a startup banner: whether auth is on, and {@link unauthenticatedRoutes}. */
@@ -83,8 +83,8 @@ export interface TrellisServer {
 export interface UnauthenticatedRoute {
   method: string;
   path: string;
-  /** As the app declared it ({@link AppAuthRoute}), or `undeclared`: the app said nothing, the whole mount is open. */
-  check: AppAuthRoute["check"] | "undeclared";
+  /** As the app declared it ({@link AppAuthRoute}). */
+  check: AppAuthRoute["check"];
   detail: string;
   /** The app the route belongs to. */
   assistantId?: string;
@@ -242,23 +242,20 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     const prefix = `/apps/${hosted.assistantId}`;
     const declared = hosted.appAuthRoutes ?? [];
     checkDeclared(hosted.assistantId, declared);
-    if (declared.length > 0) {
-      const guard: MiddlewareHandler<ServerEnv> = (c, next) => {
-        const path = c.req.path.slice(prefix.length) || "/";
-        if (declared.some((r) => coversRoute(r, c.req.method, path))) return next();
-        return serverAuth(c, next);
-      };
-      app.use(prefix, guard);
-      app.use(`${prefix}/*`, guard);
-      for (const r of declared) open.push({ ...r, path: `${prefix}${r.path}`, assistantId: hosted.assistantId });
-    } else {
-      open.push({
-        method: "*",
-        path: `${prefix}/*`,
-        check: "undeclared",
-        detail: 'routesAuth "app", and the app declared none of its routes: each must check its callers itself',
-        assistantId: hosted.assistantId,
-      });
+    // Fail closed: only what the app declared skips the server's auth; an app that declared nothing is
+    // mounted behind it like any other.
+    const guard: MiddlewareHandler<ServerEnv> = (c, next) => {
+      const path = c.req.path.slice(prefix.length) || "/";
+      if (declared.some((r) => coversRoute(r, c.req.method, path))) return next();
+      return serverAuth(c, next);
+    };
+    app.use(prefix, guard);
+    app.use(`${prefix}/*`, guard);
+    for (const r of declared) open.push({ ...r, path: `${prefix}${r.path}`, assistantId: hosted.assistantId });
+    if (declared.length === 0) {
+      console.warn(
+        `[trellis-server] ${hosted.assistantId}: routesAuth "app" but the app declared none of its routes (declareAppAuthRoutes), so all of them stay behind the server's auth.`,
+      );
     }
     app.route(prefix, hosted.routes as unknown as Hono<ServerEnv>);
   }

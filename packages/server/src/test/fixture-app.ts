@@ -15,13 +15,33 @@ export function routes(ctx: AppRoutesContext) {
   app.post("/webhook", (c) =>
     c.req.header("x-signature") === "good" ? c.json({ accepted: true }) : c.json({ error: "bad signature" }, 403),
   );
-  // An app WebSocket: echoes each message with the authenticated user.
-  const wss = new WebSocketServer({ noServer: true });
+  // mounted with routesAuth "app", only the webhook answers without the server's credentials
+  ctx.declareAppAuthRoutes?.([{ method: "POST", path: "/webhook", check: "verified", detail: "x-signature" }]);
+  // An app WebSocket: echoes each message with the authenticated user. It takes the server's body
+  // limit, and listens for errors (ws closes the socket on a bad frame; an unheard 'error' would throw).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.maxPayload ?? 1024 * 1024 });
   ctx.onUpgrade?.((req, socket, head, user) => {
     if (!req.url?.startsWith(`/apps/${ctx.assistantId}/echo`)) return socket.destroy();
     wss.handleUpgrade(req, socket, head, (ws) => {
+      ws.on("error", () => undefined);
       ws.on("message", (raw) => ws.send(JSON.stringify({ user, echo: String(raw) })));
     });
   });
   return app;
+}
+
+/**
+ * An app whose WebSocket upgrade handler fails: it throws at once for `/apps/<id>/now`, and returns a
+ * promise that rejects for any other path. The server must survive both.
+ */
+export function crashyRoutes(ctx: AppRoutesContext) {
+  const failLater = async () => {
+    await new Promise((r) => setTimeout(r, 10));
+    throw new Error("the app's upgrade handler failed later");
+  };
+  ctx.onUpgrade?.((req) => {
+    if (req.url?.endsWith("/now")) throw new Error("the app's upgrade handler failed");
+    return failLater() as unknown as undefined;
+  });
+  return new Hono();
 }

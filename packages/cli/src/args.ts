@@ -8,7 +8,20 @@ export interface ParsedArgs {
 }
 
 /** Flags that take a value (`--input '{…}'` or `--input={…}`); every other flag is a switch. */
-const VALUE_FLAGS = new Set(["input", "thread", "config", "port", "host", "graph", "limit", "studio-dir", "watch"]);
+const VALUE_FLAGS = new Set([
+  "input",
+  "thread",
+  "config",
+  "port",
+  "host",
+  "graph",
+  "limit",
+  "studio-dir",
+  "watch",
+  "workers",
+  "health-port",
+  "drain-ms",
+]);
 const SHORT: Record<string, string> = { c: "config", i: "input", t: "thread", p: "port", h: "help" };
 
 /**

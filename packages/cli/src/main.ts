@@ -13,7 +13,8 @@ Usage: trellis <command> [options]
 Commands:
   dev                     server + studio; restarts when a graph's source or trellis.json changes
   serve                   server + studio (the studio at /studio)
-  worker                  execute queued runs without HTTP (scale-out: Postgres + Redis)
+  worker                  execute queued runs without HTTP (scale-out: Postgres + Redis);
+                          --health-port <n>: GET /health; --drain-ms <n>: SIGTERM drain (10000)
   run <graph>             run a graph here, answering its pauses in the terminal
       --input <json>        input state, e.g. '{"request":"lockout procedure"}'
       --thread <id>         thread to use or continue (default: a new one)
@@ -25,7 +26,8 @@ Commands:
 Options for every command:
   -c, --config <path>     the config file (default: ./trellis.json)
   -h, --help              this help
-Server options: --port <n> (or PORT), --host <h>, --studio-dir <dir>, --no-studio
+Server options: --port <n> (or PORT), --host <h>, --studio-dir <dir>, --no-studio,
+  --workers <n> (runs executed here; default: none with a Redis queue, else the queue's concurrency)
 
 Exit codes: 0 done, 1 failed, 2 bad command line, 3 run left paused (no answer).
 `;

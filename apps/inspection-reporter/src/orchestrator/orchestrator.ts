@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Interrupt, TrellisError } from "@trellis/core";
+import { type Interrupt, TrellisError, type TrellisErrorCode } from "@trellis/core";
 import { type Message, userMessage } from "@trellis/models";
 import type { RunPrincipal, RunService, StoredEvent } from "@trellis/server";
 import { DEFAULT_AGENT } from "../agents/agent-definitions.js";
@@ -125,7 +125,7 @@ export class InspectionOrchestrator {
     const end = await this.runs.wait(run.runId);
     if (end.status === "error" || end.status === "timeout") {
       const error = end.error ?? { error: "INTERNAL", message: "The run failed." };
-      throw new TrellisError(error.error as never, error.message);
+      throw new TrellisError(error.error as TrellisErrorCode, error.message);
     }
     const messages = messagesOf(end.values);
     const resumed = !messages.some((m) => m.id === messageId);

@@ -85,13 +85,19 @@ export function parseRunRequest(
   const assistantId = field.string(body, "assistant_id");
   if (!assistantId) throw invalid('"assistant_id" is required: the id of a graph in trellis.json.');
   const hosted = graphFor(assistantId);
-  const input = body.input ?? null;
+  let input = body.input ?? null;
   if (input !== null && (typeof input !== "object" || Array.isArray(input)))
     throw invalid('"input" must be an object or null.');
   if (input !== null) checkKeys(Object.keys(input), hosted, "input");
   const cmd = command(body, hosted);
-  if (input !== null && cmd) throw invalid('Pass "input" or "command", not both.');
-  const streamMode = field.stringList(body, "stream_mode") ?? options.streamDefault;
+  // `useStream().submit({}, { command })` sends an empty input with every command: it means no input
+  if (input !== null && cmd && Object.keys(input).length > 0) {
+    throw invalid('Pass "input" or "command", not both: a command resumes or routes the thread as it stands.');
+  }
+  if (cmd) input = null;
+  // an empty list (a client that has not read any mode yet) falls back to values, as LangGraph does
+  const listed = field.stringList(body, "stream_mode");
+  const streamMode = listed === undefined ? options.streamDefault : listed.length > 0 ? listed : ["values"];
   const badModes = streamMode.filter((m) => !API_STREAM_MODES.has(m));
   if (badModes.length)
     throw invalid(`Unknown stream_mode ${badModes.join(", ")}. Known: ${[...API_STREAM_MODES].join(", ")}.`);

@@ -1,0 +1,42 @@
+/**
+ * Request shapes that LangGraph's own clients send: `useStream().submit({}, { command })` (an empty
+ * input with every command) and `stream_mode: []` (a component that has read no mode yet).
+ */
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./harness.js";
+
+let t: TestServer;
+let client: Client;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  client = new Client({ apiUrl: t.url, apiKey: null });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+it("an empty input together with a command is the command alone", async () => {
+  const thread = await client.threads.create();
+  await client.runs.wait(thread.thread_id, "ask", { input: { log: [] } });
+  const done = (await client.runs.wait(thread.thread_id, "ask", { input: {}, command: { resume: "Ana" } })) as {
+    answer: string;
+  };
+  expect(done.answer).toBe("Ana");
+  // a real input and a command together stay ambiguous
+  await expect(
+    client.runs.wait(thread.thread_id, "ask", { input: { log: ["x"] }, command: { resume: "Bo" } }),
+  ).rejects.toThrow(/400.*not both/s);
+});
+
+it("stream_mode [] streams values, and the interrupt reaches the client", async () => {
+  const thread = await client.threads.create();
+  const events: Array<{ event: string; data: unknown }> = [];
+  for await (const e of client.runs.stream(thread.thread_id, "ask", { input: { log: [] }, streamMode: [] })) {
+    events.push(e as { event: string; data: unknown });
+  }
+  const values = events.filter((e) => e.event === "values");
+  expect(values.length).toBeGreaterThan(0);
+  expect(JSON.stringify(values.at(-1)?.data)).toMatch(/__interrupt__/);
+});

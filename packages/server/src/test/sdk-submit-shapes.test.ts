@@ -40,3 +40,12 @@ it("stream_mode [] streams values, and the interrupt reaches the client", async 
   expect(values.length).toBeGreaterThan(0);
   expect(JSON.stringify(values.at(-1)?.data)).toMatch(/__interrupt__/);
 });
+
+it("a run adds graph_id and assistant_id to a thread made with threads.create, so threads.search finds it", async () => {
+  const thread = await client.threads.create({ metadata: { topic: "names" } });
+  await client.runs.wait(thread.thread_id, "ask", { input: { log: [] } });
+  const metadata = (await client.threads.get(thread.thread_id)).metadata as Record<string, unknown>;
+  expect(metadata).toMatchObject({ topic: "names", graph_id: "ask", assistant_id: "ask" });
+  const found = await client.threads.search({ metadata: { graph_id: "ask" }, limit: 1000 });
+  expect(found.map((th) => th.thread_id)).toContain(thread.thread_id);
+});

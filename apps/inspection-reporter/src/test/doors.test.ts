@@ -121,6 +121,23 @@ describe("threads driven through the app's doors are threads of the Agent Server
     expect((await call("GET", "/threads/doors-chat")).json.status).toBe("idle");
   });
 
+  it("an AG-UI thread over SSE at /apps/inspection-reporter/ag-ui is the API's thread", async () => {
+    const res = await fetch(`${server.url}/apps/inspection-reporter/ag-ui`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        threadId: "doors-sse",
+        runId: "doors-sse-1",
+        messages: [{ id: "u1", role: "user", content: ASK }],
+      }),
+    });
+    expect(await res.text()).toContain('"RUN_FINISHED"');
+    expect((await call("GET", "/threads/doors-sse")).json).toMatchObject({
+      status: "interrupted",
+      metadata: { graph_id: "inspection-reporter" },
+    });
+  });
+
   it("a REST thread answered over the WebSocket shows its new status on REST", async () => {
     const created = await call("POST", "/threads", {});
     const threadId = created.json.thread_id;
@@ -156,6 +173,18 @@ describe("a message while the reporting agent waits answers its question, whatev
     expect(done.status).toBe(200);
     expect(done.json.activeAgent).toBe("reporting-agent");
     expect(await lastAssistantText(frontend.threadId)).toContain("# Inspectierapport Restaurant Bella Rosa");
+  });
+
+  it("an input without a user message while the questions wait is refused, and the questions still wait", async () => {
+    await chat("doors-refused", ASK);
+    const refused = await call("POST", "/threads/doors-refused/runs/wait", {
+      assistant_id: "inspection-reporter",
+      input: { activeAgent: "general-agent" },
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.json).toMatchObject({ error: "THREAD_PAUSED" });
+    const view = await call("GET", "/apps/inspection-reporter/threads/doors-refused");
+    expect(view.json).toMatchObject({ pending_clarification: { display_text: QUESTIONS } });
   });
 
   it("asked over /chat, answered over the server's generic AG-UI WebSocket", async () => {

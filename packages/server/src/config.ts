@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { TrellisError } from "@trellis/checkpoint";
+import type { RetentionSettings } from "./retention.js";
 
 /** One assistant the server hosts: a module and the export that holds (or builds) its graph. */
 export interface GraphEntry {
@@ -48,6 +49,23 @@ export type QueueConfig =
       orphanAfterMs?: number;
     };
 
+/**
+ * Retention: finished runs and their events are deleted `runsTtlMs` after they ended; threads idle for
+ * `idleForMs` keep their latest `keepCheckpoints` checkpoints. Swept every `sweepEveryMs` (10 min) by one
+ * process of the cluster at a time. Each part is off unless set.
+ *
+ * @example
+ * { "retention": { "runsTtlMs": 604800000, "keepCheckpoints": 20 } }
+ */
+export interface RetentionConfig {
+  runsTtlMs?: number;
+  keepCheckpoints?: number;
+  /** Default 1 hour. */
+  idleForMs?: number;
+  /** Default 10 minutes. */
+  sweepEveryMs?: number;
+}
+
 /** One credential: an API key (`x-api-key` header) or a bearer token, and the user it stands for. */
 export interface Credential {
   user: string;
@@ -94,6 +112,15 @@ export interface TrellisConfig {
   /** Interface to bind. Default 127.0.0.1. */
   host?: string;
   /** Directory that relative paths in this config are resolved against. Set by `loadConfig`. */
+  /** What the server deletes, and when (off unless set). */
+  retention?: RetentionConfig;
+  /**
+   * Origins (`https://app.example.com`, `"null"`, or `"*"` for any) whose browser pages may open the
+   * server's WebSockets. Same-origin upgrades and upgrades without an `Origin` header (non-browser
+   * clients) are always allowed. Default: none with auth on (cross-origin upgrades are a 403), any
+   * with auth off.
+   */
+  allowedOrigins?: string[];
   baseDir?: string;
 }
 
@@ -109,6 +136,9 @@ export interface ResolvedConfig {
   baseDir: string;
 }
 
+  retention: RetentionSettings;
+  /** Origins allowed to open WebSockets besides the server's own; null: any. */
+  allowedOrigins: string[] | null;
 /** Default location of the SQLite file, relative to the config file. */
 export const DEFAULT_SQLITE_PATH = ".trellis/trellis.sqlite";
 const MIB = 1024 * 1024;
@@ -194,6 +224,14 @@ export function resolveConfig(
     baseDir,
   };
 }
+      streamsPerUser: config.limits?.streamsPerUser ?? 50,
+    },
+    allowedOrigins: config.allowedOrigins ?? (config.auth?.enabled === true ? [] : null),
+    retention: {
+      runsTtlMs: config.retention?.runsTtlMs ?? null,
+      keepCheckpoints: config.retention?.keepCheckpoints ?? null,
+      idleForMs: config.retention?.idleForMs ?? 60 * 60_000,
+      sweepEveryMs: config.retention?.sweepEveryMs ?? 10 * 60_000,
 
 function expandCredential(c: Credential, env: Record<string, string | undefined>): Credential {
   const expand = (v: string | undefined) => (v?.startsWith("$") ? env[v.slice(1)] : v);
@@ -250,3 +288,15 @@ function checkConfig(raw: unknown, where: string): TrellisConfig {
   }
   return raw as TrellisConfig;
 }
+  const retention = c.retention as Record<string, unknown> | undefined;
+  if (retention !== undefined) {
+    if (typeof retention !== "object" || retention === null || Array.isArray(retention)) {
+      fail("retention must be an object: { runsTtlMs, keepCheckpoints, idleForMs, sweepEveryMs }.");
+    }
+    for (const key of ["runsTtlMs", "keepCheckpoints", "idleForMs", "sweepEveryMs"] as const) {
+      const v = retention?.[key];
+      if (v !== undefined && !(typeof v === "number" && Number.isInteger(v) && v > 0)) {
+        fail(`retention.${key} must be a whole number above 0.`);
+      }
+    }
+  }

@@ -85,10 +85,19 @@ export class RedisQueueWake implements QueueWake {
   readonly #key: string;
   readonly #pub: Redis;
 
-  constructor(options: { url: string; prefix?: string }) {
+  readonly #deadAfterMs: number;
+  readonly #reclaimEveryMs: number;
+
+  /**
+   * `deadAfterMs` (default 5 minutes): a consumer silent this long is taken for dead; its pending
+   * wake-ups are reclaimed and it is removed, every `reclaimEveryMs` (default 1 minute).
+   */
+  constructor(options: { url: string; prefix?: string; deadAfterMs?: number; reclaimEveryMs?: number }) {
     this.#url = options.url;
     this.#key = `${options.prefix ?? "trellis:"}queue`;
     this.#pub = new Redis(options.url, { maxRetriesPerRequest: 3 });
+    this.#deadAfterMs = options.deadAfterMs ?? 5 * 60_000;
+    this.#reclaimEveryMs = options.reclaimEveryMs ?? 60_000;
   }
 
   async notify(): Promise<void> {
@@ -99,6 +108,7 @@ export class RedisQueueWake implements QueueWake {
     const reader = new Redis(this.#url);
     const consumer = `worker-${randomUUID()}`;
     let stopped = false;
+    let nextReclaim = 0;
     const loop = (async () => {
       try {
         await reader.xgroup("CREATE", this.#key, "workers", "$", "MKSTREAM");
@@ -106,6 +116,10 @@ export class RedisQueueWake implements QueueWake {
         // BUSYGROUP: the group exists
       }
       while (!stopped) {
+        if (Date.now() >= nextReclaim) {
+          nextReclaim = Date.now() + this.#reclaimEveryMs;
+          await this.reclaim(reader, consumer).catch(() => undefined);
+        }
         try {
           const got = (await reader.xreadgroup(
             "GROUP",
@@ -129,9 +143,54 @@ export class RedisQueueWake implements QueueWake {
     })();
     return async () => {
       stopped = true;
-      reader.disconnect();
+      // leave the group: nothing is pending for this consumer (it acknowledges what it reads)
+      await reader
+        .xgroup("DELCONSUMER", this.#key, "workers", consumer)
+        .catch(() => undefined)
+        .finally(() => reader.disconnect());
       await loop;
     };
+  }
+
+  /**
+   * Takes over the wake-ups that consumers of dead processes read but never acknowledged (pending for
+   * longer than `deadAfterMs`, XAUTOCLAIM), acknowledges them, and removes consumers that have nothing
+   * pending and were idle that long (XGROUP DELCONSUMER): the group does not keep a consumer per
+   * process ever started. A live consumer removed this way is recreated by its next read. Returns how
+   * many entries and consumers it cleaned up.
+   */
+  async reclaim(client: Redis = this.#pub, self = ""): Promise<{ entries: number; consumers: number }> {
+    let entries = 0;
+    let start = "0-0";
+    for (let i = 0; i < 100; i++) {
+      const [next, claimed] = (await client.xautoclaim(
+        this.#key,
+        "workers",
+        self || "reclaimer",
+        this.#deadAfterMs,
+        start,
+        "COUNT",
+        100,
+      )) as [string, Array<[string, string[]] | null>];
+      const ids = claimed.filter((e): e is [string, string[]] => e !== null).map(([id]) => id);
+      if (ids.length) await client.xack(this.#key, "workers", ...ids);
+      entries += ids.length;
+      if (next === "0-0") break;
+      start = next;
+    }
+    let consumers = 0;
+    const info = (await client.xinfo("CONSUMERS", this.#key, "workers")) as unknown[][];
+    for (const row of info) {
+      const fields = new Map<string, unknown>();
+      for (let i = 0; i + 1 < row.length; i += 2) fields.set(String(row[i]), row[i + 1]);
+      const name = String(fields.get("name"));
+      if (name === self) continue;
+      if (Number(fields.get("pending")) === 0 && Number(fields.get("idle")) > this.#deadAfterMs) {
+        await client.xgroup("DELCONSUMER", this.#key, "workers", name);
+        consumers++;
+      }
+    }
+    return { entries, consumers };
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,7 @@ import { errorJson, errorResponse } from "./http-errors.js";
 import { POSTGRES_SESSION_OPTIONS, PostgresRunStore } from "./postgres-run-store.js";
 import { RedisEventHub, RedisQueueWake } from "./redis-fan-out.js";
 import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
+import { RetentionSweeper } from "./retention.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { runRoutes } from "./routes/runs.js";
 import { systemRoutes } from "./routes/system.js";
@@ -26,6 +27,8 @@ import type { RunStore } from "./run-store.js";
 import { lookups, type ServerContext, type ServerEnv } from "./server-context.js";
 import { SqliteRunStore } from "./sqlite-run-store.js";
 
+import { limitStreams } from "./stream-limits.js";
+import { jsonLogger } from "./worker-log.js";
 /** Options of {@link createServer} beyond the config file. */
 export interface CreateServerOptions {
   /** Resolves credentials to a user; default: the config's API keys and bearer tokens. */
@@ -283,6 +286,14 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     manager,
     runs,
     unauthenticatedRoutes: open,
+  // one process of the cluster sweeps at a time (a lease in the store); off unless configured
+  const sweeper = new RetentionSweeper({
+    store,
+    saver,
+    settings: resolved.retention,
+    log: jsonLogger({ worker: manager.workerId }),
+  });
+  sweeper.start();
     authBanner: () => authBanner(resolved.auth.enabled, open),
     async listen(port = resolved.port) {
       const started = await new Promise<Server>((resolve) => {
@@ -317,6 +328,7 @@ function authBanner(enabled: boolean, open: readonly UnauthenticatedRoute[]): st
     enabled
       ? "Auth is on. Routes that answer without the server's credentials:"
       : 'Auth is off: every route answers without credentials ("auth": { "enabled": true } turns it on). Routes that would answer without them even with auth on:',
+      await sweeper.stop();
   ];
   for (const r of open) lines.push(`  ${r.method.padEnd(4)} ${r.path.padEnd(width)}  ${r.check}: ${r.detail}`);
   return lines;

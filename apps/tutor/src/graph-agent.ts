@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
-import { Command, type InvokeResult } from "@trellis/core";
+import type { InvokeResult } from "@trellis/core";
 import { type ChatModel, type Message, userMessage } from "@trellis/models";
 import BetterSqlite3, { type Database } from "better-sqlite3";
 import { type ChatResponse, toChatResponse } from "./chat-response.js";
@@ -14,6 +14,7 @@ import type { Retriever } from "./retrieval/retriever.js";
 import type { subjectStateSchema } from "./state.js";
 import type { InterruptInfo } from "./test-session/test-graph.js";
 import { buildTutorGraph, type TutorGraph } from "./tutor-graph.js";
+import { inProcessTurns, type TurnEnd, type TurnRunner, type TutorTurn } from "./tutor-turns.js";
 
 /**
  * Default SQLite file of the app (checkpoints and teaching guides), relative to the working directory.
@@ -105,6 +106,10 @@ export function graphAgentOptionsFromEnv(env: Record<string, string | undefined>
  * request reaches the same graph and checkpointer. `callAgent` starts a turn (state restored by thread
  * id), `callAgentResume` answers the pending test question.
  *
+ * Turns run through a {@link TurnRunner}: the graph in this process by default (the standalone tutor),
+ * the Trellis server's run service when the server mounts the routes (`serverTurns`). Either way the
+ * graph's paused-input policy (`reject`) decides what a new message does while a test question waits.
+ *
  * @example
  * const agent = GraphAgent.create({ dbPath: "./tutor.sqlite" });
  * const result = await agent.callAgent("Hazme un test de 5 preguntas sobre contenedores", "alumno-1", "iv");
@@ -115,12 +120,22 @@ export class GraphAgent {
   readonly graph: TutorGraph;
   /** `"offline"` or the provider of the model. */
   readonly provider: string;
+  readonly #turns: TurnRunner;
+  readonly #user: string | null;
   readonly #onClose: (() => void) | undefined;
 
-  /** Wraps a built graph (with its checkpointer), e.g. the one the Trellis server hands to app routes. */
-  constructor(graph: TutorGraph, options: { provider?: string; onClose?: () => void } = {}) {
+  /**
+   * Wraps a built graph (with its checkpointer), e.g. the one the Trellis server hands to app routes;
+   * `turns` says where turns run (default: {@link inProcessTurns} of `graph`).
+   */
+  constructor(
+    graph: TutorGraph,
+    options: { provider?: string; onClose?: () => void; turns?: TurnRunner; user?: string | null } = {},
+  ) {
     this.graph = graph;
     this.provider = options.provider ?? "offline";
+    this.#turns = options.turns ?? inProcessTurns(graph);
+    this.#user = options.user ?? null;
     this.#onClose = options.onClose;
   }
 
@@ -141,40 +156,37 @@ export class GraphAgent {
   }
 
   /**
+   * This agent acting for `user`, the server's authenticated user: the threads it starts are theirs,
+   * and another user's threads are not found. Shares the graph and the runner; closing it closes nothing.
+   *
+   * @example
+   * const reply = await agent.forUser(c.get("user")).chat("Hola", "ana", "iv");
+   */
+  forUser(user: string | null): GraphAgent {
+    return new GraphAgent(this.graph, { provider: this.provider, turns: this.#turns, user });
+  }
+
+  /**
    * Runs one turn: appends the query, sets the subject when given, clears `context`, and runs until the
    * graph ends or pauses on a test question. A thread paused on a question must be answered with
-   * {@link callAgentResume} first (`CONFLICT`).
+   * {@link callAgentResume} first (`THREAD_PAUSED`, carrying the question as `interrupt_info`).
    */
   async callAgent(
     query: string,
     id: string,
     asignatura?: string | null,
   ): Promise<InvokeResult<typeof subjectStateSchema>> {
-    const pending = await this.pendingInterrupt(id);
-    if (pending) {
-      throw new TrellisError(
-        "CONFLICT",
-        `Thread "${id}" is waiting for the answer to question ${pending.question_num} of ${pending.total_questions} of a test: send it with POST /resume_chat.`,
-        { details: { interrupt_info: pending } },
-      );
-    }
     const input = {
       messages: [userMessage(query)],
       context: [],
       ...(asignatura !== undefined && asignatura !== null ? { asignatura } : {}),
     };
-    return this.graph.invoke(input, { threadId: id });
+    return this.#turn({ threadId: id, input });
   }
 
   /** Resumes the thread's pending test question with the user's answer (`NOTHING_TO_RESUME` when none). */
   async callAgentResume(id: string, resumeValue: string): Promise<InvokeResult<typeof subjectStateSchema>> {
-    if (!(await this.pendingInterrupt(id))) {
-      throw new TrellisError(
-        "NOTHING_TO_RESUME",
-        `Thread "${id}" has no test question waiting for an answer: start a conversation or a test with POST /chat.`,
-      );
-    }
-    return this.graph.invoke(new Command({ resume: resumeValue }), { threadId: id });
+    return this.#turn({ threadId: id, resume: resumeValue });
   }
 
   /** {@link callAgent} as the seed's `/chat` answers it: `{ message, interrupted, interrupt_info }`. */
@@ -187,11 +199,50 @@ export class GraphAgent {
     return this.#respond(await this.callAgentResume(id, answer), id);
   }
 
+  async #turn(turn: TutorTurn): Promise<InvokeResult<typeof subjectStateSchema>> {
+    let end: TurnEnd;
+    try {
+      end = await this.#turns(turn, this.#user);
+    } catch (error) {
+      throw await this.#explained(error, turn.threadId);
+    }
+    return end.interrupts.length > 0 ? { ...end.values, __interrupt__: end.interrupts } : end.values;
+  }
+
   async #respond(result: InvokeResult<typeof subjectStateSchema>, id: string): Promise<ChatResponse> {
     if (!result.__interrupt__?.length) return toChatResponse(result);
     const snapshot = await this.graph.getState({ threadId: id }, { subgraphs: true });
     const inner = snapshot.tasks.find((t) => t.state)?.state?.values as { messages?: Message[] } | undefined;
     return toChatResponse(result, inner?.messages);
+  }
+
+  /**
+   * The graph's refusals, said the way the seed's API is used: which route to call instead, and the
+   * pending question as `interrupt_info` (read from the thread when the refusal came from a queued run,
+   * whose error carries only a code and a message). Other errors pass through.
+   */
+  async #explained(error: unknown, id: string): Promise<unknown> {
+    if (!(error instanceof TrellisError)) return error;
+    if (error.code === "THREAD_PAUSED") {
+      const interrupts = error.details.interrupts as { value: unknown }[] | undefined;
+      const pending = interrupts
+        ? (interrupts[0]?.value as InterruptInfo | undefined)
+        : await this.pendingInterrupt(id);
+      const question = pending ? `question ${pending.question_num} of ${pending.total_questions}` : "a question";
+      return new TrellisError(
+        "THREAD_PAUSED",
+        `Thread "${id}" is waiting for the answer to ${question} of a test: send it with POST /resume_chat.`,
+        { details: { ...error.details, ...(pending ? { interrupt_info: pending } : {}) }, cause: error },
+      );
+    }
+    if (error.code === "NOTHING_TO_RESUME") {
+      return new TrellisError(
+        "NOTHING_TO_RESUME",
+        `Thread "${id}" has no test question waiting for an answer: start a conversation or a test with POST /chat.`,
+        { details: error.details, cause: error },
+      );
+    }
+    return error;
   }
 
   /** The test question the thread is waiting on, if any. */

@@ -40,8 +40,10 @@ const searchRequest = z.object({
  *   RAG-service contract (so one tutor can serve as another's `RAG_URL`)
  * - `GET /health`
  *
- * A bad body is a 400 with `{error, reason}`; a `/chat` on a thread waiting for a test answer is a 409.
- * Mount it anywhere (`app.route("/apps/tutor", createTutorApp(agent))`) or serve it on its own.
+ * A bad body is a 400 with `{error, reason}`; a `/chat` on a thread waiting for a test answer is a 409
+ * `THREAD_PAUSED` with the pending `interrupt_info` (the graph's paused-input policy, `reject`). Mount it
+ * anywhere (`app.route("/apps/tutor", createTutorApp(agent))`) or serve it on its own; mounted by the
+ * Trellis server, turns run as the user its auth resolved.
  *
  * @example
  * const app = createTutorApp(GraphAgent.create({ dbPath: ":memory:" }));
@@ -50,6 +52,11 @@ const searchRequest = z.object({
 export function createTutorApp(agent: GraphAgent, options: { corpus?: LocalRetriever } = {}): Hono {
   const corpus = options.corpus ?? new LocalRetriever();
   const app = new Hono();
+  // Mounted in the Trellis server, the server's auth has set the user: the agent runs as them.
+  const agentFor = (c: Context) => {
+    const user = (c.get as (key: string) => unknown)("user");
+    return typeof user === "string" ? agent.forUser(user) : agent;
+  };
 
   app.onError((error, c) => {
     if (error instanceof TrellisError) {
@@ -71,13 +78,13 @@ export function createTutorApp(agent: GraphAgent, options: { corpus?: LocalRetri
     const body = await parseBody(c, chatRequest);
     if (!body.ok) return body.response;
     const { query, id, asignatura } = body.value;
-    return c.json(await agent.chat(query, id, asignatura));
+    return c.json(await agentFor(c).chat(query, id, asignatura));
   });
 
   app.post("/resume_chat", async (c) => {
     const body = await parseBody(c, resumeRequest);
     if (!body.ok) return body.response;
-    return c.json(await agent.resumeChat(body.value.id, body.value.user_response));
+    return c.json(await agentFor(c).resumeChat(body.value.id, body.value.user_response));
   });
 
   app.post("/search", async (c) => {

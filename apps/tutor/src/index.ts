@@ -62,3 +62,4 @@ export {
   testRouter,
 } from "./test-session/test-graph.js";
 export { buildTutorGraph, type TutorGraph, type TutorGraphDeps } from "./tutor-graph.js";
+export { inProcessTurns, serverTurns, type TurnEnd, type TurnRunner, type TutorTurn } from "./tutor-turns.js";

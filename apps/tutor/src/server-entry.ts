@@ -1,7 +1,9 @@
+import type { AppRoutesContext } from "@trellis/server";
 import type { Hono } from "hono";
 import { GraphAgent, graphAgentOptionsFromEnv, openTutorDeps } from "./graph-agent.js";
 import { createTutorApp } from "./http-app.js";
 import { buildTutorGraph, type TutorGraph } from "./tutor-graph.js";
+import { serverTurns } from "./tutor-turns.js";
 
 /**
  * The `graph` export for the Trellis server's `trellis.json`: builds the tutor graph from the
@@ -18,13 +20,20 @@ export function buildGraph(): TutorGraph {
 }
 
 /**
- * The `routes` export for `trellis.json`: the seed's `/chat` and `/resume_chat` over the graph as the
- * server serves it (with the server's saver), mounted by the server under `/apps/<assistant id>/`.
+ * The `routes` export for `trellis.json`: the seed's `/chat` and `/resume_chat`, mounted by the server
+ * under `/apps/<assistant id>/`. Their turns are runs of the server's run service (`ctx.runs`), like the
+ * Agent Server API's: a conversation is a thread with a record, in `/threads/search` and the studio,
+ * owned by the user who started it, whichever door drives it next. Without `runs` (built outside a
+ * server) the turns run on the graph in this process.
  *
  * @example
- * const app = buildRoutes({ graph: served }); // POST /apps/tutor/chat
+ * const app = buildRoutes({ graph: served, runs, assistantId: "tutor" }); // POST /apps/tutor/chat
  */
-export function buildRoutes(ctx: { graph: unknown }): Hono {
+export function buildRoutes(
+  ctx: Pick<AppRoutesContext, "graph"> & Partial<Pick<AppRoutesContext, "assistantId" | "runs">>,
+): Hono {
   const env = graphAgentOptionsFromEnv();
-  return createTutorApp(new GraphAgent(ctx.graph as TutorGraph, { provider: env.llmProvider ?? "offline" }));
+  const graph = ctx.graph as TutorGraph;
+  const turns = ctx.runs ? serverTurns(ctx.runs, ctx.assistantId ?? "tutor") : undefined;
+  return createTutorApp(new GraphAgent(graph, { provider: env.llmProvider ?? "offline", ...(turns ? { turns } : {}) }));
 }

@@ -43,6 +43,12 @@ export type TutorGraph = CompiledGraph<typeof subjectStateSchema>;
  * the `test_session` subgraph (for `generate_test`), or ends; the tool nodes return to `agent`, and the
  * test session ends the turn.
  *
+ * Paused-input policy `reject`: while a test question waits, a new message is refused with
+ * `THREAD_PAUSED` (409 over HTTP) carrying the question — through `/chat`, the Agent Server API or any
+ * other door — and nothing is written; the question is answered with a resume (`/resume_chat`,
+ * `command: { resume }`). The seed keeps conversation (`/chat`) and answers (`/resume_chat`) apart, so
+ * a message sent mid-test is neither taken as an answer nor allowed to drop the test unseen.
+ *
  * @example
  * const graph = buildTutorGraph({ llm: undefined, retriever, corpus: retriever, guides, checkpointer });
  * await graph.invoke({ messages: [userMessage("¿Qué es un contenedor?")], asignatura: "iv", context: [] }, { threadId: "t1" });
@@ -72,5 +78,5 @@ export function buildTutorGraph(deps: TutorGraphDeps): TutorGraph {
     .addEdge("rag_search", "agent")
     .addEdge("get_guia", "agent")
     .addEdge("test_session", END)
-    .compile(deps.checkpointer ? { checkpointer: deps.checkpointer } : {});
+    .compile({ onInputWhilePaused: "reject", ...(deps.checkpointer ? { checkpointer: deps.checkpointer } : {}) });
 }

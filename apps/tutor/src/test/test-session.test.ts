@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { TrellisError } from "@trellis/checkpoint";
 import type { Hono } from "hono";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChatResponse } from "../chat-response.js";
@@ -150,7 +151,7 @@ describe("test session through /chat and /resume_chat", () => {
     expect(await runningQuestions(restarted.agent, "luis")).toEqual(questions);
     const busy = await post(restarted.app, "/chat", { query: "¿Qué es Scrum?", id: "luis" });
     expect(busy.status).toBe(409);
-    expect(busy.json.error).toBe("CONFLICT");
+    expect(busy.json.error).toBe("THREAD_PAUSED");
     expect(busy.json.interrupt_info).toMatchObject({ question_num: 3 });
 
     let reply = await post(restarted.app, "/resume_chat", { id: "luis", user_response: questions[2]?.correct_answer });
@@ -163,6 +164,24 @@ describe("test session through /chat and /resume_chat", () => {
     const state = (await restarted.agent.graph.getState({ threadId: "luis" })).values;
     expect(state.scores).toEqual([true, false, true, true, true]);
     expect(state.questions).toEqual(questions);
+  });
+
+  it("a refusal without the pending question (a queued run's error) still answers with interrupt_info", async () => {
+    const { agent, app } = startAgent();
+    await post(app, "/chat", { query: "Hazme un test de 2 preguntas sobre Scrum", id: "q", asignatura: "DS" });
+    // what a run refused by the policy after waiting in the server's queue reports: a code and a message
+    const queued = new GraphAgent(agent.graph, {
+      turns: async () => {
+        throw new TrellisError("THREAD_PAUSED", "refused by the paused-input policy");
+      },
+    });
+    const refused = await post(createTutorApp(queued), "/chat", { query: "¿Qué es Scrum?", id: "q" });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error).toBe("THREAD_PAUSED");
+    expect(refused.json.reason).toBe(
+      'Thread "q" is waiting for the answer to question 1 of 2 of a test: send it with POST /resume_chat.',
+    );
+    expect(refused.json.interrupt_info).toMatchObject({ action: "answer_question", question_num: 1 });
   });
 
   it("tops a test up from the subject's corpus and clamps the number of questions", async () => {

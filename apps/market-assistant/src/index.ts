@@ -13,14 +13,16 @@ export { createQueryGraphDatabaseTool, QUERY_TOOL_NAME, type QueryToolOptions } 
 export {
   type AgentQueryReply,
   type AgentReply,
+  agentReply,
   type ExecuteAgentQueryOptions,
   executeAgentQuery,
+  failedReply,
   NO_RESPONSE,
   type RunAgentOptions,
   runAgentWithTranscript,
 } from "./agent/run-agent.js";
 export { type MarketAssistantConfig, readConfig } from "./app-config.js";
-export { type ChatRequest, type ChatServiceOptions, chat } from "./chat-service.js";
+export { type ChatRequest, type ChatServiceOptions, chat, type ServedTurns } from "./chat-service.js";
 export {
   type CompanyDataset,
   type CompanyRecord,
@@ -44,7 +46,7 @@ export { type EntityMention, type EntityMentions, findEntities } from "./compani
 export { openPostgresDatabase, type PostgresDatabaseOptions } from "./database/postgres-database.js";
 export type { SqlDatabase, SqlValue } from "./database/sql-database.js";
 export { openSqliteDatabase } from "./database/sqlite-database.js";
-export { createChatRoutes, MAX_MESSAGE_CHARS, THREAD_ID } from "./http/chat-routes.js";
+export { type ChatRoutesOptions, createChatRoutes, MAX_MESSAGE_CHARS, THREAD_ID } from "./http/chat-routes.js";
 export { consoleLogger, type Logger, recordingLogger } from "./logger.js";
 export { createMarketAssistant, type MarketAssistant, type MarketAssistantOptions } from "./market-assistant.js";
 export { planQuestion, type SupervisorTask, type TaskKind } from "./supervisor/question-plan.js";

@@ -1,4 +1,5 @@
 import type { CompiledGraph } from "@trellis/core";
+import type { AppRoutesContext } from "@trellis/server";
 import type { agentStateSchema } from "./agent/agent-state.js";
 import { createChatRoutes } from "./http/chat-routes.js";
 import { createMarketAssistant, type MarketAssistant } from "./market-assistant.js";
@@ -35,12 +36,16 @@ export async function buildGraph(): Promise<CompiledGraph<typeof agentStateSchem
 
 /**
  * The app's Hono routes for the Trellis server's registry (`"routes": "createRoutes"`), mounted under
- * `/apps/market-assistant/`: `POST /chat`, `GET /threads/:id/messages`, `GET /health`.
+ * `/apps/market-assistant/`: `POST /chat`, `GET /threads/:id/messages`, `GET /health`. A `/chat` turn
+ * is a run of the server's run service (`ctx.runs`) on the thread `thread_id`, so the conversation is a
+ * server thread like one started over the Agent Server API.
  *
  * @example
- * const app = await createRoutes();
+ * const app = await createRoutes({ runs: server.runs, assistantId: "market-assistant" });
  * await app.request("/health");
  */
-export async function createRoutes(): Promise<ReturnType<typeof createChatRoutes>> {
-  return createChatRoutes(await defaultMarketAssistant());
+export async function createRoutes(
+  ctx: Partial<Pick<AppRoutesContext, "runs" | "assistantId">> = {},
+): Promise<ReturnType<typeof createChatRoutes>> {
+  return createChatRoutes(await defaultMarketAssistant(), { runs: ctx.runs, assistantId: ctx.assistantId });
 }

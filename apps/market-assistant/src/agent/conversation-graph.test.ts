@@ -162,6 +162,42 @@ describe("run_agent_with_transcript (pure: no Redis)", () => {
     expect(second.iteration_count).toBe(2);
   });
 
+  it("never answers a thread's next question from an earlier run's transcript", async () => {
+    const graph = (await graphWith("offline")).withCheckpointer(new MemorySaver());
+    const config = { threadId: "stale" };
+    // the seed's shape: the reference message and a transcript
+    await graph.invoke(
+      { messages: [userMessage(REFERENCE_MESSAGE)], conversation_transcript: "Human: Tell me about John Keells" },
+      config,
+    );
+    // then a client that sends only the question, as the Agent Server API's clients do
+    const next = await graph.invoke({ messages: [userMessage("Who owns E-Channelling?")] }, config);
+    const answer = next.messages.at(-1)?.content ?? "";
+    expect(answer).toContain("Owners of E-Channelling PLC:");
+    expect(answer).not.toContain("John Keells");
+    expect(next.messages.filter((m) => m.role === "assistant" && !m.toolCalls?.length)).toHaveLength(2);
+  });
+
+  it("a turn that shows the model what an earlier one did adds its messages instead of replacing them", async () => {
+    // a one-message transcript: the same question twice gives the offline model the same input
+    const chosen = createOfflineMarketModel(await companies.directory());
+    const queryTool = createQueryGraphDatabaseTool({ supervisor: buildSupervisorGraph(companies) });
+    const graph = buildConversationGraph({
+      model: chosen,
+      tools: [queryTool],
+      transcriptLimits: { maxMessages: 1 },
+    }).withCheckpointer(new MemorySaver());
+    const config = { threadId: "same-question", recursionLimit: 25 };
+    const ask = () => graph.invoke({ messages: [userMessage("Who owns E-Channelling?")] }, config);
+    const first = await ask();
+    await ask(); // from here on the transcript is "(omitted)" and the question: the same every turn
+    const third = await ask();
+    expect(third.messages).toHaveLength(3 * first.messages.length);
+    expect(new Set(third.messages.map((m) => m.id)).size).toBe(third.messages.length);
+    expect(third.messages.at(-1)?.content).toContain("Owners of E-Channelling PLC:");
+    expect(third.iteration_count).toBe(2);
+  });
+
   it("routes like the seed's should_continue", () => {
     const call = assistantMessage("", { toolCalls: [{ id: "c1", name: QUERY_TOOL_NAME, args: {} }] });
     expect(shouldContinue({ messages: [call], iteration_count: 1, max_iterations: 10 })).toBe("tools");

@@ -67,7 +67,7 @@ export function buildConversationGraph(options: ConversationGraphOptions): Compi
           onChunk: (delta) => emitMessageChunk(delta),
         }),
       );
-      return { messages: [reply], iteration_count: iteration, outcome: "answered" as const };
+      return { messages: [freshIds(reply, state.messages)], iteration_count: iteration, outcome: "answered" as const };
     } catch (error) {
       if (isControlFlowSignal(error) || ctx.signal.aborted) throw error;
       const reason = error instanceof Error ? error.message : String(error);
@@ -81,18 +81,26 @@ export function buildConversationGraph(options: ConversationGraphOptions): Compi
       };
     }
   };
-  return new StateGraph(agentStateSchema, { name: options.name ?? "market_assistant" })
-    .addNode("main_agent", mainAgent)
-    .addNode("tools", createToolNode(tools))
-    .addNode("partial_answer", (state: AgentState) => ({
-      messages: [partialAnswer(state)],
-      outcome: "partial" as const,
-    }))
-    .addEdge(START, "main_agent")
-    .addConditionalEdges("main_agent", shouldContinue, { tools: "tools", partial_answer: "partial_answer", [END]: END })
-    .addEdge("tools", "main_agent")
-    .addEdge("partial_answer", END)
-    .compile();
+  return (
+    new StateGraph(agentStateSchema, { name: options.name ?? "market_assistant" })
+      .addNode("main_agent", mainAgent)
+      .addNode("tools", createToolNode(tools))
+      .addNode("partial_answer", (state: AgentState) => ({
+        messages: [partialAnswer(state)],
+        outcome: "partial" as const,
+      }))
+      .addEdge(START, "main_agent")
+      .addConditionalEdges("main_agent", shouldContinue, {
+        tools: "tools",
+        partial_answer: "partial_answer",
+        [END]: END,
+      })
+      .addEdge("tools", "main_agent")
+      .addEdge("partial_answer", END)
+      // It never calls interrupt(), so a thread of it never waits for an answer and the policy never
+      // applies; LangGraph's default is declared so that it is a choice, not an accident.
+      .compile({ onInputWhilePaused: "restart" })
+  );
 }
 
 /**
@@ -111,13 +119,20 @@ export function shouldContinue(
 }
 
 /**
- * The transcript from the state or — when a client sent only messages, as the Trellis server's API
- * does — one built from the thread's messages: its user messages and final answers, then the latest
- * user message, truncated like the transcripts loaded from the store.
+ * The transcript the run brought — or, when it brought only messages (a client of the Agent Server API,
+ * the app's `/chat` served by the Trellis server), one built from the thread's messages: its user
+ * messages and final answers, then the latest user message, truncated like the transcripts loaded
+ * from the store. A transcript in the state is the run's own when the run started with the reference
+ * message (the seed's shape) or when it ends with the latest user message; otherwise it is an earlier
+ * run's, and a thread's next question must not be answered from it.
  */
 function transcriptOf(state: AgentState, limits: TranscriptLimits | undefined): string {
-  if (state.conversation_transcript) return state.conversation_transcript;
   const start = lastUserIndex(state.messages);
+  const question = state.messages[start]?.content;
+  const given = state.conversation_transcript;
+  if (given && (question === undefined || question === REFERENCE_MESSAGE || given.endsWith(`Human: ${question}`))) {
+    return given;
+  }
   const history = state.messages
     .slice(0, Math.max(start, 0))
     .filter((m) => m.role === "user" || (m.role === "assistant" && !hasToolCalls(m) && m.content.trim() !== ""))
@@ -134,6 +149,28 @@ function currentExecution(messages: readonly Message[]): Message[] {
   const user = messages[start];
   const reference = user && user.content === REFERENCE_MESSAGE ? user : userMessage(REFERENCE_MESSAGE);
   return [reference, ...messages.slice(start + 1)];
+}
+
+/**
+ * The reply, with new ids if the thread already holds its id or one of its tool calls' ids. A model may
+ * derive ids from what it was shown (the offline model does), and a thread can show it the same thing
+ * twice — the same question with the same truncated history; the `messages` channel would then replace
+ * the earlier turn's messages instead of appending this turn's.
+ */
+function freshIds(reply: AssistantMessage, messages: readonly Message[]): AssistantMessage {
+  const taken = new Set<string>();
+  for (const m of messages) {
+    if (m.id) taken.add(m.id);
+    if (m.role === "assistant") for (const c of m.toolCalls ?? []) taken.add(c.id);
+  }
+  const calls = reply.toolCalls ?? [];
+  if (!taken.has(reply.id) && !calls.some((c) => taken.has(c.id))) return reply;
+  const suffix = `-${messages.length}`;
+  return {
+    ...reply,
+    id: `${reply.id}${suffix}`,
+    ...(calls.length > 0 ? { toolCalls: calls.map((c) => ({ ...c, id: `${c.id}${suffix}` })) } : {}),
+  };
 }
 
 function lastUserIndex(messages: readonly Message[]): number {

@@ -3,7 +3,7 @@ import { hasToolCalls, type Message, userMessage } from "@trellis/models";
 import type { Logger } from "../logger.js";
 import type { ChatMessage, TranscriptStore } from "../transcript/chat-message.js";
 import { buildTranscript, type TranscriptLimits } from "../transcript/transcript-format.js";
-import { type AgentOutcome, type agentStateSchema, REFERENCE_MESSAGE } from "./agent-state.js";
+import { type AgentOutcome, type AgentState, type agentStateSchema, REFERENCE_MESSAGE } from "./agent-state.js";
 
 /** What one run of the agent produced. */
 export interface AgentReply {
@@ -57,28 +57,49 @@ export async function runAgentWithTranscript(
       },
       { recursionLimit: 2 * maxIterations + 5, ...(options.signal ? { signal: options.signal } : {}) },
     );
-    const final = [...result.messages].reverse().find((m) => m.role === "assistant" && !hasToolCalls(m));
-    return {
-      content: final?.content || NO_RESPONSE,
-      outcome: result.outcome,
-      iterations: result.iteration_count,
-      toolCalls: result.messages.flatMap((m) =>
-        m.role === "assistant" ? (m.toolCalls ?? []).map((c) => ({ name: c.name, args: c.args })) : [],
-      ),
-      messages: result.messages,
-    };
+    return agentReply(result);
   } catch (error) {
     if (options.signal?.aborted) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    options.logger?.error(`The agent run failed: ${reason}`);
-    return {
-      content: `I'm sorry, something went wrong while answering: ${reason}`,
-      outcome: "error",
-      iterations: 0,
-      toolCalls: [],
-      messages: [],
-    };
+    return failedReply(error instanceof Error ? error.message : String(error), options.logger);
   }
+}
+
+/**
+ * What a run of the conversation graph produced, from its values: `messages` are the run's own (the
+ * message that started it, tool calls and results, answer).
+ *
+ * @example
+ * const reply = agentReply(await graph.invoke(input));
+ */
+export function agentReply(values: Pick<AgentState, "messages" | "outcome" | "iteration_count">): AgentReply {
+  const final = [...values.messages].reverse().find((m) => m.role === "assistant" && !hasToolCalls(m));
+  return {
+    content: final?.content || NO_RESPONSE,
+    outcome: values.outcome,
+    iterations: values.iteration_count,
+    toolCalls: values.messages.flatMap((m) =>
+      m.role === "assistant" ? (m.toolCalls ?? []).map((c) => ({ name: c.name, args: c.args })) : [],
+    ),
+    messages: values.messages,
+  };
+}
+
+/**
+ * The reply of a run that failed (anything `main_agent` did not already turn into an apology): an
+ * apology quoting the reason, `outcome: "error"`, logged.
+ *
+ * @example
+ * failedReply("the database is down", logger).outcome; // "error"
+ */
+export function failedReply(reason: string, logger?: Logger): AgentReply {
+  logger?.error(`The agent run failed: ${reason}`);
+  return {
+    content: `I'm sorry, something went wrong while answering: ${reason}`,
+    outcome: "error",
+    iterations: 0,
+    toolCalls: [],
+    messages: [],
+  };
 }
 
 /** Options of {@link executeAgentQuery}. */

@@ -1,7 +1,23 @@
-import { Hono } from "hono";
+import { TrellisError, toHttpStatus } from "@trellis/checkpoint";
+import type { RunService } from "@trellis/server";
+import { type Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
-import { type ChatServiceOptions, chat } from "../chat-service.js";
+import { type ChatServiceOptions, chat, type ServedTurns } from "../chat-service.js";
 import type { MarketAssistant } from "../market-assistant.js";
+
+/**
+ * Options of {@link createChatRoutes}: time and ids for tests, and — when the Trellis server mounts
+ * the routes — its run service and the assistant id of the conversation graph.
+ *
+ * @example
+ * createChatRoutes(assistant, { runs: ctx.runs, assistantId: ctx.assistantId });
+ */
+export interface ChatRoutesOptions extends Omit<ChatServiceOptions, "served"> {
+  runs?: RunService | undefined;
+  /** Default `market-assistant`. */
+  assistantId?: string | undefined;
+}
 
 /** Thread ids: letters, digits and `_ . : -`, up to 128 characters (UUIDs fit). */
 export const THREAD_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -31,12 +47,25 @@ interface ErrorBody {
  * - `GET /threads/:id/messages` → `{ thread_id, messages }`, oldest first; 503 when the store is down.
  * - `GET /health` → which store, database and model are in use, and whether they answer.
  *
+ * With `runs` (the Trellis server mounts the routes), a `/chat` turn is a run of the server's run
+ * service on the thread `thread_id`, as the user the server's auth resolved (see `chat`), and
+ * `/threads/:id/messages` answers only for a thread that user may see (404 otherwise, as the API does).
+ * What the server refuses is answered with its status: `{ error: { code, message } }`.
+ *
  * @example
  * const app = createChatRoutes(await createMarketAssistant());
  * const res = await app.request("/chat", { method: "POST", body: JSON.stringify({ thread_id: "t-1", message: "Hi" }) });
  */
-export function createChatRoutes(assistant: MarketAssistant, options: ChatServiceOptions = {}): Hono {
+export function createChatRoutes(assistant: MarketAssistant, options: ChatRoutesOptions = {}): Hono {
   const app = new Hono();
+  const { runs, assistantId, ...service } = options;
+  // Mounted in the Trellis server, its auth has set the user (null with auth off).
+  const userOf = (c: Context): string | null => {
+    const user = (c.get as (key: string) => unknown)("user");
+    return typeof user === "string" ? user : null;
+  };
+  const served = (c: Context): ServedTurns | undefined =>
+    runs ? { runs, assistantId: assistantId ?? "market-assistant", user: userOf(c) } : undefined;
 
   app.post("/chat", async (c) => {
     let body: unknown;
@@ -57,7 +86,8 @@ export function createChatRoutes(assistant: MarketAssistant, options: ChatServic
         400,
       );
     }
-    return c.json(await chat(assistant, parsed.data, options));
+    const turns = served(c);
+    return c.json(await chat(assistant, parsed.data, { ...service, ...(turns ? { served: turns } : {}) }));
   });
 
   app.get("/threads/:id/messages", async (c) => {
@@ -65,6 +95,7 @@ export function createChatRoutes(assistant: MarketAssistant, options: ChatServic
     if (!THREAD_ID.test(threadId)) {
       return c.json(errorBody("INVALID_REQUEST", "thread id must be 1-128 characters: letters, digits, _ . : -"), 400);
     }
+    if (runs) await runs.thread(threadId, { user: userOf(c) }); // 404 unless the caller may see the thread
     try {
       return c.json({ thread_id: threadId, messages: await assistant.store.list(threadId) });
     } catch (error) {
@@ -96,6 +127,10 @@ export function createChatRoutes(assistant: MarketAssistant, options: ChatServic
 
   app.notFound((c) => c.json(errorBody("NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`), 404));
   app.onError((error, c) => {
+    if (error instanceof TrellisError) {
+      const status = (toHttpStatus(error.code) ?? 500) as ContentfulStatusCode;
+      return c.json(errorBody(error.code, error.message), status);
+    }
     assistant.logger.error(`Unhandled error on ${c.req.method} ${c.req.path}: ${error.message}`);
     return c.json(errorBody("INTERNAL", error.message), 500);
   });

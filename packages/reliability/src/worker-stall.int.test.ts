@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { breakpointKill, openPlace, type StallPoint, stallScenario } from "./fixtures/worker-stall.js";
+import { breakpointKill, openPlace, pickupAfterKill, type StallPoint, stallScenario } from "./fixtures/worker-stall.js";
 import { requirePostgres, requireRedis } from "./harness/services.js";
 
 const postgres = (await requirePostgres()) && (await requireRedis());
@@ -74,6 +74,24 @@ describe.skipIf(!postgres)("postgres + redis: a worker paused with SIGSTOP is fe
       }
     }, 60_000);
   }
+});
+
+describe.skipIf(!postgres)("postgres + redis: a killed worker's run is picked up within 5 s (defaults)", () => {
+  it("heartbeat 1 s, orphanAfter 4 s", async () => {
+    const place = await openPlace("postgres", dir);
+    try {
+      const out = await pickupAfterKill(place);
+      expect(out.run.status).toBe("success");
+      expect(out.run.attempt).toBe(2);
+      expect(out.problems).toEqual([]);
+      expect(out.claimMs).toBeLessThan(5_500);
+      console.log(
+        `[reliability] pickup after SIGKILL (defaults): claimed by the other worker after ${out.claimMs} ms, run done after ${out.doneMs} ms`,
+      );
+    } finally {
+      await place.dispose();
+    }
+  }, 60_000);
 });
 
 describe("embedded sqlite queue: a server paused with SIGSTOP goes on when continued", () => {

@@ -162,7 +162,7 @@ async function stream(
     }
     return await finish(interrupted ? "interrupted" : "success", null, interrupted ? "interrupted" : "idle", last);
   } catch (error) {
-    return await stopped(run, ctx, error, events, saver, finish);
+    return await stopped(run, ctx, error, events, graph, saver, finish);
   } finally {
     clearTimeout(timer);
   }
@@ -179,6 +179,7 @@ async function stopped(
   ctx: ExecuteContext,
   error: unknown,
   events: EventWriter,
+  graph: AnyGraph,
   saver: CheckpointSaver,
   finish: Finish,
 ): Promise<ExecuteOutcome> {
@@ -189,8 +190,7 @@ async function stopped(
   if (events.lostError) return lost(events.lostError);
   if (reason === "shutdown") return release(run, ctx);
   if (reason === "rollback") {
-    const hosted = ctx.graphs.get(run.assistantId);
-    if (hosted) await rollbackRun(hosted.graph, saver, run);
+    await rollbackRun(graph, saver, run); // through the attempt's fenced saver
     const e = { error: "RUN_ROLLED_BACK", message: "The run was cancelled and its progress undone." };
     return finish("interrupted", { error: "RUN_ROLLED_BACK", message: "Rolled back." }, "idle", [
       { event: "error", data: e },

@@ -207,6 +207,7 @@ async function stopped(
       : {
           error: error instanceof TrellisError ? error.code : ((error as Error)?.name ?? "Error"),
           message: (error as Error)?.message ?? String(error),
+          ...(error instanceof TrellisError && error.details !== undefined ? { details: error.details } : {}),
         };
   return finish("error", e, await threadStatusAfter(run, ctx, error), [{ event: "error", data: e }]);
 }
@@ -249,6 +250,8 @@ class EventWriter {
   }
 
   async #flush(): Promise<void> {
+    // the events of one step arrive over several turns of the stream: one write for all of them
+    await new Promise((resolve) => setImmediate(resolve));
     try {
       while (this.#queue.length > 0 && this.#error === undefined) {
         const batch = this.#queue.splice(0);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
+import { type CheckpointSaver, TrellisError, type TrellisErrorCode, toHttpStatus } from "@trellis/checkpoint";
 import { bindResume, decidePausedInput, type Interrupt, type StateSnapshot } from "@trellis/core";
 import type { HostedGraph } from "./graph-registry.js";
 import { notFound } from "./http-errors.js";
@@ -63,6 +63,25 @@ export interface RunServiceParts {
   manager: RunManager;
   graphs: ReadonlyMap<string, HostedGraph>;
   authEnabled: boolean;
+}
+
+/** A thread belongs to the graph of its first run: another graph on it is a 409. */
+function checkBinding(thread: ThreadRecord | undefined, assistantId: string): void {
+  if (!thread?.graphId || thread.graphId === assistantId) return;
+  throw new TrellisError(
+    "CONFLICT",
+    `Thread "${thread.threadId}" belongs to graph "${thread.graphId}": run it with assistant_id "${thread.graphId}", or start a new thread for "${assistantId}".`,
+    { details: { threadId: thread.threadId, graphId: thread.graphId } },
+  );
+}
+
+/** True when `code` is one of Trellis's error codes (so its HTTP status is known). */
+function isErrorCode(code: string): boolean {
+  try {
+    return typeof toHttpStatus(code as TrellisErrorCode) === "number";
+  } catch {
+    return false;
+  }
 }
 
 const DEFAULT_KWARGS: Omit<RunKwargs, "input" | "command"> = {
@@ -131,14 +150,8 @@ export class RunService {
     const assistantId = hosted.assistantId;
     const runId = request.runId ?? randomUUID();
     checkId(runId, "run_id");
-    const existing = request.threadId === undefined ? undefined : await this.#existing(request.threadId, request);
-    if (existing?.graphId && existing.graphId !== assistantId) {
-      throw new TrellisError(
-        "CONFLICT",
-        `Thread "${existing.threadId}" belongs to graph "${existing.graphId}": run it with assistant_id "${existing.graphId}", or start a new thread for "${assistantId}".`,
-        { details: { threadId: existing.threadId, graphId: existing.graphId } },
-      );
-    }
+    let existing = request.threadId === undefined ? undefined : await this.#existing(request.threadId, request);
+    checkBinding(existing, assistantId);
     const kwargs: RunKwargs = {
       ...DEFAULT_KWARGS,
       ...request.kwargs,
@@ -150,22 +163,15 @@ export class RunService {
     const owner = this.#ownerOf(request.as);
     let created = false;
     if (!existing) {
-      const now = new Date().toISOString();
-      await this.#p.store.createThread(
-        {
-          threadId,
-          createdAt: now,
-          updatedAt: now,
-          metadata: { graph_id: assistantId, assistant_id: assistantId, ...(owner !== null ? { owner } : {}) },
-          status: "idle",
-          owner,
-          graphId: assistantId,
-          error: null,
-        },
-        "raise",
-      );
-      created = true;
-    } else if (!existing.graphId || existing.metadata.graph_id !== assistantId) {
+      created = await this.#create(threadId, assistantId, owner);
+      if (!created) {
+        // a concurrent first message made it a moment ago (a double-sent first turn): join that thread
+        existing = await this.#existing(threadId, request);
+        checkBinding(existing, assistantId);
+        await this.#accept(existing, hosted, kwargs);
+      }
+    }
+    if (existing && (!existing.graphId || existing.metadata.graph_id !== assistantId)) {
       // a thread made with POST /threads takes its graph from its first run; clients search by graph_id
       await this.#p.store.updateThread(threadId, {
         graphId: assistantId,
@@ -221,9 +227,51 @@ export class RunService {
     return this.wait(run.runId, signal);
   }
 
+  /**
+   * The error of a run that failed, as a `TrellisError` with the run's code, message and details (for
+   * `THREAD_PAUSED`, the pending interrupts): what an app route throws to answer with the right status.
+   * Undefined for a run that did not fail.
+   *
+   * @example
+   * const end = await runs.invoke(request);
+   * const error = runs.errorOf(end);
+   * if (error) throw error; // 409 THREAD_PAUSED, 400 RESUME_MISMATCH, …
+   */
+  errorOf(end: Pick<RunEnd, "status" | "error">): TrellisError | undefined {
+    if (end.status !== "error" && end.status !== "timeout") return undefined;
+    const e = end.error ?? { error: "INTERNAL", message: "The run failed." };
+    const code = (isErrorCode(e.error) ? e.error : "INTERNAL") as TrellisErrorCode;
+    const details = e.details as Record<string, unknown> | undefined;
+    return new TrellisError(code, e.message, details ? { details } : {});
+  }
+
   /** Cancels a run: `interrupt` keeps its progress, `rollback` undoes it; with `wait`, until it stopped. */
   async cancel(run: RunRecord, action: CancelAction = "interrupt", wait = false): Promise<void> {
     await this.#p.manager.cancel(run, action, wait);
+  }
+
+  /** Creates the thread record; false when another request created it first. */
+  async #create(threadId: string, assistantId: string, owner: string | null): Promise<boolean> {
+    const now = new Date().toISOString();
+    try {
+      await this.#p.store.createThread(
+        {
+          threadId,
+          createdAt: now,
+          updatedAt: now,
+          metadata: { graph_id: assistantId, assistant_id: assistantId, ...(owner !== null ? { owner } : {}) },
+          status: "idle",
+          owner,
+          graphId: assistantId,
+          error: null,
+        },
+        "raise",
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof TrellisError && error.code === "CONFLICT") return false;
+      throw error;
+    }
   }
 
   #mayUse(thread: ThreadRecord, as: RunPrincipal): boolean {

@@ -58,7 +58,8 @@ export interface RunRecord {
   owner: string | null;
   /** How many times a worker started it (more than 1 after a crash or restart). */
   attempt: number;
-  error: { error: string; message: string } | null;
+  /** Why it failed: the error code, its message, and its details (for `THREAD_PAUSED`, the pending interrupts). */
+  error: { error: string; message: string; details?: unknown } | null;
   /** The thread's latest checkpoint when the run first started, and how many pending writes it had. */
   preCheckpointId: string | null;
   preWriteCount: number;

@@ -5,6 +5,7 @@ import {
   channel,
   END,
   GraphValidationError,
+  type PausedInputPolicy,
   START,
   StateGraph,
   type StateSchema,
@@ -45,6 +46,12 @@ export interface AgentNetworkOptions {
   defaultAgent: string;
   checkpointer?: CheckpointSaver;
   name?: string;
+  /**
+   * What a message does while an agent waits on an interrupt (see `PausedInputPolicy` in
+   * `@trellis/core`): `"restart"` (default), `"resume"` — the message answers the agent's question —
+   * or `"reject"`.
+   */
+  onInputWhilePaused?: PausedInputPolicy;
 }
 
 /**
@@ -74,5 +81,8 @@ export function createAgentNetwork(options: AgentNetworkOptions): CompiledGraph<
     (s) => (s.activeAgent && names.includes(s.activeAgent) ? s.activeAgent : options.defaultAgent),
     names,
   );
-  return builder.compile(options.checkpointer ? { checkpointer: options.checkpointer } : {});
+  return builder.compile({
+    ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
+    ...(options.onInputWhilePaused ? { onInputWhilePaused: options.onInputWhilePaused } : {}),
+  });
 }

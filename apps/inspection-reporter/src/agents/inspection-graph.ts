@@ -1,5 +1,5 @@
-import { agentNetworkSchema, createReactAgent } from "@trellis/agents";
-import { type CheckpointSaver, type CompiledGraph, END, START, StateGraph, type StateSchema } from "@trellis/core";
+import { agentNetworkSchema, createAgentNetwork, createReactAgent } from "@trellis/agents";
+import type { CheckpointSaver, CompiledGraph, StateSchema } from "@trellis/core";
 import { type ChatModel, type Message, systemMessage } from "@trellis/models";
 import { AGENT_DEFINITIONS, AGENT_IDS, type AgentId, DEFAULT_AGENT } from "./agent-definitions.js";
 import { type AgentToolSources, getToolsForAgent } from "./agent-tools.js";
@@ -56,32 +56,11 @@ export function buildInspectionGraph(options: InspectionGraphOptions): Inspectio
       return [id, agent as unknown as CompiledGraph<StateSchema>] as const;
     }),
   );
-  return agentNetwork(agents, options.checkpointer);
-}
-
-/**
- * The network of `createAgentNetwork` from `@trellis/agents` (which does not take compile options yet),
- * compiled with the app's paused-input policy: START routes to the persisted `activeAgent`, each agent
- * may hand off to the others, and each ends the run.
- */
-function agentNetwork(
-  agents: ReadonlyMap<AgentId, CompiledGraph<StateSchema>>,
-  checkpointer: CheckpointSaver | undefined,
-): InspectionGraph {
-  const builder = new StateGraph(inspectionStateSchema, { name: "inspection-reporter" });
-  for (const id of AGENT_IDS) {
-    builder.addNode(id, agents.get(id) as CompiledGraph<StateSchema>, {
-      ends: AGENT_IDS.filter((other) => other !== id),
-    });
-    builder.addEdge(id, END);
-  }
-  builder.addConditionalEdges(
-    START,
-    (s) => (s.activeAgent && (AGENT_IDS as readonly string[]).includes(s.activeAgent) ? s.activeAgent : DEFAULT_AGENT),
-    [...AGENT_IDS],
-  );
-  return builder.compile({
-    ...(checkpointer ? { checkpointer } : {}),
+  return createAgentNetwork({
+    agents: Object.fromEntries(agents),
+    defaultAgent: DEFAULT_AGENT,
+    name: "inspection-reporter",
+    ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
     onInputWhilePaused: INSPECTION_PAUSED_INPUT_POLICY,
   });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { TrellisError } from "@trellis/checkpoint";
 import pg from "pg";
 import {
+  type AttemptEnd,
   type AttemptStart,
   attemptLost,
   type CancelAction,
@@ -12,7 +13,6 @@ import {
   type MultitaskStrategy,
   type NewEvent,
   type RequeueResult,
-  type AttemptEnd,
   type RunRecord,
   type RunStatus,
   type RunStore,
@@ -65,6 +65,39 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX server_runs_pending ON S.server_runs (seq) WHERE status = 'pending';
       CREATE INDEX server_runs_finished ON S.server_runs (updated_at) WHERE status NOT IN ('pending', 'running');
       CREATE TABLE S.server_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at BIGINT NOT NULL);
+    `,
+  },
+  {
+    version: 3,
+    // a run's end in one round trip: the thread's lock, the fenced status change, the last events and
+    // the thread's status (each statement of a volatile function sees what committed before it)
+    sql: `
+      CREATE FUNCTION S.server_finish_run(p_run TEXT, p_attempt INT, p_status TEXT, p_error TEXT, p_now TEXT,
+          p_thread_status TEXT, p_events TEXT[], p_data TEXT[])
+        RETURNS INT[] LANGUAGE plpgsql AS $fn$
+      DECLARE
+        v_thread TEXT;
+        v_last INT;
+        v_n INT := COALESCE(array_length(p_events, 1), 0);
+      BEGIN
+        SELECT thread_id INTO v_thread FROM S.server_runs WHERE run_id = p_run;
+        IF v_thread IS NULL THEN RETURN NULL; END IF;
+        PERFORM pg_advisory_xact_lock(74120002, hashtext(v_thread));
+        UPDATE S.server_runs SET status = p_status, error = p_error, updated_at = p_now, worker_id = NULL,
+            last_seq = last_seq + v_n
+          WHERE run_id = p_run AND attempt = p_attempt AND status = 'running'
+          RETURNING last_seq INTO v_last;
+        IF v_last IS NULL THEN RETURN NULL; END IF;
+        INSERT INTO S.server_run_events (run_id, seq, event, data)
+          SELECT p_run, v_last - v_n + e.n, e.event, e.data
+          FROM unnest(p_events, p_data) WITH ORDINALITY AS e(event, data, n);
+        UPDATE S.server_threads SET updated_at = p_now, status = CASE WHEN EXISTS (
+            SELECT 1 FROM S.server_runs a WHERE a.thread_id = v_thread AND a.status IN ('pending', 'running'))
+            THEN 'busy' ELSE p_thread_status END
+          WHERE thread_id = v_thread;
+        RETURN ARRAY(SELECT generate_series(v_last - v_n + 1, v_last));
+      END
+      $fn$;
     `,
   },
 ];
@@ -493,22 +526,19 @@ export class PostgresRunStore implements RunStore {
   }
 
   async finishRun(runId: string, attempt: number, end: AttemptEnd): Promise<number[]> {
-    await this.setup();
-    const { rows } = await this.#pool.query(`SELECT thread_id FROM ${this.#s}.server_runs WHERE run_id = $1`, [runId]);
-    const threadId = rows[0]?.thread_id as string | undefined;
-    if (!threadId) throw attemptLost(runId, attempt);
-    return this.#threadTx(threadId, async (c) => {
-      const now = new Date().toISOString();
-      const done = await c.query(
-        `UPDATE ${this.#s}.server_runs SET status = $3, error = $4, updated_at = $5, worker_id = NULL
-         WHERE run_id = $1 AND attempt = $2 AND status = 'running'`,
-        [runId, attempt, end.status, end.error ? json(end.error) : null, now],
-      );
-      if (!done.rowCount) throw attemptLost(runId, attempt);
-      const seqs = end.events.length ? await this.#append(c, runId, null, end.events) : [];
-      await this.#settle(c, threadId, end.threadStatus, now);
-      return seqs;
-    });
+    const [row] = await this.#q(`SELECT ${this.#s}.server_finish_run($1, $2, $3, $4, $5, $6, $7, $8) AS seqs`, [
+      runId,
+      attempt,
+      end.status,
+      end.error ? json(end.error) : null,
+      new Date().toISOString(),
+      end.threadStatus,
+      end.events.map((e) => e.event),
+      end.events.map((e) => json(e.data)),
+    ]);
+    const seqs = row?.seqs as Array<number | string> | null;
+    if (!seqs) throw attemptLost(runId, attempt);
+    return seqs.map(Number);
   }
 
   /** Sets the thread's status after a run: `busy` while another run is queued or running. */

@@ -60,6 +60,20 @@ export interface ServerJob extends PointJob {
 
 const job = readJob<ServerJob>();
 
+/** Round trips to Postgres by statement kind, when `TRELLIS_COUNT_QUERIES` is set (the throughput bench). */
+const queries = new Map<string, number>();
+if (process.env.TRELLIS_COUNT_QUERIES) {
+  const pg = (await import("pg")).default;
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+    const text = typeof args[0] === "string" ? args[0] : String((args[0] as { text?: string })?.text ?? "");
+    const kind = text.trim().split(/\s+/).slice(0, 3).join(" ").slice(0, 40);
+    queries.set(kind, (queries.get(kind) ?? 0) + 1);
+    return query.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+  setInterval(() => tell({ type: "queries", counts: Object.fromEntries(queries) }), 500).unref();
+}
+
 function graphs(saver: CheckpointSaver): Map<string, HostedGraph> {
   const createdAt = new Date().toISOString();
   const built = { slow: slowGraph(), ask: askGraph(), ticker: tickerGraph() };

@@ -118,7 +118,12 @@ export function createPipelineGraph(options: PipelineGraphOptions = {}): Pipelin
   graph.addEdge("end_success", END);
   graph.addEdge("end_failure", END);
 
-  return graph.compile(options.checkpointer ? { checkpointer: options.checkpointer } : {});
+  return graph.compile({
+    ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
+    // nothing is deployed that a person did not approve: input while a gate waits is refused, not
+    // taken as a new request that would silently drop the pending approval
+    onInputWhilePaused: "reject",
+  });
 }
 
 /**

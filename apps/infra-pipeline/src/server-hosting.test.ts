@@ -67,6 +67,11 @@ describe(`the "${ASSISTANT_ID}" assistant of trellis.json`, () => {
     const interrupts = planGate.json.__interrupt__ as Array<{ value: { gate: string; question: string } }>;
     expect(interrupts[0]?.value).toMatchObject({ gate: "plan", question: "Approve the plan?" });
 
+    // a new request while the plan waits for its approval is refused: the gate must be answered first
+    const meanwhile = await wait({ input: { messages: [{ role: "user", content: "also a queue" }] } });
+    expect(meanwhile.status).toBe(409);
+    expect(meanwhile.json.error).toBe("THREAD_PAUSED");
+
     const deployGate = await wait({ command: { resume: true } });
     expect(deployGate.json).toMatchObject({ review_status: "passed", retry_count: 1, pending_approval: "deploy" });
 

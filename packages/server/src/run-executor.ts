@@ -22,7 +22,7 @@ import {
 import { coreModes, sseData, sseEventName } from "./stream-format.js";
 
 /** Why a run was stopped from outside. `lost`: another attempt may own the run now. */
-export type RunStop = "drain" | "cancel" | "rollback" | "timeout" | "shutdown" | "state-too-large" | "lost";
+export type RunStop = "drain" | "cancel" | "rollback" | "timeout" | "shutdown" | "lost";
 
 /** What {@link executeRun} needs. @internal */
 export interface ExecuteContext {
@@ -132,11 +132,6 @@ async function stream(
           streamMode: [...new Set<StreamMode>(["values", ...wanted])],
         });
         for await (const e of stream) {
-          if (e.mode === "values" && e.namespace.length === 0) {
-            if (Buffer.byteLength(JSON.stringify(e.data ?? {})) > ctx.limits.stateBytes) {
-              ctx.setStop("state-too-large");
-            }
-          }
           if (!wanted.has(e.mode)) continue;
           events.push(sseEventName(e), sseData(e));
         }
@@ -201,14 +196,11 @@ async function stopped(
     const e = { error: "RUN_TIMEOUT", message: `The run exceeded its time limit of ${ctx.limits.runTimeMs} ms.` };
     return finish("timeout", e, "error", [{ event: "error", data: e }]);
   }
-  const e =
-    reason === "state-too-large"
-      ? { error: "PAYLOAD_TOO_LARGE", message: `The thread state grew past ${ctx.limits.stateBytes} bytes.` }
-      : {
-          error: error instanceof TrellisError ? error.code : ((error as Error)?.name ?? "Error"),
-          message: (error as Error)?.message ?? String(error),
-          ...(error instanceof TrellisError && error.details !== undefined ? { details: error.details } : {}),
-        };
+  const e = {
+    error: error instanceof TrellisError ? error.code : ((error as Error)?.name ?? "Error"),
+    message: (error as Error)?.message ?? String(error),
+    ...(error instanceof TrellisError && error.details !== undefined ? { details: error.details } : {}),
+  };
   return finish("error", e, await threadStatusAfter(run, ctx, error), [{ event: "error", data: e }]);
 }
 
@@ -435,6 +427,8 @@ function runConfig(
   if (k.checkpointId && original) config.checkpointId = k.checkpointId;
   // a resume answers the pause pending when it was accepted (set by the run service), or fails
   if (k.expectedCheckpointId && original) config.expectedCheckpointId = k.expectedCheckpointId;
+  // the runtime refuses a step whose state would pass the limit before writing any of it
+  config.maxStateBytes = ctx.limits.stateBytes;
   if (recover) config.recover = true;
   return config;
 }

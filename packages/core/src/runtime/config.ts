@@ -50,6 +50,11 @@ export interface RunConfig {
    * applies to the pause its client saw and to no later one.
    */
   expectedCheckpointId?: string;
+  /**
+   * Most bytes of state (as JSON) a checkpoint of this run may hold: a step that would grow it past
+   * this fails with `PAYLOAD_TOO_LARGE` before anything of it is written. Default: no limit.
+   */
+  maxStateBytes?: number;
   /** LangGraph's form: `thread_id`, `checkpoint_id`, and anything else nodes may read. */
   configurable?: { thread_id?: string; checkpoint_id?: string; [key: string]: unknown };
 }

@@ -210,6 +210,7 @@ class GraphRun {
         writes.unshift({ node: "input", update: closeDanglingToolCalls(this.#spec.schema, state.values) });
     }
     const { values, changed } = applyWrites(this.#spec.schema, state.values, writes);
+    this.#checkSize(values, state);
     const { next, barriers } = await route(
       this.#spec,
       values,
@@ -264,6 +265,7 @@ class GraphRun {
     if (!hasRouting) return true;
     const update = validateUpdate(this.#spec.schema, "input", command.update) ?? {};
     const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
+    this.#checkSize(values, state);
     const next =
       command.goto.length > 0
         ? (await route(this.#spec, values, [{ node: "input", goto: command.goto }], {}, this.#controller.signal)).next
@@ -320,6 +322,7 @@ class GraphRun {
         finished.push({ node, goto: outcome.goto });
       }
       const { values, changed } = applyWrites(this.#spec.schema, state.values, writes);
+      this.#checkSize(values, state);
       const routed = await route(this.#spec, values, finished, state.checkpoint.barriers, this.#controller.signal);
       this.#advance(state, { values, changed, ...routed, source: "loop", writes: writesMeta });
       await this.#writer.checkpoint(state);
@@ -464,6 +467,20 @@ class GraphRun {
         }),
       );
     }
+  }
+
+  /** Refuses the values of the next checkpoint when they are larger than the run allows, before it exists. */
+  #checkSize(values: Readonly<Record<string, unknown>>, state: ThreadState): void {
+    const limit = this.request.parent ? undefined : this.#config.maxStateBytes;
+    if (limit === undefined) return;
+    const bytes = Buffer.byteLength(JSON.stringify(values));
+    if (bytes <= limit) return;
+    const step = state.checkpoint.step + 1;
+    throw new TrellisError(
+      "PAYLOAD_TOO_LARGE",
+      `Thread "${this.#threadId}" would grow to ${bytes} bytes of state at step ${step}, past this run's limit of ${limit} bytes; nothing of that step was written. Keep large data out of the state (store it elsewhere and keep a reference), or raise the limit.`,
+      { details: { threadId: this.#threadId, bytes, limit, step } },
+    );
   }
 
   #breaks(

@@ -128,5 +128,9 @@ describe("bad requests get a 4xx JSON error and store nothing", () => {
     );
     expect(res.status).toBe(200);
     expect((res.body as unknown as { __error__: { error: string } }).__error__.error).toBe("PAYLOAD_TOO_LARGE");
+    // refused before it was written: no checkpoint of the thread holds the oversized state
+    const history = (await send("POST", `/threads/${thread.thread_id}/history`, json({ limit: 100 })))
+      .body as unknown as Array<{ values: unknown }>;
+    expect(history.every((h) => JSON.stringify(h.values).length < 2048)).toBe(true);
   });
 });

@@ -9,10 +9,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { breakpointKill, openPlace, pickupAfterKill, type StallPoint, stallScenario } from "./fixtures/worker-stall.js";
+import {
+  breakpointKill,
+  coreBreakpointKill,
+  openPlace,
+  pickupAfterKill,
+  type StallPoint,
+  stallScenario,
+} from "./fixtures/worker-stall.js";
 import { requirePostgres, requireRedis } from "./harness/services.js";
 
-const postgres = (await requirePostgres()) && (await requireRedis());
+const redisUp = await requireRedis();
+const postgresUp = await requirePostgres();
+
+const postgres = postgresUp && redisUp;
 const dir = mkdtempSync(join(tmpdir(), "trellis-stall-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -42,6 +52,27 @@ describe("recovery never executes past a pause", () => {
         } finally {
           await place.dispose();
         }
+      },
+      60_000,
+    );
+  }
+});
+
+describe("the runtime's recover keeps a breakpoint on every saver", () => {
+  for (const [kind, skip] of [
+    ["sqlite", false],
+    ["postgres", !postgresUp],
+    ["redis", !redisUp],
+  ] as const) {
+    it.skipIf(skip)(
+      `${kind}: killed after the breakpoint's checkpoint was stored, continued with recover`,
+      async () => {
+        const out = await coreBreakpointKill(kind, dir);
+        expect(out.killed).toBe(true);
+        expect(out.status).toBe("interrupted");
+        expect(out.next).toEqual(["gather"]);
+        expect(out.gatherStarts).toBe(0);
+        expect(out.problems).toEqual([]);
       },
       60_000,
     );

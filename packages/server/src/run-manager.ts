@@ -412,7 +412,9 @@ export class RunManager {
    */
   async stop(options: { drainMs?: number } = {}): Promise<void> {
     this.#stopping = true;
-    await this.#unlisten?.();
+    const unlisten = this.#unlisten;
+    this.#unlisten = undefined;
+    await unlisten?.();
     if (options.drainMs && this.#active.size > 0) {
       for (const active of this.#active.values()) {
         active.stop ??= "shutdown";

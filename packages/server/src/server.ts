@@ -371,7 +371,11 @@ export async function startWorker(path = "trellis.json", options: CreateServerOp
 
 function stopOnSignals(server: TrellisServer): void {
   const shutdown = () => {
-    void server.close().then(() => process.exit(0));
+    // runs in flight get 10 s to finish their superstep, then go back to the queue
+    void server.manager
+      .stop({ drainMs: 10_000 })
+      .then(() => server.close())
+      .then(() => process.exit(0));
   };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);

@@ -35,6 +35,10 @@ export interface GraphJob extends PointJob {
   withInput?: boolean;
   /** Lease owner: a new attempt with the run id of a killed one takes its lease over at once. */
   runId?: string;
+  /** Per-run breakpoints. */
+  interruptBefore?: string[];
+  /** Continue with `recover: true` (a server's recovered attempt): a pause the run had reached is kept. */
+  recover?: boolean;
 }
 
 const job = readJob<GraphJob>();
@@ -68,12 +72,17 @@ runWorker(async () => {
     durability: job.durability ?? "sync",
     drainSignal: drain.signal,
     ...(job.runId ? { runId: job.runId } : {}),
+    ...(job.interruptBefore ? { interruptBefore: job.interruptBefore } : {}),
   };
   let busy = 0;
   const until = Date.now() + (job.busyForMs ?? 20_000);
   for (;;) {
     const head = await saver.get({ threadId: job.threadId });
-    const result = await graph.run(head && !job.withInput ? null : { log: [] }, config);
+    const continuing = head && !job.withInput;
+    const result = await graph.run(continuing ? null : { log: [] }, {
+      ...config,
+      ...(continuing && job.recover ? { recover: true } : {}),
+    });
     if (result.status === "error") {
       const error = result.error;
       if (error instanceof LeaseError && error.code === "THREAD_BUSY" && Date.now() < until) {
@@ -83,7 +92,13 @@ runWorker(async () => {
       }
       throw error;
     }
-    tell({ type: "done", status: result.status, log: result.values.log, busy });
+    tell({
+      type: "done",
+      status: result.status,
+      log: result.values.log,
+      busy,
+      next: result.status === "interrupted" ? result.next : [],
+    });
     break;
   }
   await saver.close?.();

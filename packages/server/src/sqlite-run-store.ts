@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { TrellisError } from "@trellis/checkpoint";
 import type { Database, Statement } from "better-sqlite3";
 import {
+  type AttemptEnd,
   type AttemptStart,
   attemptLost,
   type CancelAction,
@@ -12,7 +13,6 @@ import {
   type MultitaskStrategy,
   type NewEvent,
   type RequeueResult,
-  type AttemptEnd,
   type RunRecord,
   type RunStatus,
   type RunStore,

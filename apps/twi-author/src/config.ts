@@ -16,11 +16,38 @@ export interface TeamsConfig {
   tokenUrl: string;
   /** Replaces each activity's `serviceUrl` for outgoing calls (a proxy, a local test server). */
   apiBaseUrl: string | undefined;
+  /**
+   * Hosts an activity's `serviceUrl` may name (replies go there, with the app's token): `host`,
+   * `*.domain` (its subdomains), `host:port`. A pattern without a port allows only the scheme's
+   * default port; `https` is required except on loopback hosts. Default {@link DEFAULT_SERVICE_URL_HOSTS}.
+   */
+  serviceUrlHosts: readonly string[];
   /** OpenID metadata that lists the keys signing incoming requests. */
   openIdMetadataUrl: string;
-  /** Check the Bot Framework JWT on incoming activities. On whenever an app id is set. */
+  /**
+   * Check the Bot Framework JWT on incoming activities: on whenever an app id is set. Off only with
+   * `TEAMS_VERIFY_REQUESTS=false` and {@link TwiConfig.unverifiedWebhooks}.
+   */
   verifyRequests: boolean;
 }
+
+/**
+ * The Bot Framework's service URL hosts: Teams (public cloud, GCC, GCC High, DoD) and the Bot
+ * Framework's own channels. Not `*.trafficmanager.net`: anyone can create a name there.
+ */
+export const DEFAULT_SERVICE_URL_HOSTS: readonly string[] = [
+  "smba.trafficmanager.net",
+  "*.botframework.com",
+  "*.teams.microsoft.com",
+  "*.teams.microsoft.us",
+  "*.botframework.us",
+];
+
+/**
+ * The value of `TWI_ALLOW_UNVERIFIED_WEBHOOKS` that lets webhooks whose check is not configured
+ * answer anyway (local development, the Bot Framework Emulator). Any other value is an error.
+ */
+export const UNVERIFIED_WEBHOOKS_OPT_IN = "i-understand-anyone-can-call-these";
 
 /**
  * Where the Telegram bot sends.
@@ -32,7 +59,10 @@ export interface TelegramConfig {
   botToken: string | undefined;
   /** Bot API root; requests go to `<apiBaseUrl>/bot<token>/<method>`. */
   apiBaseUrl: string;
-  /** Checked against the `X-Telegram-Bot-Api-Secret-Token` header when set. */
+  /**
+   * Checked against the `X-Telegram-Bot-Api-Secret-Token` header. Unset, the webhook answers 503
+   * unless {@link TwiConfig.unverifiedWebhooks}.
+   */
   webhookSecret: string | undefined;
   /** `tenant_id` of Telegram conversations (Telegram has no tenants). */
   tenantId: string;
@@ -63,6 +93,12 @@ export interface TwiConfig {
   urlTtlMs: number;
   /** `tenant_id` of CLI conversations. */
   defaultTenantId: string;
+  /**
+   * `TWI_ALLOW_UNVERIFIED_WEBHOOKS=i-understand-anyone-can-call-these`: webhooks whose check is not
+   * configured accept anyone's requests instead of answering 503. For local development only: whoever
+   * reaches the server can then act as any Teams or Telegram user.
+   */
+  unverifiedWebhooks: boolean;
   teams: TeamsConfig;
   telegram: TelegramConfig;
 }
@@ -111,8 +147,12 @@ export function signingSecretFor(dataDir: string, env: Env): string {
  * | `TWI_PUBLIC_BASE_URL` | `http://127.0.0.1:8123/apps/twi-author` |
  * | `TWI_URL_SIGNING_SECRET`, `TWI_URL_TTL_SECONDS` | key file in the data dir, 86400 |
  * | `TWI_TENANT_ID` | `local` |
- * | `TEAMS_APP_ID`, `TEAMS_APP_PASSWORD`, `TEAMS_TOKEN_URL`, `TEAMS_API_BASE_URL`, `TEAMS_OPENID_METADATA_URL`, `TEAMS_VERIFY_REQUESTS` | Bot Framework |
+ * | `TEAMS_APP_ID`, `TEAMS_APP_PASSWORD`, `TEAMS_TOKEN_URL`, `TEAMS_API_BASE_URL`, `TEAMS_OPENID_METADATA_URL`, `TEAMS_SERVICE_URL_HOSTS`, `TEAMS_VERIFY_REQUESTS` | Bot Framework |
  * | `TELEGRAM_BOT_TOKEN`, `TELEGRAM_API_BASE_URL`, `TELEGRAM_WEBHOOK_SECRET`, `TELEGRAM_TENANT_ID` | Telegram |
+ * | `TWI_ALLOW_UNVERIFIED_WEBHOOKS` | unset: a webhook without its check configured answers 503 |
+ *
+ * Throws when `TWI_ALLOW_UNVERIFIED_WEBHOOKS` holds anything but `i-understand-anyone-can-call-these`,
+ * or `TEAMS_VERIFY_REQUESTS=false` is set without it.
  *
  * @example
  * const config = loadTwiConfig({ TWI_DATA_DIR: "/var/lib/twi" });
@@ -122,7 +162,24 @@ export function loadTwiConfig(env: Env = process.env): TwiConfig {
   const ttl = Number(read(env, "TWI_URL_TTL_SECONDS") ?? 86_400);
   if (!Number.isFinite(ttl) || ttl <= 0) throw new Error("TWI_URL_TTL_SECONDS must be a positive number of seconds.");
   const appId = read(env, "TEAMS_APP_ID");
-  const verify = read(env, "TEAMS_VERIFY_REQUESTS");
+  const optIn = read(env, "TWI_ALLOW_UNVERIFIED_WEBHOOKS");
+  if (optIn !== undefined && optIn !== UNVERIFIED_WEBHOOKS_OPT_IN) {
+    throw new Error(
+      `TWI_ALLOW_UNVERIFIED_WEBHOOKS lets anyone who reaches the server act as any Teams or Telegram user; to opt in (local development only) set it to exactly "${UNVERIFIED_WEBHOOKS_OPT_IN}", otherwise unset it. Got "${optIn}".`,
+    );
+  }
+  const unverifiedWebhooks = optIn !== undefined;
+  const verify = read(env, "TEAMS_VERIFY_REQUESTS")?.toLowerCase();
+  const verifyOff = verify === "false" || verify === "0";
+  if (verifyOff && !unverifiedWebhooks) {
+    throw new Error(
+      `TEAMS_VERIFY_REQUESTS=${verify} turns off the check of incoming Teams activities: anyone could act as any Teams user. For local development (the Bot Framework Emulator) set TWI_ALLOW_UNVERIFIED_WEBHOOKS=${UNVERIFIED_WEBHOOKS_OPT_IN} too; otherwise unset TEAMS_VERIFY_REQUESTS.`,
+    );
+  }
+  const hosts = read(env, "TEAMS_SERVICE_URL_HOSTS")
+    ?.split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h !== "");
   return {
     dataDir,
     checkpointDb: resolve(read(env, "TWI_CHECKPOINT_DB") ?? join(dataDir, "checkpoints.sqlite")),
@@ -133,14 +190,16 @@ export function loadTwiConfig(env: Env = process.env): TwiConfig {
     signingSecret: signingSecretFor(dataDir, env),
     urlTtlMs: ttl * 1000,
     defaultTenantId: read(env, "TWI_TENANT_ID") ?? "local",
+    unverifiedWebhooks,
     teams: {
       appId,
       appPassword: read(env, "TEAMS_APP_PASSWORD"),
       tokenUrl: read(env, "TEAMS_TOKEN_URL") ?? "https://login.microsoftonline.com/botframework.com/oauth2/v2.0/token",
       apiBaseUrl: read(env, "TEAMS_API_BASE_URL"),
+      serviceUrlHosts: hosts && hosts.length > 0 ? hosts : DEFAULT_SERVICE_URL_HOSTS,
       openIdMetadataUrl:
         read(env, "TEAMS_OPENID_METADATA_URL") ?? "https://login.botframework.com/v1/.well-known/openidconfiguration",
-      verifyRequests: verify === undefined ? appId !== undefined : verify === "true" || verify === "1",
+      verifyRequests: appId !== undefined && !verifyOff,
     },
     telegram: {
       botToken: read(env, "TELEGRAM_BOT_TOKEN"),

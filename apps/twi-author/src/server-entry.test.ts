@@ -19,6 +19,7 @@ describe("trellis.json entry points", () => {
       TWI_URL_SIGNING_SECRET: "entry-test-secret-0123456789",
       TELEGRAM_BOT_TOKEN: "1:t",
       TELEGRAM_API_BASE_URL: tg.url,
+      TELEGRAM_WEBHOOK_SECRET: "entry-hook-secret",
     });
     const { loadGraphs } = await import("@trellis/server");
     const { MemorySaver } = await import("@trellis/core");
@@ -46,7 +47,7 @@ describe("trellis.json entry points", () => {
     );
     const res = await hosted?.routes?.request("/telegram/webhook", {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": "entry-hook-secret" },
       body: JSON.stringify({
         update_id: 1,
         message: { message_id: 3, chat: { id: 5 }, text: "Write a TWI for pallet wrapping" },

@@ -13,6 +13,7 @@ import { MemorySaver } from "@trellis/core";
 import type { Hono } from "hono";
 import { BackgroundTasks } from "./channels/background-tasks.js";
 import { createTwiRoutes } from "./channels/twi-routes.js";
+import { type TwiRouteAccess, twiRouteAccess } from "./channels/webhook-access.js";
 import { createTwiApp, type TwiApp } from "./create-twi-app.js";
 import type { TwiGraph } from "./graph.js";
 import { TwiAssistant } from "./twi-assistant.js";
@@ -46,13 +47,20 @@ export const twiAuthorTasks = new BackgroundTasks();
 
 /**
  * The routes export for `trellis.json` (`"routes": "twiAuthorRoutes"`): the Teams and Telegram
- * webhooks and the signed PDF links, over the graph the server hosts.
+ * webhooks and the signed PDF links, over the graph the server hosts. Mounted with
+ * `"routesAuth": "app"`, it declares those three routes and how each checks its caller
+ * ({@link twiRouteAccess}); its other routes stay behind the server's auth.
  *
  * @example
  * const routes = twiAuthorRoutes({ assistantId: "twi-author", graph: hosted.graph });
  */
-export function twiAuthorRoutes(ctx: { assistantId: string; graph: TwiGraph }): Hono {
+export function twiAuthorRoutes(ctx: {
+  assistantId: string;
+  graph: TwiGraph;
+  declareAppAuthRoutes?: (routes: readonly TwiRouteAccess[]) => void;
+}): Hono {
   const app = hostedApp();
+  ctx.declareAppAuthRoutes?.(twiRouteAccess(app.config));
   return createTwiRoutes({
     assistant: new TwiAssistant({ graph: ctx.graph }),
     blobs: app.blobs,

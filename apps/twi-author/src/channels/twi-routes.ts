@@ -8,6 +8,12 @@
  * | `GET /blobs/<name>?expires=…&sig=…` | the PDFs, behind HMAC-signed links valid 24 hours (403 otherwise) |
  * | `GET /` | what the app serves |
  *
+ * Each webhook verifies its caller (Bot Framework JWT; Telegram's secret header) or, when that check
+ * is not configured, answers 503 naming the variable to set — unless `TWI_ALLOW_UNVERIFIED_WEBHOOKS`
+ * opts into unverified development mode ({@link twiRouteAccess}). A Teams card acts only on a thread
+ * of the Teams conversation (and tenant) it arrived in, and replies go only to an allow-listed
+ * `serviceUrl`; a refused activity is 403 and changes nothing.
+ *
  * Webhooks answer 200 at once and work in the background (an LLM call outlasts Teams' and Telegram's
  * patience); `tasks.idle()` waits for that work.
  */
@@ -24,6 +30,7 @@ import { TeamsBot } from "./teams/teams-bot.js";
 import { TelegramBot } from "./telegram/telegram-bot.js";
 import { TelegramClient } from "./telegram/telegram-client.js";
 import type { TelegramUpdate } from "./telegram/telegram-types.js";
+import { sameSecret, twiRouteAccess } from "./webhook-access.js";
 
 /**
  * Options of {@link createTwiRoutes}.
@@ -71,6 +78,14 @@ export function createTwiRoutes(options: TwiRoutesOptions): Hono {
           fetch: fetchImpl,
         })
       : undefined;
+  const access = new Map(twiRouteAccess(config).map((r) => [r.path, r]));
+  /** The 503 of a webhook whose check is not configured, naming the variable to set. */
+  const refusal = (path: string) => {
+    const route = access.get(path);
+    return route?.check === "refused"
+      ? { error: "WEBHOOK_NOT_CONFIGURED", message: `This webhook ${route.detail}.` }
+      : undefined;
+  };
 
   const app = new Hono();
 
@@ -104,21 +119,27 @@ export function createTwiRoutes(options: TwiRoutesOptions): Hono {
   });
 
   app.post("/teams/messages", async (c) => {
+    const refused = refusal("/teams/messages");
+    if (refused) return c.json(refused, 503);
     const activity = (await readJson(c.req.raw)) as TeamsActivity | undefined;
     if (typeof activity !== "object" || activity === null || typeof activity.type !== "string") {
       return c.json({ error: "expected a Bot Framework activity" }, 400);
     }
     if (teamsAuth) {
-      const result = await teamsAuth.verify(c.req.header("authorization"), activity.serviceUrl);
+      const result = await teamsAuth.verify(c.req.header("authorization"), activity.serviceUrl, activity.channelId);
       if (!result.ok) return c.json({ error: `unauthorized: ${result.reason}` }, 401);
     }
+    const verdict = await teams.admit(activity);
+    if (!verdict.ok) return c.json({ error: `refused: ${verdict.reason}` }, verdict.status);
     tasks.run(() => teams.handle(activity));
     return c.json({}, 200);
   });
 
   app.post("/telegram/webhook", async (c) => {
+    const refused = refusal("/telegram/webhook");
+    if (refused) return c.json(refused, 503);
     const secret = config.telegram.webhookSecret;
-    if (secret && c.req.header("x-telegram-bot-api-secret-token") !== secret) {
+    if (secret !== undefined && !sameSecret(c.req.header("x-telegram-bot-api-secret-token"), secret)) {
       return c.json({ error: "unauthorized" }, 401);
     }
     const update = (await readJson(c.req.raw)) as TelegramUpdate | undefined;

@@ -3,6 +3,7 @@
  * shortly before it expires) and `POST {serviceUrl}/v3/conversations/{id}/activities`.
  */
 import type { TeamsConfig } from "../../config.js";
+import { serviceUrlAllowed } from "../webhook-access.js";
 
 /**
  * An outgoing activity (a message with text or cards).
@@ -35,8 +36,23 @@ export class BotConnectorClient {
     this.#fetch = fetchImpl;
   }
 
-  /** Posts an activity to a conversation; `TEAMS_API_BASE_URL` replaces the activity's `serviceUrl`. */
+  /**
+   * Whether replies to an activity with this `serviceUrl` may be sent: always through
+   * `TEAMS_API_BASE_URL`, else only to an allow-listed host (`TEAMS_SERVICE_URL_HOSTS`).
+   */
+  canReach(serviceUrl: string | undefined): boolean {
+    return this.#config.apiBaseUrl !== undefined || serviceUrlAllowed(serviceUrl, this.#config.serviceUrlHosts);
+  }
+
+  /**
+   * Posts an activity to a conversation; `TEAMS_API_BASE_URL` replaces the activity's `serviceUrl`.
+   * Throws, sending nothing, for a `serviceUrl` whose host is not allow-listed: the app's token goes
+   * with every call.
+   */
   async send(serviceUrl: string, conversationId: string, activity: OutgoingActivity): Promise<void> {
+    if (!this.canReach(serviceUrl)) {
+      throw new Error(`Refusing to send to ${serviceUrl}: its host is not in TEAMS_SERVICE_URL_HOSTS.`);
+    }
     const base = (this.#config.apiBaseUrl ?? serviceUrl).replace(/\/+$/, "");
     const url = `${base}/v3/conversations/${encodeURIComponent(conversationId)}/activities`;
     const headers: Record<string, string> = { "content-type": "application/json" };

@@ -1,7 +1,9 @@
 /**
  * Checks the bearer token the Bot Framework puts on every incoming activity: an RS256 JWT signed by
- * a key from the OpenID metadata's JWKS, issued by `https://api.botframework.com`, for this bot's app
- * id, unexpired, and naming the activity's `serviceUrl`. Node's crypto does the RSA check.
+ * a key from the OpenID metadata's JWKS (endorsed for the activity's channel), issued by
+ * `https://api.botframework.com`, for this bot's app id, unexpired, and naming the activity's
+ * `serviceUrl` in its `serviceurl` claim (required: it is the only proof of where replies may go).
+ * Node's crypto does the RSA check.
  */
 import { createPublicKey, type JsonWebKey, verify } from "node:crypto";
 
@@ -60,8 +62,12 @@ export class BotFrameworkAuth {
     this.#options = options;
   }
 
-  /** Checks an `Authorization` header against the activity's `serviceUrl`. */
-  async verify(authorization: string | undefined, serviceUrl: string | undefined): Promise<AuthResult> {
+  /** Checks an `Authorization` header against the activity's `serviceUrl` and channel (default `msteams`). */
+  async verify(
+    authorization: string | undefined,
+    serviceUrl: string | undefined,
+    channelId = "msteams",
+  ): Promise<AuthResult> {
     const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1];
     if (!token) return { ok: false, reason: "missing bearer token" };
     const [h, p, s] = token.split(".");
@@ -69,10 +75,15 @@ export class BotFrameworkAuth {
     const claims = decodePart(p);
     if (!header || !claims || !s) return { ok: false, reason: "malformed token" };
     if (header.alg !== "RS256") return { ok: false, reason: `unsupported algorithm ${String(header.alg)}` };
-    const key = await this.#key(String(header.kid ?? ""));
+    let key: Jwk | undefined;
+    try {
+      key = await this.#key(String(header.kid ?? ""));
+    } catch (error) {
+      return { ok: false, reason: `cannot fetch the signing keys: ${(error as Error).message}` };
+    }
     if (!key) return { ok: false, reason: "unknown signing key" };
-    if (key.endorsements && !key.endorsements.includes("msteams"))
-      return { ok: false, reason: "key not endorsed for msteams" };
+    if (key.endorsements && !key.endorsements.includes(channelId))
+      return { ok: false, reason: `key not endorsed for ${channelId}` };
     const signed = verify(
       "RSA-SHA256",
       Buffer.from(`${h}.${p}`),
@@ -86,7 +97,8 @@ export class BotFrameworkAuth {
     if (typeof claims.exp !== "number" || claims.exp + SKEW_S < now) return { ok: false, reason: "expired" };
     if (typeof claims.nbf === "number" && claims.nbf - SKEW_S > now) return { ok: false, reason: "not yet valid" };
     const claimed = typeof claims.serviceurl === "string" ? claims.serviceurl : claims.serviceUrl;
-    if (serviceUrl && claimed !== undefined && String(claimed).replace(/\/+$/, "") !== serviceUrl.replace(/\/+$/, "")) {
+    if (typeof claimed !== "string") return { ok: false, reason: "the token names no serviceurl" };
+    if (!serviceUrl || claimed.replace(/\/+$/, "") !== serviceUrl.replace(/\/+$/, "")) {
       return { ok: false, reason: "serviceUrl does not match the token" };
     }
     return { ok: true };

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /**
  * The parts of a Bot Framework activity this bot reads and writes.
  *
@@ -64,4 +66,38 @@ export function readSubmitData(value: unknown): CardSubmitData | undefined {
  */
 export function messageText(activity: TeamsActivity): string {
   return (activity.text ?? "").replace(/<at>[^<]*<\/at>/g, "").trim();
+}
+
+/**
+ * The tenant an activity arrived in: `conversation.tenantId`, else `channelData.tenant.id`, else `""`;
+ * `null` when the two name different tenants (such an activity is refused).
+ *
+ * @example
+ * activityTenant({ conversation: { id: "a:1", tenantId: "t1" } } as TeamsActivity); // "t1"
+ */
+export function activityTenant(activity: TeamsActivity): string | null {
+  const fromConversation = activity.conversation?.tenantId;
+  const fromChannel = activity.channelData?.tenant?.id;
+  if (fromConversation && fromChannel && fromConversation !== fromChannel) return null;
+  return fromConversation || fromChannel || "";
+}
+
+/**
+ * The start of every thread id of the Teams conversation (and tenant) an activity arrived in:
+ * `msteams-<24 hex digits of SHA-256 of [tenant, conversation id]>-`. Threads are bound to the
+ * conversation that started them: a card can only act on a thread with its own activity's prefix.
+ * `undefined` without a conversation id or with two tenants.
+ *
+ * @example
+ * teamsThreadPrefix({ conversation: { id: "a:1", tenantId: "t1" } } as TeamsActivity); // "msteams-…-"
+ */
+export function teamsThreadPrefix(activity: TeamsActivity): string | undefined {
+  const tenant = activityTenant(activity);
+  const conversation = activity.conversation?.id;
+  if (tenant === null || !conversation) return undefined;
+  const key = createHash("sha256")
+    .update(JSON.stringify([tenant, conversation]))
+    .digest("hex")
+    .slice(0, 24);
+  return `msteams-${key}-`;
 }

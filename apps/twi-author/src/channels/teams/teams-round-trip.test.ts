@@ -38,6 +38,7 @@ async function setup() {
       TEAMS_APP_PASSWORD: "app-password",
       TEAMS_TOKEN_URL: `${server.url}/token`,
       TEAMS_OPENID_METADATA_URL: `${server.url}/openid`,
+      TEAMS_SERVICE_URL_HOSTS: new URL(server.url).host,
     },
   });
   cleanup.push(() => app.dispose());
@@ -114,7 +115,8 @@ describe("Teams round trip (Bot Framework activities in, Adaptive Cards out)", (
     expect(card.body.some((b) => b.type === "Input.Text" && b.id === "feedback")).toBe(true);
     expect(card.actions.map((a) => a.data.action)).toEqual(["approved", "revision_requested", "rejected"]);
     const conversationId = card.actions[0]?.data.conversationId as string;
-    expect(conversationId).toBe("msteams-act-1");
+    // The thread is bound to the Teams conversation and tenant: msteams-<their hash>-<activity id>.
+    expect(conversationId).toMatch(/^msteams-[0-9a-f]{24}-act-1$/);
 
     // Request a revision: Teams sends the action's data merged with the card's inputs.
     const revise = card.actions[1]?.data ?? {};
@@ -138,7 +140,7 @@ describe("Teams round trip (Bot Framework activities in, Adaptive Cards out)", (
     const done = sent().at(-1);
     expect(done?.text).toMatch(/^✅ A munkautasítás jóváhagyva\. PDF \(24 óráig érvényes link\): http/);
     const link = new URL(done?.text?.split(": ").at(-1) ?? "");
-    expect(link.pathname).toBe("/apps/twi-author/blobs/tenant-acme/msteams-act-1/twi-r1.pdf");
+    expect(link.pathname).toBe(`/apps/twi-author/blobs/tenant-acme/${conversationId}/twi-r1.pdf`);
 
     // The link works through the app's route; a tampered one gets 403.
     const local = `${link.pathname.replace("/apps/twi-author", "")}${link.search}`;
@@ -158,9 +160,10 @@ describe("Teams round trip (Bot Framework activities in, Adaptive Cards out)", (
   it("reject from the review card ends the conversation", async () => {
     const { post } = await setup();
     await post(activity("act-1", { text: PALLET_REQUEST }));
-    await post(activity("act-2", { value: { ...lastCard().actions[2]?.data } }));
+    const reject = lastCard().actions[2]?.data ?? {};
+    await post(activity("act-2", { value: { ...reject } }));
     expect(sent().at(-1)?.text).toBe("A vázlatot elutasította. A beszélgetés lezárult.");
-    expect((await app.assistant.state("msteams-act-1")).status).toBe("rejected");
+    expect((await app.assistant.state(String(reject.conversationId))).status).toBe("rejected");
   });
 
   it("refuses activities without a valid Bot Framework token", async () => {

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 /**
- * The terminal channel: runs a conversation with the same two pauses as Teams and Telegram.
+ * The terminal channel: runs a conversation with the same two pauses as Teams and Telegram, through a
+ * Trellis server opened in this process on the data directory's SQLite file (the same run path as the
+ * served webhooks: thread records, runs, the queue).
  *
  *   npm run twi -- "Írj TWI munkautasítást a raklap fóliázásáról."
  *   npm run twi -- --resume cli-20250301-101500      # continue a paused conversation
@@ -83,7 +85,7 @@ export async function converse(
       return view;
     }
     try {
-      view = await assistant.decide(view.conversationId, decision);
+      view = await assistant.decide(view.conversationId, decision, { pause: view.pauseId });
     } catch (error) {
       if (!(error instanceof DecisionError)) throw error;
       out.write(`${error.message}\n`);

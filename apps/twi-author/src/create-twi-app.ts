@@ -1,6 +1,7 @@
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import { type CheckpointSaver, type Clock, systemClock } from "@trellis/core";
 import type { ChatModel } from "@trellis/models";
+import type { TrellisServer } from "@trellis/server";
 import type { AuditStore } from "./audit/audit-store.js";
 import { PostgresAuditStore } from "./audit/postgres-audit-store.js";
 import { SqliteAuditStore } from "./audit/sqlite-audit-store.js";
@@ -8,6 +9,7 @@ import { loadTwiConfig, type TwiConfig } from "./config.js";
 import { buildTwiGraph, type TwiGraph, type TwiServices } from "./graph.js";
 import { twiModelFromEnv } from "./model-from-env.js";
 import { HtmlPdfRenderer, type PdfRenderer } from "./pdf/twi-pdf-renderer.js";
+import { openTwiServer } from "./runtime/in-process-server.js";
 import { FsBlobStorage } from "./storage/fs-blob-storage.js";
 import { UrlSigner } from "./storage/url-signer.js";
 import { TwiAssistant } from "./twi-assistant.js";
@@ -33,7 +35,9 @@ export interface TwiAppOptions {
 }
 
 /**
- * The assembled app: settings, services, the compiled graph and the assistant on it.
+ * The assembled app: settings, services, the compiled graph and the assistant on it. The assistant
+ * runs conversations through a Trellis server opened in this process on first use (on
+ * `config.checkpointDb`), the same run path as the webhooks of a served app.
  *
  * @example
  * const app = createTwiApp();
@@ -45,9 +49,12 @@ export interface TwiApp {
   services: TwiServices;
   blobs: FsBlobStorage;
   signer: UrlSigner;
+  /** The compiled graph on the app's saver: for reading state; runs go through `assistant`. */
   graph: TwiGraph;
   assistant: TwiAssistant;
-  /** Closes what the app opened (the SQLite files, the PostgreSQL pool). */
+  /** The in-process Trellis server the assistant runs on (opened on first use). */
+  server(): Promise<TrellisServer>;
+  /** Closes what the app opened (the in-process server, the SQLite files, the PostgreSQL pool). */
   close(): Promise<void>;
 }
 
@@ -82,7 +89,12 @@ export function createTwiApp(options: TwiAppOptions = {}): TwiApp {
     clock,
   };
   const graph = buildTwiGraph(services, { checkpointer });
-  const assistant = new TwiAssistant({ graph, now: () => new Date(clock.now()) });
+  let server: Promise<TrellisServer> | undefined;
+  const openServer = () => {
+    server ??= openTwiServer({ graph, dbPath: config.checkpointDb });
+    return server;
+  };
+  const assistant = new TwiAssistant({ runs: async () => (await openServer()).runs, now: () => new Date(clock.now()) });
   return {
     config,
     services,
@@ -90,7 +102,11 @@ export function createTwiApp(options: TwiAppOptions = {}): TwiApp {
     signer,
     graph,
     assistant,
+    server: openServer,
     async close() {
+      const opened = server;
+      server = undefined;
+      if (opened) await (await opened.catch(() => undefined))?.close();
       if (ownsAudit) await audit.close();
       if (ownsSaver && checkpointer instanceof SqliteSaver) await checkpointer.close();
     },

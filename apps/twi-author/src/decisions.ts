@@ -26,7 +26,11 @@ export class DecisionError extends Error {
   override readonly name = "DecisionError";
   constructor(
     message: string,
-    readonly code: "NOT_PAUSED" | "WRONG_PAUSE" | "FEEDBACK_REQUIRED" | "UNKNOWN_CONVERSATION",
+    /**
+     * `STALE`: the card or button was shown for a pause the conversation has left (answered twice,
+     * or an older card); `BUSY`: another decision on the conversation is being worked on.
+     */
+    readonly code: "NOT_PAUSED" | "WRONG_PAUSE" | "STALE" | "BUSY" | "FEEDBACK_REQUIRED" | "UNKNOWN_CONVERSATION",
   ) {
     super(message);
   }

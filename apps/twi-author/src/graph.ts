@@ -1,5 +1,6 @@
 /**
- * The seed's graph: nine nodes, the seed's topology, `interruptBefore: ["review", "approve"]`.
+ * The seed's graph: nine nodes, the seed's topology, `interruptBefore: ["review", "approve"]`, and the
+ * paused-input policy `reject`.
  *
  *   intent ├── generate_twi / edit_twi → process_input → generate → review ⏸
  *          ├── question                               → generate → review ⏸
@@ -117,6 +118,10 @@ export function buildTwiGraph(services: TwiServices, options: BuildGraphOptions 
     .compile({
       name: "twi-author",
       interruptBefore: ["review", "approve"],
+      // A new input while a review or the final approval waits is refused, whatever the door: a
+      // decision is an explicit answer to the pause it was shown for (README: "Input while a pause
+      // waits"). The core applies the policy to interrupt() pauses; see the README for breakpoints.
+      onInputWhilePaused: "reject",
       ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
     });
 }

@@ -33,6 +33,7 @@ export { pdfBlobName, withAiLabel } from "./nodes.js";
 export { createOfflineTwiModel, OFFLINE_MODEL_ID } from "./offline/offline-model.js";
 export { HtmlPdfRenderer, type PdfMetadata, type PdfRenderer } from "./pdf/twi-pdf-renderer.js";
 export { GENERATE_CALL, INTENT_CALL, parseIntent } from "./prompts.js";
+export { openTwiServer, type TwiServerOptions } from "./runtime/in-process-server.js";
 export { twiAuthorGraph, twiAuthorRoutes, twiAuthorTasks } from "./server-entry.js";
 export {
   type AgentState,
@@ -49,5 +50,14 @@ export {
 export type { BlobStorage, StoredBlob } from "./storage/blob-storage.js";
 export { FsBlobStorage, type FsBlobStorageOptions } from "./storage/fs-blob-storage.js";
 export { DEFAULT_URL_TTL_MS, UrlSigner, type UrlSignerOptions } from "./storage/url-signer.js";
-export { type ConversationView, TwiAssistant, type TwiAssistantOptions } from "./twi-assistant.js";
+export {
+  type ConversationView,
+  type DecideOptions,
+  PAUSE_TAG_LENGTH,
+  pauseTag,
+  startRunId,
+  TWI_ASSISTANT_ID,
+  TwiAssistant,
+  type TwiAssistantOptions,
+} from "./twi-assistant.js";
 export { parseTwiText, renderTwiText, type TwiDocument, type TwiStep } from "./twi-document.js";

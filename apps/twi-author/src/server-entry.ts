@@ -9,7 +9,8 @@
  * `/apps/twi-author/`. Everything else (model, PDFs, audit log, channels) comes from the environment,
  * as `loadTwiConfig` reads it. Nothing is opened until the server calls these.
  */
-import { MemorySaver } from "@trellis/core";
+import { MemorySaver, TrellisError } from "@trellis/core";
+import type { RunService } from "@trellis/server";
 import type { Hono } from "hono";
 import { BackgroundTasks } from "./channels/background-tasks.js";
 import { createTwiRoutes } from "./channels/twi-routes.js";
@@ -47,22 +48,32 @@ export const twiAuthorTasks = new BackgroundTasks();
 
 /**
  * The routes export for `trellis.json` (`"routes": "twiAuthorRoutes"`): the Teams and Telegram
- * webhooks and the signed PDF links, over the graph the server hosts. Mounted with
+ * webhooks and the signed PDF links. Every conversation they start or continue is a run of the
+ * server's run service (`ctx.runs`): one thread record per conversation, visible to
+ * `GET /threads/{id}`, `/threads/search` (`metadata.graph_id == "twi-author"`) and the studio, under
+ * the server's queue and multitask strategy. Mounted with
  * `"routesAuth": "app"`, it declares those three routes and how each checks its caller
  * ({@link twiRouteAccess}); its other routes stay behind the server's auth.
  *
  * @example
- * const routes = twiAuthorRoutes({ assistantId: "twi-author", graph: hosted.graph });
+ * const routes = twiAuthorRoutes({ assistantId: "twi-author", graph: hosted.graph, runs: server.runs });
  */
 export function twiAuthorRoutes(ctx: {
   assistantId: string;
   graph: TwiGraph;
+  runs?: RunService;
   declareAppAuthRoutes?: (routes: readonly TwiRouteAccess[]) => void;
 }): Hono {
+  if (!ctx.runs) {
+    throw new TrellisError(
+      "INVALID_CONFIG",
+      "The twi-author routes run conversations through a Trellis server's run service (ctx.runs): mount them with createServer (trellis.json), or use createTwiApp, whose assistant opens a server in-process.",
+    );
+  }
   const app = hostedApp();
   ctx.declareAppAuthRoutes?.(twiRouteAccess(app.config));
   return createTwiRoutes({
-    assistant: new TwiAssistant({ graph: ctx.graph }),
+    assistant: new TwiAssistant({ runs: ctx.runs, assistantId: ctx.assistantId }),
     blobs: app.blobs,
     signer: app.signer,
     config: app.config,

@@ -55,6 +55,10 @@ export function decisionErrorText(error: unknown): string {
       return "Ez a beszélgetés már nem vár döntésre.";
     case "WRONG_PAUSE":
       return "Erről a lépésről már döntöttek; a beszélgetés a következő lépésnél tart.";
+    case "STALE":
+      return "Ez a kártya egy korábbi lépéshez tartozik, arról már döntöttek; a beszélgetés a legutóbbi kártyánál tart.";
+    case "BUSY":
+      return "Egy döntés feldolgozása már folyamatban van ennél a beszélgetésnél; várja meg az eredményét.";
     case "UNKNOWN_CONVERSATION":
       return "Ezt a beszélgetést nem találom.";
   }

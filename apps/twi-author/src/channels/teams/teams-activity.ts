@@ -27,11 +27,16 @@ export interface TeamsActivity {
  * What an Adaptive Card's submit button sends back (`activity.value`).
  *
  * @example
- * const data: CardSubmitData = { twi: "decision", conversationId: "msteams-1", action: "revision_requested", feedback: "…" };
+ * const data: CardSubmitData = { twi: "decision", conversationId: "msteams-1", pauseId: "9f…", action: "revision_requested", feedback: "…" };
  */
 export interface CardSubmitData {
   twi: "decision";
   conversationId: string;
+  /**
+   * The id of the pause (interrupt) the card was shown for: the decision applies to that pause only,
+   * never to a later one. A card without it (sent before pause ids) is refused as out of date.
+   */
+  pauseId?: string;
   action: "approved" | "revision_requested" | "rejected" | "final_approved";
   feedback?: string;
 }
@@ -54,6 +59,7 @@ export function readSubmitData(value: unknown): CardSubmitData | undefined {
     conversationId: v.conversationId,
     action: v.action as CardSubmitData["action"],
   };
+  if (typeof v.pauseId === "string") data.pauseId = v.pauseId;
   if (typeof v.feedback === "string") data.feedback = v.feedback;
   return data;
 }

@@ -130,7 +130,9 @@ export class TeamsBot {
       }
       let view: ConversationView;
       try {
-        view = await this.#assistant.decide(submit.conversationId, decisionOf(submit.action, submit.feedback));
+        view = await this.#assistant.decide(submit.conversationId, decisionOf(submit.action, submit.feedback), {
+          pause: submit.pauseId ?? "",
+        });
       } catch (error) {
         await reply({ type: "message", text: decisionErrorText(error), textFormat: "plain" });
         if (decisionErrorText(error) === TEXT.failed) throw error;

@@ -1,6 +1,7 @@
 /**
  * Adaptive Cards of the two pauses: the review card (approve / request a revision with a text field /
- * reject) and the final approval card. Their Action.Submit data resumes the graph.
+ * reject) and the final approval card. Their Action.Submit data resumes the graph, and names the
+ * pause (interrupt id) the card was shown for, so a card answers that pause once and no later one.
  */
 import type { ConversationView } from "../../twi-assistant.js";
 import { TEXT } from "../view-text.js";
@@ -29,14 +30,14 @@ function submit(title: string, data: CardSubmitData, style?: "positive" | "destr
  * The review card: the draft, a feedback field and three actions.
  *
  * @example
- * reviewCard({ kind: "review", conversationId: "c1", draft: "…", revision: 0, revisionsLeft: 3, isInstruction: true });
+ * reviewCard({ kind: "review", conversationId: "c1", pauseId: "9f…", draft: "…", revision: 0, revisionsLeft: 3, isInstruction: true });
  */
 export function reviewCard(view: Extract<ConversationView, { kind: "review" }>): AdaptiveCard {
-  const id = view.conversationId;
+  const at = { twi: "decision", conversationId: view.conversationId, pauseId: view.pauseId } as const;
   const actions = [
-    submit(TEXT.approve, { twi: "decision", conversationId: id, action: "approved" }, "positive"),
-    submit(TEXT.requestRevision, { twi: "decision", conversationId: id, action: "revision_requested" }),
-    submit(TEXT.reject, { twi: "decision", conversationId: id, action: "rejected" }, "destructive"),
+    submit(TEXT.approve, { ...at, action: "approved" }, "positive"),
+    submit(TEXT.requestRevision, { ...at, action: "revision_requested" }),
+    submit(TEXT.reject, { ...at, action: "rejected" }, "destructive"),
   ];
   return {
     type: "AdaptiveCard",
@@ -67,7 +68,7 @@ export function reviewCard(view: Extract<ConversationView, { kind: "review" }>):
  * The final approval card.
  *
  * @example
- * finalApprovalCard({ kind: "final_approval", conversationId: "c1", draft: "…", revision: 1, forced: false, pendingFeedback: null });
+ * finalApprovalCard({ kind: "final_approval", conversationId: "c1", pauseId: "9f…", draft: "…", revision: 1, forced: false, pendingFeedback: null });
  */
 export function finalApprovalCard(view: Extract<ConversationView, { kind: "final_approval" }>): AdaptiveCard {
   return {
@@ -85,7 +86,7 @@ export function finalApprovalCard(view: Extract<ConversationView, { kind: "final
     actions: [
       submit(
         TEXT.finalApprove,
-        { twi: "decision", conversationId: view.conversationId, action: "final_approved" },
+        { twi: "decision", conversationId: view.conversationId, pauseId: view.pauseId, action: "final_approved" },
         "positive",
       ),
     ],

@@ -4,15 +4,19 @@
  * feedback as a reply to a prompt that names the conversation, so no session state is kept here.
  */
 import { DecisionError, type ReviewDecision } from "../../decisions.js";
-import type { ConversationView, TwiAssistant } from "../../twi-assistant.js";
+import { type ConversationView, pauseTag, type TwiAssistant } from "../../twi-assistant.js";
 import { decisionErrorText, TEXT, viewText } from "../view-text.js";
 import type { TelegramClient } from "./telegram-client.js";
 import type { InlineKeyboard, TelegramCallbackQuery, TelegramMessage, TelegramUpdate } from "./telegram-types.js";
 
-/** Callback data: `twi:<a|r|x|f>:<conversation id>` — approve, revise, reject, final approve. */
-const CALLBACK = /^twi:([arxf]):(.{1,56})$/;
-/** The tag in the feedback prompt that ties the user's reply to its conversation. */
-const TAG = /\[#twi:([A-Za-z0-9_.:-]{1,80})\]/;
+/**
+ * Callback data: `twi:<a|r|x|f>:<pause tag>:<conversation id>` — approve, revise, reject, final
+ * approve; the pause tag (the first characters of the interrupt id the keyboard was shown for) makes
+ * a press apply to that pause only, never to a later one.
+ */
+const CALLBACK = /^twi:([arxf]):([0-9a-f]{12}):(.{1,45})$/;
+/** The tag in the feedback prompt that ties the user's reply to its conversation and pause. */
+const TAG = /\[#twi:([0-9a-f]{12}):([A-Za-z0-9_.:-]{1,80})\]/;
 
 /**
  * The thread id of a conversation started by a Telegram message: `telegram-<chat>-<message>`.
@@ -28,25 +32,24 @@ export function telegramConversationId(message: TelegramMessage): string {
  * The keyboard of a view: three buttons at review, one at final approval, none otherwise.
  *
  * @example
- * keyboardFor(view)?.inline_keyboard[0]?.map((b) => b.callback_data); // ["twi:a:…", "twi:r:…", "twi:x:…"]
+ * keyboardFor(view)?.inline_keyboard[0]?.map((b) => b.callback_data); // ["twi:a:<tag>:…", "twi:r:<tag>:…", "twi:x:<tag>:…"]
  */
 export function keyboardFor(view: ConversationView): InlineKeyboard | undefined {
   const id = view.conversationId;
+  if (view.kind !== "review" && view.kind !== "final_approval") return undefined;
+  const tag = pauseTag(view.pauseId);
   if (view.kind === "review") {
     return {
       inline_keyboard: [
         [
-          { text: `✅ ${TEXT.approve}`, callback_data: `twi:a:${id}` },
-          { text: `✏️ ${TEXT.requestRevision}`, callback_data: `twi:r:${id}` },
-          { text: `❌ ${TEXT.reject}`, callback_data: `twi:x:${id}` },
+          { text: `✅ ${TEXT.approve}`, callback_data: `twi:a:${tag}:${id}` },
+          { text: `✏️ ${TEXT.requestRevision}`, callback_data: `twi:r:${tag}:${id}` },
+          { text: `❌ ${TEXT.reject}`, callback_data: `twi:x:${tag}:${id}` },
         ],
       ],
     };
   }
-  if (view.kind === "final_approval") {
-    return { inline_keyboard: [[{ text: `✅ ${TEXT.finalApprove}`, callback_data: `twi:f:${id}` }]] };
-  }
-  return undefined;
+  return { inline_keyboard: [[{ text: `✅ ${TEXT.finalApprove}`, callback_data: `twi:f:${tag}:${id}` }]] };
 }
 
 /**
@@ -79,8 +82,11 @@ export class TelegramBot {
   async #onMessage(message: TelegramMessage): Promise<void> {
     const chatId = message.chat.id;
     const text = (message.text ?? "").trim();
-    const tagged = TAG.exec(message.reply_to_message?.text ?? "")?.[1];
-    if (tagged) return this.#decide(chatId, tagged, { action: "revision_requested", feedback: text });
+    const tagged = TAG.exec(message.reply_to_message?.text ?? "");
+    if (tagged) {
+      const [, tag, conversationId] = tagged as unknown as [string, string, string];
+      return this.#decide(chatId, conversationId, { action: "revision_requested", feedback: text }, tag);
+    }
     if (/^\/(start|help)\b/.test(text)) return this.#client.sendMessage(chatId, TEXT.help);
     await this.#client.call("sendChatAction", { chat_id: chatId, action: "typing" });
     let view: ConversationView;
@@ -106,11 +112,11 @@ export class TelegramBot {
       await this.#client.answerCallbackQuery(query.id);
       return;
     }
-    const [, code, conversationId] = match as unknown as [string, string, string];
+    const [, code, tag, conversationId] = match as unknown as [string, string, string, string];
     await this.#client.answerCallbackQuery(query.id);
     if (code === "r") {
       // Telegram buttons carry no text field: ask for the feedback as a reply to a tagged prompt.
-      await this.#client.sendMessage(chatId, `${TEXT.feedbackPrompt} [#twi:${conversationId}]`, {
+      await this.#client.sendMessage(chatId, `${TEXT.feedbackPrompt} [#twi:${tag}:${conversationId}]`, {
         force_reply: true,
         input_field_placeholder: TEXT.feedbackPlaceholder.slice(0, 64),
       });
@@ -119,10 +125,10 @@ export class TelegramBot {
     if (query.message) await this.#client.clearKeyboard(chatId, query.message.message_id);
     const decision: ReviewDecision =
       code === "a" ? { action: "approved" } : code === "f" ? { action: "final_approved" } : { action: "rejected" };
-    await this.#decide(chatId, conversationId, decision);
+    await this.#decide(chatId, conversationId, decision, tag);
   }
 
-  async #decide(chatId: number, conversationId: string, decision: ReviewDecision): Promise<void> {
+  async #decide(chatId: number, conversationId: string, decision: ReviewDecision, tag: string): Promise<void> {
     // A chat may only decide on its own conversations, whatever ids a user types or replies to.
     if (!conversationId.startsWith(`telegram-${chatId}-`)) {
       await this.#client.sendMessage(chatId, decisionErrorText(new DecisionError("foreign", "UNKNOWN_CONVERSATION")));
@@ -130,7 +136,7 @@ export class TelegramBot {
     }
     let view: ConversationView;
     try {
-      view = await this.#assistant.decide(conversationId, decision);
+      view = await this.#assistant.decide(conversationId, decision, { pause: tag });
     } catch (error) {
       const text = decisionErrorText(error);
       await this.#client.sendMessage(chatId, text);

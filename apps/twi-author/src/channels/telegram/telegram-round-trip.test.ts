@@ -95,20 +95,23 @@ describe("Telegram round trip (webhook updates in, inline keyboards out)", () =>
     expect(calls().map((c) => c.method)).toEqual(["sendChatAction", "sendMessage"]);
     expect(lastMessage().chat_id).toBe(CHAT);
     expect(lastMessage().text).toContain("⚠️ AI által generált tartalom — emberi felülvizsgálat szükséges.");
-    expect(buttons().map((b) => b.callback_data)).toEqual([
-      "twi:a:telegram-4242-5",
-      "twi:r:telegram-4242-5",
-      "twi:x:telegram-4242-5",
+    // Each button names the pause (a tag of its interrupt id) it was shown for.
+    const review = buttons().map((b) => b.callback_data);
+    expect(review).toEqual([
+      expect.stringMatching(/^twi:a:[0-9a-f]{12}:telegram-4242-5$/),
+      expect.stringMatching(/^twi:r:[0-9a-f]{12}:telegram-4242-5$/),
+      expect.stringMatching(/^twi:x:[0-9a-f]{12}:telegram-4242-5$/),
     ]);
+    const tag = review[0]?.split(":")[2];
 
     // "Request revision": the bot asks for the feedback as a reply to a tagged prompt.
-    await post(press("twi:r:telegram-4242-5"));
+    await post(press(review[1] ?? ""));
     expect(calls().at(-2)).toEqual({
       method: "answerCallbackQuery",
-      body: { callback_query_id: "cb-twi:r:telegram-4242-5" },
+      body: { callback_query_id: `cb-${review[1]}` },
     });
     const prompt = lastMessage();
-    expect(prompt.text).toContain("[#twi:telegram-4242-5]");
+    expect(prompt.text).toContain(`[#twi:${tag}:telegram-4242-5]`);
     expect(prompt.reply_markup).toMatchObject({ force_reply: true });
     await post({
       message: {
@@ -125,9 +128,10 @@ describe("Telegram round trip (webhook updates in, inline keyboards out)", () =>
 
     await post(press(buttons()[0]?.callback_data ?? ""));
     expect(calls().some((c) => c.method === "editMessageReplyMarkup")).toBe(true);
-    expect(buttons().map((b) => b.callback_data)).toEqual(["twi:f:telegram-4242-5"]);
+    const final = buttons().map((b) => b.callback_data);
+    expect(final).toEqual([expect.stringMatching(/^twi:f:[0-9a-f]{12}:telegram-4242-5$/)]);
 
-    await post(press("twi:f:telegram-4242-5"));
+    await post(press(final[0] ?? ""));
     const done = lastMessage().text;
     expect(done).toMatch(/^✅ A munkautasítás jóváhagyva\./);
     const link = new URL(done.split(": ").at(-1) ?? "");
@@ -145,19 +149,20 @@ describe("Telegram round trip (webhook updates in, inline keyboards out)", () =>
   it("reject ends the conversation; a press from another chat or a wrong secret is refused", async () => {
     const { post } = await setup();
     await post({ message: { message_id: 9, chat: { id: CHAT }, from: { id: 7 }, text: PALLET_REQUEST } });
-    expect((await post(press("twi:x:telegram-4242-9"), "wrong")).status).toBe(401);
+    const [approve, , reject] = buttons().map((b) => b.callback_data) as [string, string, string];
+    expect((await post(press(reject), "wrong")).status).toBe(401);
     // Another chat cannot decide on this chat's conversation.
     await post({
-      ...press("twi:a:telegram-4242-9"),
+      ...press(approve),
       callback_query: {
-        ...press("twi:a:telegram-4242-9").callback_query,
+        ...press(approve).callback_query,
         message: { message_id: 1, chat: { id: 999 } },
       },
     });
     expect(lastMessage()).toMatchObject({ chat_id: 999, text: "Ezt a beszélgetést nem találom." });
     expect((await app.assistant.view("telegram-4242-9")).kind).toBe("review");
 
-    await post(press("twi:x:telegram-4242-9"));
+    await post(press(reject));
     expect(lastMessage().text).toBe("A vázlatot elutasította. A beszélgetés lezárult.");
     expect((await app.assistant.state("telegram-4242-9")).status).toBe("rejected");
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type CheckpointSaver, TrellisError, type TrellisErrorCode, toHttpStatus } from "@trellis/checkpoint";
-import { bindResume, decidePausedInput, type Interrupt, type StateSnapshot } from "@trellis/core";
+import { bindResume, type Interrupt, type StateSnapshot } from "@trellis/core";
 import type { HostedGraph } from "./graph-registry.js";
 import { notFound } from "./http-errors.js";
 import { checkId } from "./request-body.js";
@@ -331,17 +331,12 @@ export class RunService {
       return;
     }
     const input = kwargs.input;
-    if (!snapshot || snapshot.interrupts.length === 0 || typeof input !== "object" || Array.isArray(input)) return;
-    const decision = decidePausedInput(
-      hosted.graph.onInputWhilePaused,
-      snapshot.interrupts,
-      input as Record<string, unknown>,
-      threadId,
-    );
-    if (decision.kind === "resume") {
-      kwargs.input = null;
-      kwargs.command = { resume: decision.resume };
-      kwargs.expectedCheckpointId = snapshot.checkpointId as string;
-    }
+    if (!snapshot?.checkpointId || typeof input !== "object" || Array.isArray(input)) return;
+    const decision = hosted.graph.decideInput(snapshot, input as Record<string, unknown>, threadId);
+    if (decision.kind === "start") return;
+    // the input answers the pause pending now (an interrupt, or a static breakpoint), and only that one
+    kwargs.input = null;
+    kwargs.command = decision.kind === "resume" ? { resume: decision.resume } : { update: decision.update };
+    kwargs.expectedCheckpointId = snapshot.checkpointId;
   }
 }

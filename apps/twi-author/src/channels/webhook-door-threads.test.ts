@@ -229,6 +229,16 @@ describe("one thread whatever the door", () => {
     const buttons = telegramSent().at(-1)?.buttons ?? [];
     expect((await door.thread(thread)).next).toEqual(["review"]);
 
+    // New input over the API while the thread waits for its review: refused (the graph's reject
+    // policy holds at its static breakpoints too), nothing written
+    const stray = await api(`/threads/${thread}/runs/wait`, {
+      assistant_id: "twi-author",
+      input: { messages: [{ role: "user", content: "valami más" }] },
+    });
+    expect(stray.status).toBe(409);
+    expect((stray.json as { error: string }).error).toBe("THREAD_PAUSED");
+    expect((await door.thread(thread)).next).toEqual(["review"]);
+
     // The seed's resume over the API: the decision's state update, and on from the breakpoint.
     const answered = await api(`/threads/${thread}/runs/wait`, {
       assistant_id: "twi-author",

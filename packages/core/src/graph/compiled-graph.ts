@@ -5,7 +5,12 @@ import { normalizeConfig, type RunConfig } from "../runtime/config.js";
 import { childSink, eventStream, type RunEventStream } from "../runtime/event-stream.js";
 import { type ForkOptions, forkThread } from "../runtime/fork.js";
 import { currentScope, type TaskScope } from "../runtime/node-context.js";
-import type { PausedInputPolicy } from "../runtime/paused-input.js";
+import {
+  breakpointOf,
+  decidePausedInput,
+  type PausedInputDecision,
+  type PausedInputPolicy,
+} from "../runtime/paused-input.js";
 import { executeRun, type RunOutcome } from "../runtime/run-loop.js";
 import { emptySnapshot, type StateSnapshot, snapshotOf } from "../runtime/state-snapshot.js";
 import type { StreamEvent, StreamMode } from "../runtime/stream-events.js";
@@ -79,6 +84,28 @@ export class CompiledGraph<S extends StateSchema> {
   /** What an input does when it arrives while the thread waits on an interrupt (see {@link PausedInputPolicy}). */
   get onInputWhilePaused(): PausedInputPolicy {
     return this.#spec.onInputWhilePaused;
+  }
+
+  /**
+   * What this graph's {@link PausedInputPolicy} makes of `input` sent to a thread that stands as
+   * `snapshot` says: start a new pass, answer the pending interrupt (`resume`), or continue past the
+   * static breakpoint the thread stopped at (`continue`); throws `THREAD_PAUSED` under `reject`. The
+   * rule the runtime applies when the run starts, for callers that accept input before running it.
+   *
+   * @example
+   * const decision = graph.decideInput(await graph.getState({ threadId }), { messages: [msg] });
+   */
+  decideInput(
+    snapshot: Pick<StateSnapshot<unknown>, "interrupts" | "next" | "metadata">,
+    input: Record<string, unknown>,
+    threadId?: string,
+  ): PausedInputDecision {
+    const breakpoint = breakpointOf(this.#spec, {
+      next: snapshot.next,
+      writers: Object.keys((snapshot.metadata?.writes as Record<string, unknown> | undefined) ?? {}),
+      interrupts: snapshot.interrupts.length,
+    });
+    return decidePausedInput(this.#spec.onInputWhilePaused, snapshot.interrupts, input, threadId, breakpoint);
   }
 
   /** The state keys of the graph's schema. */

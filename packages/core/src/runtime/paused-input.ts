@@ -9,8 +9,10 @@ import { resolveResume } from "./resume.js";
  * - `"restart"` (the default, LangGraph's behaviour): the pending pause is discarded and the input
  *   starts a new pass from START. Tool calls left without a reply get one saying so.
  * - `"resume"`: the input is the answer to the single pending interrupt (several pending is an
- *   `AMBIGUOUS_RESUME` error). `{ resume: (input) => answer }` picks the answer out of the input.
- * - `"reject"`: a `THREAD_PAUSED` error (409 over HTTP) listing the pending interrupts; nothing is written.
+ *   `AMBIGUOUS_RESUME` error). `{ resume: (input) => answer }` picks the answer out of the input. At a
+ *   static breakpoint, the input updates the state and the run continues past it.
+ * - `"reject"`: a `THREAD_PAUSED` error (409 over HTTP) listing the pending interrupts (or the
+ *   breakpoint the thread stopped at); nothing is written.
  *
  * @example
  * const graph = builder.compile({ checkpointer, onInputWhilePaused: { resume: (input) => lastUserText(input) } });
@@ -25,7 +27,25 @@ export type PausedInputPolicy =
 export type PausedInputDecision =
   | { kind: "start" }
   /** The input answers the pending interrupt: resume with this id → answer map. */
-  | { kind: "resume"; resume: Record<string, unknown> };
+  | { kind: "resume"; resume: Record<string, unknown> }
+  /** The thread waits at a static breakpoint: the input updates the state and the run goes on past it. */
+  | { kind: "continue"; update: Record<string, unknown> };
+
+/**
+ * The nodes a thread waits before because it stopped at one of the graph's static breakpoints
+ * (`interruptBefore` one of its next nodes, or `interruptAfter` a node that wrote its last step);
+ * empty when it waits on an interrupt, ended, or stopped for another reason (a failure, a drain).
+ * @internal
+ */
+export function breakpointOf(
+  graph: { interruptBefore: ReadonlySet<string> | "*"; interruptAfter: ReadonlySet<string> | "*" },
+  thread: { next: readonly string[]; writers: readonly string[]; interrupts: number },
+): string[] {
+  if (thread.interrupts > 0 || thread.next.length === 0) return [];
+  const hits = (set: ReadonlySet<string> | "*", nodes: readonly string[]) =>
+    set === "*" ? nodes.length > 0 : nodes.some((n) => set.has(n));
+  return hits(graph.interruptBefore, thread.next) || hits(graph.interruptAfter, thread.writers) ? [...thread.next] : [];
+}
 
 /** The policy's name: `"restart"`, `"resume"` or `"reject"`. */
 export function pausedInputPolicyName(policy: PausedInputPolicy): "restart" | "resume" | "reject" {
@@ -46,19 +66,27 @@ export function decidePausedInput(
   pending: readonly Interrupt[],
   input: Record<string, unknown>,
   threadId?: string,
+  breakpoint: readonly string[] = [],
 ): PausedInputDecision {
-  if (pending.length === 0) return { kind: "start" };
+  if (pending.length === 0 && breakpoint.length === 0) return { kind: "start" };
   const name = pausedInputPolicyName(policy);
   if (name === "restart") return { kind: "start" };
-  const listed = pending.map((p) => `${p.id} (node "${p.node}")`).join(", ");
   const thread = threadId ? `Thread "${threadId}"` : "The thread";
   if (name === "reject") {
-    throw new TrellisError(
-      "THREAD_PAUSED",
-      `${thread} is waiting for an answer to ${pending.length === 1 ? "a question" : `${pending.length} questions`} (${listed}): answer with a resume command, or cancel the pause before sending new input.`,
-      { details: { threadId, interrupts: pending.map((p) => ({ id: p.id, node: p.node, value: p.value })) } },
-    );
+    const listed = pending.map((p) => `${p.id} (node "${p.node}")`).join(", ");
+    const waiting =
+      pending.length > 0
+        ? `is waiting for an answer to ${pending.length === 1 ? "a question" : `${pending.length} questions`} (${listed}): answer with a resume command`
+        : `stopped at a breakpoint before ${breakpoint.map((n) => `"${n}"`).join(", ")}: continue it (a resume command, or an update and a run with no input)`;
+    throw new TrellisError("THREAD_PAUSED", `${thread} ${waiting}, or cancel the pause before sending new input.`, {
+      details: {
+        threadId,
+        interrupts: pending.map((p) => ({ id: p.id, node: p.node, value: p.value })),
+        ...(breakpoint.length > 0 ? { breakpoint } : {}),
+      },
+    });
   }
+  if (pending.length === 0) return { kind: "continue", update: input };
   const answer = typeof policy === "object" ? policy.resume(input) : input;
   const byTask = resolveResume(
     pending.map((p) => ({ ...p, taskId: p.id })),

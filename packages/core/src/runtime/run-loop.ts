@@ -9,7 +9,7 @@ import { Command, type Interrupt, ParentCommand } from "./command.js";
 import type { NormalizedConfig } from "./config.js";
 import { acquireLease, type LeaseKeeper } from "./lease-keeper.js";
 import type { ChildRunEnv } from "./node-context.js";
-import { closeDanglingToolCalls, decidePausedInput } from "./paused-input.js";
+import { breakpointOf, closeDanglingToolCalls, decidePausedInput } from "./paused-input.js";
 import { isResumeMap, pendingInterrupts, resolveResume } from "./resume.js";
 import { type Finished, route } from "./route.js";
 import { decodeResult, encodeResult, type PlannedStepTask, planTasks } from "./step-tasks.js";
@@ -203,8 +203,14 @@ class GraphRun {
     const writes: TaskWrite[] = [{ node: "input", update }];
     if (!parent && state.stored) {
       const pending = pendingInterrupts(state.pending);
-      const decision = decidePausedInput(this.#spec.onInputWhilePaused, pending, update, this.#threadId);
+      const breakpoint = breakpointOf(this.#spec, {
+        next: state.checkpoint.next.map((p) => p.node),
+        writers: Object.keys(state.checkpoint.metadata.writes ?? {}),
+        interrupts: pending.length,
+      });
+      const decision = decidePausedInput(this.#spec.onInputWhilePaused, pending, update, this.#threadId, breakpoint);
       if (decision.kind === "resume") return this.#applyCommand(state, new Command({ resume: decision.resume }));
+      if (decision.kind === "continue") return this.#applyCommand(state, new Command({ update: decision.update }));
       // the pause is discarded: tool calls it left open get a reply before the new input
       if (pending.length > 0)
         writes.unshift({ node: "input", update: closeDanglingToolCalls(this.#spec.schema, state.values) });

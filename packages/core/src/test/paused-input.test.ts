@@ -249,3 +249,64 @@ describe("fork", () => {
     await expect(graph.fork(config, { from: "nope" })).rejects.toThrow(/no checkpoint nope/);
   });
 });
+
+describe("input while stopped at a static breakpoint", () => {
+  function gated(policy: PausedInputPolicy) {
+    const runs = { publish: 0 };
+    const graph = new StateGraph({ draft: channel.value(""), note: channel.value(""), fail: channel.value(false) })
+      .addNode("write", (s) => {
+        if (s.fail) throw new Error("model down");
+        return { draft: "v1" };
+      })
+      .addNode("publish", (s) => {
+        runs.publish++;
+        return { note: `published ${s.draft}${s.note ? ` (${s.note})` : ""}` };
+      })
+      .addEdge(START, "write")
+      .addEdge("write", "publish")
+      .addEdge("publish", END)
+      .compile({ checkpointer: new MemorySaver(), interruptBefore: ["publish"], onInputWhilePaused: policy });
+    return { graph, runs };
+  }
+
+  it("reject: THREAD_PAUSED naming the breakpoint; nothing is written, nothing published", async () => {
+    const { graph, runs } = gated("reject");
+    const config = { threadId: "bp-reject" };
+    await graph.invoke({}, config);
+    const before = await graph.getState(config);
+    expect(before.next).toEqual(["publish"]);
+    const error = await caught(() => graph.invoke({ note: "hi" }, config), TrellisError, "THREAD_PAUSED");
+    expect(error.message).toMatch(/breakpoint before "publish"/);
+    expect((error.details as { breakpoint: string[] }).breakpoint).toEqual(["publish"]);
+    expect((await graph.getState(config)).checkpointId).toBe(before.checkpointId);
+    expect(runs.publish).toBe(0);
+  });
+
+  it("reject does not hold a thread whose node failed: new input starts over", async () => {
+    const { graph } = gated("reject");
+    const config = { threadId: "bp-failed" };
+    await expect(graph.invoke({ fail: true }, config)).rejects.toThrow("model down");
+    expect((await graph.getState(config)).next).toEqual(["write"]);
+    const paused = await graph.invoke({ fail: false }, config);
+    expect(paused.draft).toBe("v1");
+  });
+
+  it("resume: the input updates the state and the run continues past the breakpoint", async () => {
+    const { graph, runs } = gated("resume");
+    const config = { threadId: "bp-resume" };
+    await graph.invoke({}, config);
+    const done = await graph.invoke({ note: "checked" }, config);
+    expect(done.note).toBe("published v1 (checked)");
+    expect(runs.publish).toBe(1);
+  });
+
+  it("decideInput tells a caller the same before it runs anything", async () => {
+    const { graph } = gated("resume");
+    const config = { threadId: "bp-decide" };
+    await graph.invoke({}, config);
+    expect(graph.decideInput(await graph.getState(config), { note: "x" })).toEqual({
+      kind: "continue",
+      update: { note: "x" },
+    });
+  });
+});

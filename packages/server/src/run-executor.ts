@@ -19,7 +19,7 @@ import {
   type RunStore,
   type ThreadStatus,
 } from "./run-store.js";
-import { coreModes, sseData, sseEventName } from "./stream-format.js";
+import { ApiEvents, coreModes } from "./stream-format.js";
 
 /** Why a run was stopped from outside. `lost`: another attempt may own the run now. */
 export type RunStop = "drain" | "cancel" | "rollback" | "timeout" | "shutdown" | "lost";
@@ -131,10 +131,11 @@ async function stream(
           ...config,
           streamMode: [...new Set<StreamMode>(["values", ...wanted])],
         });
+        const api = new ApiEvents(run.kwargs.streamMode, run.threadId);
         for await (const e of stream) {
-          if (!wanted.has(e.mode)) continue;
-          events.push(sseEventName(e), sseData(e));
+          for (const [name, data] of api.of(e)) events.push(name, data);
         }
+        for (const [name, data] of api.flush()) events.push(name, data);
         // how the run ended comes with the stream: no read of the thread to learn it
         outcome = await stream.outcome;
         break;

@@ -1,6 +1,6 @@
 import type { StreamEvent, StreamMode } from "@trellis/core";
 
-/** Stream modes the Agent Server API accepts; the ones Trellis has no data for are accepted and stay silent. */
+/** Stream modes the Agent Server API accepts. */
 export const API_STREAM_MODES = new Set([
   "values",
   "updates",
@@ -24,8 +24,126 @@ export function coreModes(apiModes: readonly string[]): StreamMode[] {
   for (const m of apiModes) {
     if (m === "values" || m === "updates" || m === "custom" || m === "debug") out.add(m);
     else if (m === "messages" || m === "messages-tuple") out.add("messages");
+    // tasks and checkpoints are read off the runtime's debug events; events off those and messages
+    else if (m === "tasks" || m === "checkpoints") out.add("debug");
+    else if (m === "events") {
+      out.add("debug");
+      out.add("messages");
+    }
   }
   return [...out];
+}
+
+/**
+ * Turns a run's core events into the Agent Server's SSE events for the API modes it was asked for:
+ * each core event gives none, one or several (`debug` feeds `tasks`, `checkpoints` and `events`).
+ *
+ * @example
+ * const api = new ApiEvents(["values", "tasks"], threadId);
+ * for await (const e of graph.streamEvents(input, config)) for (const [name, data] of api.of(e)) store(name, data);
+ */
+export class ApiEvents {
+  readonly #modes: ReadonlySet<string>;
+  readonly #threadId: string;
+  /** The root graph's latest values, for `checkpoints` events. */
+  #values: unknown = {};
+  #parent: string | null = null;
+  /** A checkpoint whose `checkpoints` event waits for its values. */
+  #checkpoint: { id: string; parent: string | null; step: number; next: string[] } | undefined;
+
+  constructor(apiModes: readonly string[], threadId: string) {
+    this.#modes = new Set(apiModes);
+    this.#threadId = threadId;
+  }
+
+  /** The `checkpoints` event still waiting for its values (call once the run's stream ended). */
+  flush(): Array<[string, unknown]> {
+    const c = this.#checkpoint;
+    if (!c) return [];
+    this.#checkpoint = undefined;
+    const config = (id: string) => ({
+      configurable: { thread_id: this.#threadId, checkpoint_ns: "", checkpoint_id: id },
+    });
+    return [
+      [
+        "checkpoints",
+        {
+          config: config(c.id),
+          parent_config: c.parent ? config(c.parent) : null,
+          values: this.#values,
+          metadata: { step: c.step },
+          next: c.next,
+          tasks: [],
+        },
+      ],
+    ];
+  }
+
+  /** The API events of one core event, as `[event name, data]`. */
+  of(e: StreamEvent): Array<[string, unknown]> {
+    const out: Array<[string, unknown]> = [];
+    const name = (mode: string) => sseEventName({ mode: mode as StreamMode, namespace: e.namespace });
+    if (e.mode === "values" && e.namespace.length === 0) {
+      this.#values = e.data ?? {};
+      // a checkpoint's values come in the values event that follows its debug event
+      out.push(...this.flush());
+    }
+    if (e.mode === "debug") {
+      if (this.#modes.has("debug")) out.push([name("debug"), e.data]);
+      const d = e.data;
+      if (this.#modes.has("tasks") && d.type === "task") {
+        out.push([name("tasks"), { id: d.taskId, name: d.node, input: null, triggers: [], interrupts: [] }]);
+      }
+      if (this.#modes.has("tasks") && d.type === "task_result") {
+        out.push([
+          name("tasks"),
+          { id: d.taskId, name: d.node, error: d.error ?? null, result: [], interrupts: [], status: d.status },
+        ]);
+      }
+      if (this.#modes.has("checkpoints") && d.type === "checkpoint" && e.namespace.length === 0) {
+        out.push(...this.flush());
+        this.#checkpoint = { id: d.checkpointId, parent: this.#parent, step: d.step, next: d.next };
+      }
+      if (d.type === "checkpoint" && e.namespace.length === 0) this.#parent = d.checkpointId;
+      if (this.#modes.has("events") && (d.type === "task" || d.type === "task_result")) {
+        out.push([name("events"), chainEvent(d)]);
+      }
+      return out;
+    }
+    if (e.mode === "messages" && this.#modes.has("events")) {
+      const [chunk, meta] = e.data;
+      out.push([
+        name("events"),
+        {
+          event: "on_chat_model_stream",
+          name: meta.node,
+          run_id: meta.taskId ?? null,
+          data: { chunk: messageChunk(chunk) },
+          metadata: { langgraph_node: meta.node, langgraph_step: meta.step },
+        },
+      ]);
+    }
+    const wanted =
+      e.mode === "messages"
+        ? this.#modes.has("messages") || this.#modes.has("messages-tuple")
+        : this.#modes.has(e.mode);
+    if (wanted) out.push([sseEventName(e), sseData(e)]);
+    return out;
+  }
+}
+
+/** A LangChain-style chain event (`on_chain_start` / `on_chain_end`) for a task of the run. */
+function chainEvent(d: Extract<StreamEvent, { mode: "debug" }>["data"]): Record<string, unknown> {
+  const task = d as { type: string; taskId: string; node: string; step: number; status?: string; error?: string };
+  const start = task.type === "task";
+  return {
+    event: start ? "on_chain_start" : "on_chain_end",
+    name: task.node,
+    run_id: task.taskId,
+    tags: [`graph:step:${task.step}`],
+    metadata: { langgraph_node: task.node, langgraph_step: task.step },
+    data: start ? {} : { output: task.status === "error" ? null : {}, ...(task.error ? { error: task.error } : {}) },
+  };
 }
 
 /**

@@ -274,6 +274,27 @@ export class CompiledGraph<S extends StateSchema> {
     return forkThread(this.#spec, saver, { threadId, runId: normalized.runId }, options);
   }
 
+  /**
+   * The compiled graphs used as nodes of this one, keyed by their namespace (the node's name; nested
+   * ones `parent|child` with `recurse`), each with its name and state keys.
+   *
+   * @example
+   * Object.keys(tutor.getSubgraphs()); // ["test_session"]
+   */
+  getSubgraphs(options: { recurse?: boolean } = {}): Record<string, { name: string; schemaKeys: readonly string[] }> {
+    const out: Record<string, { name: string; schemaKeys: readonly string[] }> = {};
+    const visit = (spec: GraphSpec, prefix: string) => {
+      for (const node of spec.nodes.values()) {
+        if (!node.subgraph) continue;
+        const namespace = prefix ? `${prefix}|${node.name}` : node.name;
+        out[namespace] = { name: node.subgraph.spec.name, schemaKeys: node.subgraph.schemaKeys };
+        if (options.recurse) visit(node.subgraph.spec, namespace);
+      }
+    };
+    visit(this.#spec, "");
+    return out;
+  }
+
   /** The graph's nodes and edges as data. */
   getGraph(): GraphDrawing {
     return drawingOf(this.#spec);

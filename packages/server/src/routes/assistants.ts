@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { assistantJson } from "../api-shapes.js";
 import type { HostedGraph } from "../graph-registry.js";
 import { field, invalid, readBody } from "../request-body.js";
@@ -82,14 +82,31 @@ export function assistantRoutes(ctx: ServerContext): Hono<ServerEnv> {
     });
   });
 
-  app.get("/:assistant_id/subgraphs", (c) => {
-    ctx.graphFor(c.req.param("assistant_id"));
-    return c.json({});
-  });
-  app.get("/:assistant_id/subgraphs/:namespace", (c) => {
-    ctx.graphFor(c.req.param("assistant_id"));
-    return c.json({});
-  });
+  /** LangGraph's subgraph listing: namespace → the subgraph's schemas. */
+  const subgraphs = (c: Context<ServerEnv>, namespace?: string) => {
+    const graph = ctx.graphFor(c.req.param("assistant_id") as string).graph;
+    const recurse = c.req.query("recurse") === "true" || c.req.query("recurse") === "1";
+    const all = graph.getSubgraphs({ recurse: recurse || namespace !== undefined });
+    const out: Record<string, unknown> = {};
+    for (const [ns, sub] of Object.entries(all)) {
+      if (namespace !== undefined && ns !== namespace && !(recurse && ns.startsWith(`${namespace}|`))) continue;
+      const state = {
+        type: "object",
+        title: sub.name,
+        properties: Object.fromEntries(sub.schemaKeys.map((k) => [k, {}])),
+      };
+      out[ns] = {
+        graph_id: sub.name,
+        input_schema: state,
+        output_schema: state,
+        state_schema: state,
+        config_schema: { type: "object", properties: {} },
+      };
+    }
+    return c.json(out);
+  };
+  app.get("/:assistant_id/subgraphs", (c) => subgraphs(c));
+  app.get("/:assistant_id/subgraphs/:namespace", (c) => subgraphs(c, c.req.param("namespace")));
 
   return app;
 }

@@ -75,3 +75,19 @@ export function slowApproval() {
     .addEdge("approve", END)
     .compile({ name: "slow-approval" });
 }
+
+/** A graph whose `quiz` node is a compiled graph with a node that is a graph too. */
+export function nestedQuiz() {
+  const inner = new StateGraph({ score: channel.value(0) })
+    .addNode("grade", () => ({ score: 1 }))
+    .addEdge(START, "grade")
+    .compile({ name: "grader" });
+  const quiz = new StateGraph({ score: channel.value(0), asked: channel.value(0) })
+    .addNode("grading", inner)
+    .addEdge(START, "grading")
+    .compile({ name: "quiz" });
+  return new StateGraph({ score: channel.value(0) })
+    .addNode("quiz", quiz)
+    .addEdge(START, "quiz")
+    .compile({ name: "course" });
+}

@@ -4,13 +4,15 @@
  */
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./harness.js";
+import { startTestServer, TEST_GRAPHS, type TestServer } from "./harness.js";
 
 let t: TestServer;
 let client: Client;
 
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({
+    graphs: { ...TEST_GRAPHS, course: { module: "./src/test/fixture-interview.ts", graph: "nestedQuiz" } },
+  });
   client = new Client({ apiUrl: t.url, apiKey: null });
 });
 afterAll(async () => {
@@ -48,4 +50,18 @@ it("a run adds graph_id and assistant_id to a thread made with threads.create, s
   expect(metadata).toMatchObject({ topic: "names", graph_id: "ask", assistant_id: "ask" });
   const found = await client.threads.search({ metadata: { graph_id: "ask" }, limit: 1000 });
   expect(found.map((th) => th.thread_id)).toContain(thread.thread_id);
+});
+
+it("getSubgraphs lists a graph's subgraphs by namespace, nested ones with recurse", async () => {
+  const top = await client.assistants.getSubgraphs("course");
+  expect(Object.keys(top)).toEqual(["quiz"]);
+  expect(Object.keys((top.quiz as { state_schema: { properties: object } }).state_schema.properties)).toEqual([
+    "score",
+    "asked",
+  ]);
+  expect(Object.keys(await client.assistants.getSubgraphs("course", { recurse: true }))).toEqual([
+    "quiz",
+    "quiz|grading",
+  ]);
+  expect(Object.keys(await client.assistants.getSubgraphs("course", { namespace: "quiz" }))).toEqual(["quiz"]);
 });

@@ -3,6 +3,7 @@ import type { HostedGraph } from "./graph-registry.js";
 import { toApiInterrupt } from "./run-executor.js";
 import type { RunRecord, ThreadRecord } from "./run-store.js";
 import type { ServerContext } from "./server-context.js";
+import { wireValues } from "./wire-messages.js";
 
 /**
  * An assistant in the Agent Server's JSON shape. Assistants are the graphs of the config: the
@@ -96,7 +97,7 @@ export function stateJson(s: StateSnapshot, threadId: string): ApiThreadState {
     checkpoint_map: null,
   });
   return {
-    values: s.values,
+    values: wireValues(s.values),
     next: s.next,
     tasks: s.tasks.map((t) => ({
       id: t.id,
@@ -149,7 +150,7 @@ export async function threadJson(ctx: ServerContext, thread: ThreadRecord) {
     state_updated_at: snapshot?.createdAt ?? thread.updatedAt,
     metadata: thread.metadata,
     status: thread.status,
-    values: snapshot?.values ?? null,
+    values: snapshot ? wireValues(snapshot.values) : null,
     interrupts,
     config: {},
     error: thread.error ?? null,

@@ -1,4 +1,5 @@
 import type { StreamEvent, StreamMode } from "@trellis/core";
+import { wireUpdates, wireValues } from "./wire-messages.js";
 
 /** Stream modes the Agent Server API accepts. */
 export const API_STREAM_MODES = new Set([
@@ -185,7 +186,8 @@ export function sseData(e: StreamEvent): unknown {
     const [chunk, meta] = e.data;
     return [messageChunk(chunk), { ...meta, langgraph_node: meta.node, langgraph_step: meta.step, tags: [] }];
   }
-  if (e.mode === "values" && e.data === undefined) return {};
+  if (e.mode === "values") return e.data === undefined ? {} : wireValues(e.data);
+  if (e.mode === "updates") return wireUpdates(e.data);
   return e.data;
 }
 

@@ -89,9 +89,7 @@ describe("a thread is bound to the graph that created it", () => {
   it("a run of another assistant on it is a 409, and the pause and the values stay", async () => {
     const threadId = await pausedAtReview();
     const before = await state(threadId);
-    await expect(client.runs.wait(threadId, "ask", { input: { log: [] } })).rejects.toThrow(
-      /409.*slow-approval/s,
-    );
+    await expect(client.runs.wait(threadId, "ask", { input: { log: [] } })).rejects.toThrow(/409.*slow-approval/s);
     await expect(client.runs.wait(threadId, "slow", { command: { resume: "x" } })).rejects.toThrow(/409/);
     const after = await state(threadId);
     expect(after.checkpoint.checkpoint_id).toBe(before.checkpoint.checkpoint_id);

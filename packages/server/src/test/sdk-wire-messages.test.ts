@@ -1,0 +1,63 @@
+/**
+ * Messages on the wire as LangChain clients read them: `type` (human, ai, tool), `tool_calls`,
+ * `tool_call_id` — in the thread's state, in a run's result and in streamed values and updates.
+ */
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./harness.js";
+
+let t: TestServer;
+let client: Client;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  client = new Client({ apiUrl: t.url, apiKey: null });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+type Wire = {
+  type?: string;
+  role?: string;
+  tool_calls?: Array<{ id: string; name: string; args: unknown }>;
+  tool_call_id?: string;
+};
+const shapes = (messages: Wire[]) =>
+  messages.map((m) => [m.type, m.tool_calls?.map((c) => [c.id, c.name, c.args]) ?? null, m.tool_call_id ?? null]);
+
+const EXPECTED = [
+  ["human", null, null],
+  ["ai", [["call-1", "lookup", { q: "weather" }]], null],
+  ["tool", null, "call-1"],
+  ["ai", null, null],
+];
+
+it("the thread's state, the run's result and streamed values carry LangChain's message fields", async () => {
+  const thread = await client.threads.create();
+  const streamed: Array<{ event: string; data: unknown }> = [];
+  for await (const e of client.runs.stream(thread.thread_id, "chat", {
+    input: { messages: [{ role: "user", content: "weather?" }] },
+    streamMode: ["values", "updates"],
+  })) {
+    streamed.push(e as { event: string; data: unknown });
+  }
+  const lastValues = streamed.filter((e) => e.event === "values").at(-1)?.data as { messages: Wire[] };
+  expect(shapes(lastValues.messages)).toEqual(EXPECTED);
+  const toolUpdate = streamed.find((e) => e.event === "updates" && "tools" in (e.data as object))?.data as {
+    tools: { messages: Wire[] };
+  };
+  expect(shapes(toolUpdate.tools.messages)).toEqual([["tool", null, "call-1"]]);
+
+  const state = await client.threads.getState(thread.thread_id);
+  expect(shapes((state.values as { messages: Wire[] }).messages)).toEqual(EXPECTED);
+  // the core's own fields stay beside them
+  expect((state.values as { messages: Wire[] }).messages.map((m) => m.role)).toEqual([
+    "user",
+    "assistant",
+    "tool",
+    "assistant",
+  ]);
+  const history = await client.threads.getHistory(thread.thread_id, { limit: 1 });
+  expect(shapes((history[0]?.values as { messages?: Wire[] } | undefined)?.messages ?? [])).toEqual(EXPECTED);
+});

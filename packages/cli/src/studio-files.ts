@@ -16,6 +16,14 @@ const TYPES: Record<string, string> = {
   ".map": "application/json",
 };
 
+function safeDecode(path: string): string | undefined {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Where the built studio is: `--studio-dir`, else `TRELLIS_STUDIO_DIR`, else `@trellis/studio`'s
  * `dist/` (built by `npm run build`). Undefined when no build exists.
@@ -62,7 +70,12 @@ export function studioFiles(dir: string | undefined): Hono {
   app.get("*", async (c) => {
     const path = c.req.path.replace(/^\/studio/, "");
     if (path === "") return c.redirect("/studio/", 301);
-    const file = resolve(root, `.${decodeURIComponent(path)}`);
+    const decoded = safeDecode(path);
+    // a malformed percent-escape is the client's error: a 400, not a 500 with a stack trace in the log
+    if (decoded === undefined) {
+      return c.json({ error: "INVALID_ARGUMENT", message: "The path has a malformed percent-escape." }, 400);
+    }
+    const file = resolve(root, `.${decoded}`);
     const inside = file === root || file.startsWith(root + sep);
     if (inside && path !== "/" && existsSync(file) && statSync(file).isFile()) {
       const immutable = path.startsWith("/assets/");

@@ -62,3 +62,30 @@ export function authMiddleware(enabled: boolean, authenticate: Authenticate): Mi
     return next();
   };
 }
+
+/**
+ * Whether a browser page from `origin` may open the server's WebSockets (a WebSocket upgrade carries
+ * no CORS check, so without this any site a user visits could use the server as that user).
+ * Allowed: no `Origin` header (non-browser clients), the server's own origin (the `Origin` host equals
+ * the `Host` header), and the listed origins (`"*"` lists every origin). `allowed` null allows any.
+ *
+ * @example
+ * originAllowed("https://evil.example", "api.example.com", []); // false
+ * originAllowed(undefined, "api.example.com", []); // true: not a browser
+ */
+export function originAllowed(
+  origin: string | undefined,
+  host: string | undefined,
+  allowed: readonly string[] | null,
+): boolean {
+  if (origin === undefined || origin === "") return true;
+  if (allowed === null || allowed.includes("*") || allowed.includes(origin)) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // "null" (sandboxed pages, files) and garbage: only when listed as such
+  }
+  if (host !== undefined && url.host.toLowerCase() === host.toLowerCase()) return true;
+  return allowed.includes(url.origin);
+}

@@ -88,6 +88,11 @@ export interface LimitsConfig {
   stateBytes?: number;
   /** Longest a run may take, in ms, before it is cancelled with status "timeout". Default 15 minutes. */
   runTimeMs?: number;
+  /**
+   * Streams one user may hold open at once with auth on: SSE run streams and WebSockets. The next one
+   * is a 429 `TOO_MANY_REQUESTS`. Default 50.
+   */
+  streamsPerUser?: number;
 }
 
 /**
@@ -107,11 +112,6 @@ export interface TrellisConfig {
   queue?: QueueConfig;
   auth?: AuthConfig;
   limits?: LimitsConfig;
-  /** Port to listen on; the `PORT` environment variable wins. Default 8123. */
-  port?: number;
-  /** Interface to bind. Default 127.0.0.1. */
-  host?: string;
-  /** Directory that relative paths in this config are resolved against. Set by `loadConfig`. */
   /** What the server deletes, and when (off unless set). */
   retention?: RetentionConfig;
   /**
@@ -121,6 +121,11 @@ export interface TrellisConfig {
    * with auth off.
    */
   allowedOrigins?: string[];
+  /** Port to listen on; the `PORT` environment variable wins. Default 8123. */
+  port?: number;
+  /** Interface to bind. Default 127.0.0.1. */
+  host?: string;
+  /** Directory that relative paths in this config are resolved against. Set by `loadConfig`. */
   baseDir?: string;
 }
 
@@ -131,14 +136,14 @@ export interface ResolvedConfig {
   queue: QueueConfig;
   auth: { enabled: boolean; credentials: Credential[] };
   limits: Required<LimitsConfig>;
+  retention: RetentionSettings;
+  /** Origins allowed to open WebSockets besides the server's own; null: any. */
+  allowedOrigins: string[] | null;
   port: number;
   host: string;
   baseDir: string;
 }
 
-  retention: RetentionSettings;
-  /** Origins allowed to open WebSockets besides the server's own; null: any. */
-  allowedOrigins: string[] | null;
 /** Default location of the SQLite file, relative to the config file. */
 export const DEFAULT_SQLITE_PATH = ".trellis/trellis.sqlite";
 const MIB = 1024 * 1024;
@@ -208,7 +213,8 @@ export function resolveConfig(
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new TrellisError("INVALID_CONFIG", `PORT must be an integer from 0 to 65535, got ${String(env.PORT)}.`);
   }
-  const credentials = (config.auth?.credentials ?? []).map((c) => expandCredential(c, env));
+  const authOn = config.auth?.enabled === true;
+  const credentials = (config.auth?.credentials ?? []).flatMap((c) => expandCredential(c, env, authOn));
   return {
     graphs: config.graphs,
     saver,
@@ -218,12 +224,6 @@ export function resolveConfig(
       bodyBytes: config.limits?.bodyBytes ?? MIB,
       stateBytes: config.limits?.stateBytes ?? 8 * MIB,
       runTimeMs: config.limits?.runTimeMs ?? 15 * 60_000,
-    },
-    port,
-    host: config.host ?? "127.0.0.1",
-    baseDir,
-  };
-}
       streamsPerUser: config.limits?.streamsPerUser ?? 50,
     },
     allowedOrigins: config.allowedOrigins ?? (config.auth?.enabled === true ? [] : null),
@@ -232,15 +232,38 @@ export function resolveConfig(
       keepCheckpoints: config.retention?.keepCheckpoints ?? null,
       idleForMs: config.retention?.idleForMs ?? 60 * 60_000,
       sweepEveryMs: config.retention?.sweepEveryMs ?? 10 * 60_000,
+    },
+    port,
+    host: config.host ?? "127.0.0.1",
+    baseDir,
+  };
+}
 
-function expandCredential(c: Credential, env: Record<string, string | undefined>): Credential {
-  const expand = (v: string | undefined) => (v?.startsWith("$") ? env[v.slice(1)] : v);
+function expandCredential(c: Credential, env: Record<string, string | undefined>, strict: boolean): Credential[] {
+  // With auth on, a credential that names a missing variable fails the start: dropping it would lock
+  // its user out without a word, and an empty secret is no secret. With auth off credentials are unused.
+  let unresolved = false;
+  const expand = (v: string | undefined) => {
+    if (!v?.startsWith("$")) return v;
+    const name = v.slice(1);
+    const value = env[name];
+    if (value !== undefined && value !== "") return value;
+    if (!strict) {
+      unresolved = true;
+      return undefined;
+    }
+    throw new TrellisError(
+      "INVALID_CONFIG",
+      `The credential of user "${c.user}" reads the environment variable ${name}, which is ${value === undefined ? "not set" : "empty"}. Set it, or remove the credential.`,
+      { details: { variable: name, user: c.user } },
+    );
+  };
   const out: Credential = { user: c.user };
   const apiKey = expand(c.apiKey);
   const token = expand(c.token);
   if (apiKey) out.apiKey = apiKey;
   if (token) out.token = token;
-  return out;
+  return unresolved ? [] : [out];
 }
 
 function checkConfig(raw: unknown, where: string): TrellisConfig {
@@ -271,6 +294,18 @@ function checkConfig(raw: unknown, where: string): TrellisConfig {
     else if (saver.kind === "postgres" && typeof saver.url !== "string") fail('saver "postgres" needs a "url".');
     else if (saver.kind !== "sqlite" && saver.kind !== "postgres") fail('saver.kind must be "sqlite" or "postgres".');
   }
+  const retention = c.retention as Record<string, unknown> | undefined;
+  if (retention !== undefined) {
+    if (typeof retention !== "object" || retention === null || Array.isArray(retention)) {
+      fail("retention must be an object: { runsTtlMs, keepCheckpoints, idleForMs, sweepEveryMs }.");
+    }
+    for (const key of ["runsTtlMs", "keepCheckpoints", "idleForMs", "sweepEveryMs"] as const) {
+      const v = retention?.[key];
+      if (v !== undefined && !(typeof v === "number" && Number.isInteger(v) && v > 0)) {
+        fail(`retention.${key} must be a whole number above 0.`);
+      }
+    }
+  }
   const queue = c.queue as Record<string, unknown> | undefined;
   if (queue !== undefined && queue.kind !== "embedded" && queue.kind !== "redis") {
     fail('queue.kind must be "embedded" or "redis".');
@@ -286,17 +321,29 @@ function checkConfig(raw: unknown, where: string): TrellisConfig {
       }
     }
   }
-  return raw as TrellisConfig;
-}
-  const retention = c.retention as Record<string, unknown> | undefined;
-  if (retention !== undefined) {
-    if (typeof retention !== "object" || retention === null || Array.isArray(retention)) {
-      fail("retention must be an object: { runsTtlMs, keepCheckpoints, idleForMs, sweepEveryMs }.");
-    }
-    for (const key of ["runsTtlMs", "keepCheckpoints", "idleForMs", "sweepEveryMs"] as const) {
-      const v = retention?.[key];
-      if (v !== undefined && !(typeof v === "number" && Number.isInteger(v) && v > 0)) {
-        fail(`retention.${key} must be a whole number above 0.`);
+  const limits = c.limits as Record<string, unknown> | undefined;
+  const perUser = limits?.streamsPerUser;
+  if (perUser !== undefined && !(typeof perUser === "number" && Number.isInteger(perUser) && perUser > 0)) {
+    fail("limits.streamsPerUser must be a whole number above 0.");
+  }
+  if (c.allowedOrigins !== undefined) {
+    if (!Array.isArray(c.allowedOrigins)) fail('allowedOrigins must be a list such as ["https://app.example.com"].');
+    for (const origin of c.allowedOrigins as unknown[]) {
+      if (typeof origin !== "string" || !isOrigin(origin)) {
+        fail(
+          `allowedOrigins: ${JSON.stringify(origin)} is not an origin; write scheme://host[:port] without a path (https://app.example.com), "null" or "*".`,
+        );
       }
     }
   }
+  return raw as TrellisConfig;
+}
+
+function isOrigin(value: string): boolean {
+  if (value === "*" || value === "null") return true;
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}

@@ -61,6 +61,13 @@ export interface AppRoutesContext {
    */
   onUpgrade?: (handler: AppUpgradeHandler) => void;
   /**
+   * The largest WebSocket message the app's sockets may take: the server's `limits.bodyBytes`. Give it
+   * to the app's `WebSocketServer` (`new WebSocketServer({ noServer: true, maxPayload: ctx.maxPayload })`;
+   * ws's own default is 100 MiB), and listen for each socket's `'error'` event (ws closes the socket on
+   * a bad frame; an `'error'` nobody listens to ends the process). Absent outside a server.
+   */
+  maxPayload?: number;
+  /**
    * With `routesAuth: "app"`: declares the routes that answer without the server's auth, each with its
    * own check. Only those do: the app's other routes stay behind the server's auth. An app that declares
    * nothing is mounted whole before the auth, and the startup banner says so.
@@ -94,6 +101,7 @@ export async function loadGraphs(
   saver: CheckpointSaver,
   baseDir: string,
   runs?: RunService,
+  door: { maxPayload?: number } = {},
 ): Promise<Map<string, HostedGraph>> {
   const out = new Map<string, HostedGraph>();
   const createdAt = new Date().toISOString();
@@ -121,6 +129,7 @@ export async function loadGraphs(
         assistantId,
         graph,
         ...(runs ? { runs } : {}),
+        ...(door.maxPayload !== undefined ? { maxPayload: door.maxPayload } : {}),
         onUpgrade: (handler) => {
           hosted.upgrade = handler;
         },

@@ -1,12 +1,17 @@
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import { RequestError } from "@hono/node-server";
 import { TrellisError, type TrellisErrorCode, toHttpStatus } from "@trellis/checkpoint";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 /**
  * Turns any error a handler threw into the API's error answer: `{ error: code, message }` with the
- * status `toHttpStatus(code)` gives. Errors that are not TrellisErrors are logged and answered 500
- * with code INTERNAL; handlers validate requests first so bad requests never end here.
+ * status `toHttpStatus(code)` gives. Client errors — typed errors, a malformed percent-escape, a client
+ * that hung up before its body was read — are answered without a log line, so no client can flood the
+ * log; anything else is logged and answered 500 with code INTERNAL.
  *
  * @example
  * app.onError(errorResponse);
@@ -19,8 +24,125 @@ export function errorResponse(error: Error, c: Context): Response {
       status === 413 ? "PAYLOAD_TOO_LARGE" : status === 401 ? "UNAUTHORIZED" : "INVALID_ARGUMENT";
     return errorJson(c, code, error.message || "Bad request.", status);
   }
+  if (error instanceof URIError) return errorJson(c, "INVALID_ARGUMENT", "The request has a malformed percent-escape.");
+  if (clientHungUp(error)) {
+    return errorJson(c, "INVALID_ARGUMENT", "The client closed the connection before its request was read.");
+  }
   console.error("[trellis-server] unexpected error:", error);
   return errorJson(c, "INTERNAL", "The server failed while handling this request; see its log.");
+}
+
+/** True for the error of reading a request whose client closed the connection mid-way. */
+function clientHungUp(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  const name = (error as { name?: unknown } | null)?.name;
+  return (
+    code === "ECONNRESET" ||
+    code === "ERR_STREAM_PREMATURE_CLOSE" ||
+    name === "AbortError" ||
+    (error instanceof Error && error.message === "aborted")
+  );
+}
+
+/**
+ * Middleware that answers 400 `INVALID_ARGUMENT` to a request whose path has a malformed
+ * percent-escape (`/threads/%E0%A4%A`) or whose URL carries credentials (`http://user@host/…`), before
+ * any route, the body limit or the auth sees it. Mounted first, so the answer is the same with or
+ * without credentials.
+ *
+ * @example
+ * app.use("*", rejectMalformedUrl);
+ */
+export const rejectMalformedUrl: MiddlewareHandler = async (c, next) => {
+  let url: URL;
+  try {
+    url = new URL(c.req.url);
+  } catch {
+    return errorJson(c, "INVALID_ARGUMENT", "The request target is not a valid URL.");
+  }
+  if (url.username || url.password)
+    return errorJson(c, "INVALID_ARGUMENT", "The request URL may not carry credentials.");
+  try {
+    decodeURIComponent(url.pathname);
+  } catch {
+    return errorJson(c, "INVALID_ARGUMENT", "The request path has a malformed percent-escape.");
+  }
+  return next();
+};
+
+/**
+ * The answer of the Node listener when a request cannot even become a Fetch `Request` (an absolute
+ * target that is not a URL, a bad `Host`): a 400 JSON error, not logged. Anything else is a 500, logged.
+ *
+ * @example
+ * createServer(getRequestListener(app.fetch, { errorHandler: requestErrorAnswer }));
+ */
+export function requestErrorAnswer(error: unknown): Response {
+  const client = error instanceof RequestError;
+  if (!client) console.error("[trellis-server] unexpected error:", error);
+  const body = client
+    ? { error: "INVALID_ARGUMENT", message: `Bad request: ${(error as Error).message}.` }
+    : { error: "INTERNAL", message: "The server failed while handling this request; see its log." };
+  return new Response(JSON.stringify(body), {
+    status: client ? 400 : 500,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/**
+ * The answer to a request Node's HTTP parser refused (`'clientError'`): the status Node would give
+ * (400, 408, 431) as a JSON error, then the connection is closed. Nothing is logged.
+ *
+ * @example
+ * server.on("clientError", answerClientError);
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  // as Node does: answer unless a response on this connection has begun (earlier keep-alive answers
+  // may have been written; they are complete)
+  const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (answering || error.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const fresh = { evenAfterWrites: true };
+  if (error.code === "HPE_HEADER_OVERFLOW") {
+    writeRawError(socket, 431, "PAYLOAD_TOO_LARGE", "The request's headers are too large.", fresh);
+  } else if (error.code === "ERR_HTTP_REQUEST_TIMEOUT" || error.code === "HPE_HEADERS_TIMEOUT") {
+    writeRawError(socket, 408, "INVALID_ARGUMENT", "The request took too long to arrive.", fresh);
+  } else writeRawError(socket, 400, "INVALID_ARGUMENT", "The request is not valid HTTP.", fresh);
+}
+
+/**
+ * Writes a complete HTTP error answer (`{ error, message }` as JSON) straight to a socket no response
+ * object owns (a refused upgrade, a request the parser refused), and destroys the socket once written —
+ * or after 5 s if the client does not read. When something was written to the socket already (a
+ * handshake begun), it is only destroyed, unless `evenAfterWrites`.
+ *
+ * @example
+ * writeRawError(socket, 403, "FORBIDDEN", "Origin not allowed.");
+ */
+export function writeRawError(
+  socket: Duplex,
+  status: number,
+  code: TrellisErrorCode,
+  message: string,
+  o: { evenAfterWrites?: boolean } = {},
+): void {
+  if (socket.destroyed) return;
+  if ((!o.evenAfterWrites && ((socket as Partial<Socket>).bytesWritten ?? 0) > 0) || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: code, message });
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}`,
+    "Connection: close",
+    "Content-Type: application/json",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
+  socket.once("finish", () => socket.destroy());
+  setTimeout(() => socket.destroy(), 5_000).unref();
+  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
 }
 
 /**

@@ -688,10 +688,11 @@ export class PostgresRunStore implements RunStore {
     return (await this.#append(this.#pool, runId, null, [{ event, data }]))[0] as number;
   }
 
-  async eventsAfter(runId: string, afterSeq: number): Promise<StoredEvent[]> {
+  async eventsAfter(runId: string, afterSeq: number, limit?: number): Promise<StoredEvent[]> {
+    // LIMIT NULL: no limit
     const rows = await this.#q(
-      `SELECT seq, event, data FROM ${this.#s}.server_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq`,
-      [runId, afterSeq],
+      `SELECT seq, event, data FROM ${this.#s}.server_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      [runId, afterSeq, limit ?? null],
     );
     return rows.map((r) => ({ seq: Number(r.seq), event: r.event as string, data: parse(r.data) }));
   }

@@ -251,12 +251,20 @@ export class RunManager {
   /**
    * The run's events numbered above `afterSeq`: the stored ones, then live ones until the run ends,
    * without gap or duplicate. Ends at once for a run that already finished.
+   *
+   * Memory stays bounded whatever the reader does: stored events are read `pageSize` at a time (default
+   * 100) as the reader takes them, and while the reader is slow at most `10 × pageSize` live events wait
+   * for it — past that they are dropped and read back from the store when their turn comes (events are
+   * stored before they are published). A stalled reader holds one page and that buffer, not the run.
    */
   async *follow(
     runId: string,
     afterSeq: number,
-    options: { modes?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {},
+    options: { modes?: readonly string[] | undefined; signal?: AbortSignal | undefined; pageSize?: number } = {},
   ): AsyncGenerator<StoredEvent> {
+    const store = this.#o.store;
+    const pageSize = Math.max(1, options.pageSize ?? 100);
+    const liveMax = 10 * pageSize;
     const buffer: StoredEvent[] = [];
     let ended = false;
     let wake: (() => void) | undefined;
@@ -266,6 +274,8 @@ export class RunManager {
     };
     const off = this.#o.hub.subscribe(runId, {
       event: (e) => {
+        // the reader is behind: forget what waits, the store has it (the gap is noticed below)
+        if (buffer.length >= liveMax) buffer.length = 0;
         buffer.push(e);
         poke();
       },
@@ -288,23 +298,30 @@ export class RunManager {
           if (wantsEvent(e.event, options.modes)) yield e;
         }
       };
-      if (afterSeq < Number.MAX_SAFE_INTEGER) yield* emit(await this.#o.store.eventsAfter(runId, last));
+      /** The stored events after `last`, a page at a time, each page read when the previous one is taken. */
+      const replay = async function* () {
+        for (;;) {
+          const page = await store.eventsAfter(runId, last, pageSize);
+          yield* emit(page);
+          if (page.length < pageSize || options.signal?.aborted) return;
+        }
+      };
+      if (afterSeq < Number.MAX_SAFE_INTEGER) yield* replay();
       for (;;) {
         if (options.signal?.aborted) return;
         if (!ended) {
-          const run = await this.#o.store.getRun(runId);
+          const run = await store.getRun(runId);
           if (!run || TERMINAL_RUN_STATUSES.has(run.status)) ended = true;
         }
         if (buffer.length) {
           const batch = buffer.splice(0);
-          // a live event past the next number: some were published before this follower listened
-          if ((batch[0]?.seq ?? 0) > last + 1 && afterSeq < Number.MAX_SAFE_INTEGER) {
-            yield* emit(await this.#o.store.eventsAfter(runId, last));
-          }
+          // a live event past the next number: some were published before this follower listened, or
+          // were dropped while it was behind
+          if ((batch[0]?.seq ?? 0) > last + 1 && afterSeq < Number.MAX_SAFE_INTEGER) yield* replay();
           yield* emit(batch);
         }
         if (ended) {
-          if (afterSeq < Number.MAX_SAFE_INTEGER) yield* emit(await this.#o.store.eventsAfter(runId, last));
+          if (afterSeq < Number.MAX_SAFE_INTEGER) yield* replay();
           return;
         }
         await new Promise<void>((r) => {
@@ -378,6 +395,7 @@ export class RunManager {
             active.controller.abort(s);
           },
           fence: () => this.#fence(run.runId, active),
+          ...(this.#o.shared ? { leaseTtlMs: this.#o.shared.orphanAfterMs } : {}),
           lost: (why) => this.#lose(run.runId, why),
           ...(point ? { point: (name: string) => point(name, run) } : {}),
         });
@@ -395,7 +413,6 @@ export class RunManager {
           // still ours in the store (self-fenced): back to the queue now rather than after orphanAfterMs
           if (await this.#o.store.releaseRun(run.runId, run.attempt).catch(() => false)) {
             this.#log({ level: "warn", event: "release", ...ids });
-          ...(this.#o.shared ? { leaseTtlMs: this.#o.shared.orphanAfterMs } : {}),
           }
         } else if (outcome?.kind === "released") {
           this.#log({ level: "info", event: "release", ...ids });

@@ -259,8 +259,11 @@ export interface RunStore {
 
   /** Appends an event to the run's stream whatever its attempt (request side); returns its number. */
   appendEvent(runId: string, event: string, data: unknown): Promise<number>;
-  /** The run's events numbered above `afterSeq`, in order. */
-  eventsAfter(runId: string, afterSeq: number): Promise<StoredEvent[]>;
+  /**
+   * The run's events numbered above `afterSeq`, in order: at most `limit` of them (all without), so a
+   * replay can read a long run page by page.
+   */
+  eventsAfter(runId: string, afterSeq: number, limit?: number): Promise<StoredEvent[]>;
 
   close(): Promise<void>;
 }

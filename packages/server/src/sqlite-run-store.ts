@@ -657,10 +657,11 @@ export class SqliteRunStore implements RunStore {
     return this.#tx(() => this.#append(runId, [{ event, data }])[0] as number);
   }
 
-  async eventsAfter(runId: string, afterSeq: number): Promise<StoredEvent[]> {
+  async eventsAfter(runId: string, afterSeq: number, limit?: number): Promise<StoredEvent[]> {
+    // LIMIT -1: no limit
     const rows = this.#stmt(
-      "SELECT seq, event, data FROM server_run_events WHERE run_id = ? AND seq > ? ORDER BY seq",
-    ).all(runId, afterSeq) as Array<{ seq: number; event: string; data: string }>;
+      "SELECT seq, event, data FROM server_run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+    ).all(runId, afterSeq, limit ?? -1) as Array<{ seq: number; event: string; data: string }>;
     return rows.map((r) => ({ seq: r.seq, event: r.event, data: JSON.parse(r.data) }));
   }
 

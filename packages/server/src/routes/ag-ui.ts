@@ -1,5 +1,4 @@
-import type { IncomingMessage, Server } from "node:http";
-import type { Duplex } from "node:stream";
+import type { Server } from "node:http";
 import { TrellisError } from "@trellis/checkpoint";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -10,6 +9,7 @@ import type { Authenticate } from "../auth.js";
 import { checkId, invalid, parseBody, readBody } from "../request-body.js";
 import type { RunRecord, ThreadRecord } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
+import { type AgUiUpgrade, attachUpgrades } from "../ws-upgrade.js";
 
 interface PreparedRun {
   run: RunRecord;
@@ -210,11 +210,16 @@ export function agUiRoutes(ctx: ServerContext): Hono<ServerEnv> {
   return app;
 }
 
+/** Messages of one AG-UI WebSocket that may wait for their turn before the socket stops reading. */
+const WS_QUEUED_MAX = 4;
+
 /**
  * The WebSocket binding of the AG-UI endpoint: `ws://host/ag-ui/{assistant_id}/ws`. Each text message
  * the client sends is a `RunAgentInput`; the server answers with that run's AG-UI events, one JSON
  * event per message. A bad input is answered with RUN_ERROR (code = the error code). Credentials go in
- * the upgrade request's headers, or as `?api_key=` / `?token=` for browsers.
+ * the upgrade request's headers, or as `?api_key=` / `?token=` for browsers. Upgrades are admitted by
+ * {@link attachUpgrades} (which also hands `/apps/<id>/…` upgrades to the apps); a message larger than
+ * `limits.bodyBytes` closes the socket with 1009 before it is read, a malformed frame with 1002.
  * @internal
  */
 export function attachAgUiWebSocket(
@@ -222,61 +227,43 @@ export function attachAgUiWebSocket(
   ctx: ServerContext,
   authenticate: Authenticate,
 ): () => Promise<void> {
-  const wss = new WebSocketServer({ noServer: true });
-  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
-    const match = /^\/ag-ui\/([^/]+)\/ws$/.exec(url.pathname);
-    const app = /^\/apps\/([^/]+)\//.exec(url.pathname);
-    const appUpgrade = app ? ctx.graphs.get(decodeURIComponent(app[1] as string))?.upgrade : undefined;
-    if (!match && !appUpgrade) return socket.destroy();
-    void (async () => {
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-      const key = url.searchParams.get("api_key");
-      const token = url.searchParams.get("token");
-      if (key) headers.set("x-api-key", key);
-      if (token) headers.set("authorization", `Bearer ${token}`);
-      const user = ctx.authEnabled ? await authenticate(new Request(url, { headers })) : null;
-      if (ctx.authEnabled && !user) {
-        socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n");
-        return;
-      }
-      if (!match) {
-        appUpgrade?.(req, socket, head, user);
-        return;
-      }
-      const assistantId = decodeURIComponent(match[1] as string);
-      if (!ctx.graphs.has(assistantId)) {
-        socket.end("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
-        return;
-      }
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        const abort = new AbortController();
-        ws.on("close", () => abort.abort());
-        let queue = Promise.resolve();
-        ws.on("message", (raw) => {
-          queue = queue.then(async () => {
-            try {
-              const body = parseBody(String(raw));
-              const prepared = await prepareAgUiRun(ctx, assistantId, body, user);
-              for await (const e of agUiEvents(ctx, prepared, abort.signal)) ws.send(JSON.stringify(e));
-            } catch (error) {
-              const code =
-                error instanceof TrellisError
-                  ? error.code
-                  : error instanceof SyntaxError
-                    ? "INVALID_ARGUMENT"
-                    : "INTERNAL";
-              ws.send(JSON.stringify({ type: "RUN_ERROR", message: (error as Error).message, code }));
-            }
-          });
+  // a message is a request body: the same limit (ws's own default would be 100 MiB)
+  const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.config.limits.bodyBytes });
+  const serve: AgUiUpgrade = (req, socket, head, user, assistantId) => {
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const abort = new AbortController();
+      // ws closes the socket itself on a bad frame (1002, 1007) or an oversized message (1009); without
+      // a listener the 'error' event would be thrown and end the process
+      ws.on("error", () => undefined);
+      ws.on("close", () => abort.abort());
+      let queue = Promise.resolve();
+      let waiting = 0;
+      ws.on("message", (raw) => {
+        // turns run one at a time: stop reading while some wait, so a flood cannot pile up in memory
+        if (++waiting >= WS_QUEUED_MAX) ws.pause();
+        queue = queue.then(async () => {
+          try {
+            const body = parseBody(String(raw));
+            const prepared = await prepareAgUiRun(ctx, assistantId, body, user);
+            for await (const e of agUiEvents(ctx, prepared, abort.signal)) ws.send(JSON.stringify(e));
+          } catch (error) {
+            const code =
+              error instanceof TrellisError
+                ? error.code
+                : error instanceof SyntaxError
+                  ? "INVALID_ARGUMENT"
+                  : "INTERNAL";
+            ws.send(JSON.stringify({ type: "RUN_ERROR", message: (error as Error).message, code }));
+          } finally {
+            if (--waiting < WS_QUEUED_MAX && ws.isPaused) ws.resume();
+          }
         });
       });
-    })().catch(() => socket.destroy());
+    });
   };
-  server.on("upgrade", onUpgrade);
+  const detach = attachUpgrades(server, ctx, authenticate, serve);
   return async () => {
-    server.off("upgrade", onUpgrade);
+    detach();
     for (const client of wss.clients) client.terminate();
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   };

@@ -8,6 +8,8 @@ import { toApiInterrupt } from "../run-executor.js";
 import { parseRunRequest } from "../run-request.js";
 import { type RunRecord, type RunStatus, TERMINAL_RUN_STATUSES } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
+import { limitStreams } from "../stream-limits.js";
+import { wireValues } from "../wire-messages.js";
 
 type Mode = "background" | "stream" | "wait";
 const RUN_STATUSES = new Set<RunStatus>(["pending", "running", "error", "success", "timeout", "interrupted"]);
@@ -88,8 +90,8 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const snapshot = thread ? await threadSnapshot(ctx, thread) : undefined;
     if (!snapshot) return {};
     return snapshot.interrupts.length
-      ? { ...snapshot.values, __interrupt__: snapshot.interrupts.map(toApiInterrupt) }
-      : snapshot.values;
+      ? { ...wireValues(snapshot.values), __interrupt__: snapshot.interrupts.map(toApiInterrupt) }
+      : wireValues(snapshot.values);
   };
 
   const stream = (
@@ -126,6 +128,9 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     ["/threads/:thread_id/runs", (c: Context) => c.req.param("thread_id") as string],
     ["/runs", () => null],
   ] as const) {
+    // each stream is one of the user's open streams (limits.streamsPerUser), taken before anything is stored
+    app.use(`${prefix}/stream`, limitStreams(ctx));
+    app.use(`${prefix}/:run_id/stream`, limitStreams(ctx));
     app.post(prefix, (c) => create(c, tid(c), "background"));
     app.post(`${prefix}/stream`, (c) => create(c, tid(c), "stream"));
     app.post(`${prefix}/wait`, (c) => create(c, tid(c), "wait"));

@@ -56,10 +56,11 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const graphId =
       typeof metadata.graph_id === "string" && ctx.graphs.has(metadata.graph_id) ? metadata.graph_id : null;
     const now = new Date().toISOString();
+    // Thread ids are one namespace for all users, so an id in use cannot be created again whoever holds
+    // it. The answer is the same 409 for the caller's own thread and another user's: it never tells whose.
+    const mine = (t: ThreadRecord) => !ctx.authEnabled || t.owner === c.var.user;
     const existing = await ctx.store.getThread(threadId);
-    if (existing && ctx.authEnabled && existing.owner !== c.var.user) {
-      throw new TrellisError("CONFLICT", `Thread id "${threadId}" is taken; choose another.`);
-    }
+    if (existing && (ifExists === "raise" || !mine(existing))) throw taken(threadId);
     const record: ThreadRecord = {
       threadId,
       createdAt: now,
@@ -70,7 +71,11 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
       graphId,
       error: null,
     };
-    const thread = await ctx.store.createThread(record, ifExists);
+    const thread = await ctx.store.createThread(record, ifExists).catch((error: unknown) => {
+      throw error instanceof TrellisError && error.code === "CONFLICT" ? taken(threadId) : error;
+    });
+    // created meanwhile by another user, and given back by do_nothing: not the caller's to see
+    if (!mine(thread)) throw taken(threadId);
     return c.json(await threadJson(ctx, thread));
   });
 
@@ -115,6 +120,11 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   const state = async (thread: ThreadRecord, checkpointId: string | undefined, subgraphs: boolean) => {
+    if (checkpointId !== undefined && !(await ctx.saver.get({ threadId: thread.threadId, checkpointId }))) {
+      throw new TrellisError("CHECKPOINT_NOT_FOUND", `Thread "${thread.threadId}" has no checkpoint ${checkpointId}.`, {
+        details: { threadId: thread.threadId, checkpointId },
+      });
+    }
     const snapshot = await threadSnapshot(ctx, thread, checkpointId, subgraphs);
     if (!snapshot) return emptyState(thread.threadId);
     return stateJson(snapshot, thread.threadId);
@@ -218,6 +228,12 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   return app;
+}
+
+function taken(threadId: string): TrellisError {
+  return new TrellisError("CONFLICT", `Thread id "${threadId}" is taken; choose another.`, {
+    details: { id: threadId },
+  });
 }
 
 function emptyState(threadId: string) {

@@ -26,7 +26,12 @@ describe("config", () => {
     );
     expect(r.port).toBe(9000);
     expect(r.host).toBe("127.0.0.1");
-    expect(r.limits).toEqual({ bodyBytes: 1024 * 1024, stateBytes: 8 * 1024 * 1024, runTimeMs: 15 * 60_000 });
+    expect(r.limits).toEqual({
+      bodyBytes: 1024 * 1024,
+      stateBytes: 8 * 1024 * 1024,
+      runTimeMs: 15 * 60_000,
+      streamsPerUser: 50,
+    });
     expect(r.auth.credentials).toEqual([{ user: "ana", apiKey: "secret" }]);
     expect(resolveConfig({ graphs: {} }, {}).port).toBe(8123);
   });

@@ -12,6 +12,8 @@ import {
   encodeBlobs,
   encodeCheckpoint,
   encodeWrites,
+  type HolderCheck,
+  isLocalHolderDead,
   jsonSerializer,
   type Lease,
   type ListOptions,
@@ -49,6 +51,11 @@ export interface PostgresSaverOptions {
   retries?: number;
   serializer?: Serializer;
   clock?: Clock;
+  /**
+   * Decides whether a lease's holder is provably dead, so its lease is free before it expires. Default
+   * `isLocalHolderDead`: a process of this host whose pid is gone or was reused; never one of another host.
+   */
+  isHolderDead?: HolderCheck;
 }
 
 interface ThreadRow {
@@ -89,6 +96,7 @@ export class PostgresSaver implements CheckpointSaver {
   readonly #db: PgRunner;
   readonly #serde: Serializer;
   readonly #clock: Clock;
+  readonly #isHolderDead: HolderCheck;
   #ready: Promise<number> | undefined;
 
   constructor(options: PostgresSaverOptions = {}) {
@@ -96,6 +104,7 @@ export class PostgresSaver implements CheckpointSaver {
     this.#sql = postgresSql(quoteSchema(this.#schema));
     this.#serde = options.serializer ?? jsonSerializer;
     this.#clock = options.clock ?? systemClock;
+    this.#isHolderDead = options.isHolderDead ?? isLocalHolderDead;
     this.#ownsPool = !options.pool;
     this.#pool =
       options.pool ??
@@ -296,7 +305,13 @@ export class PostgresSaver implements CheckpointSaver {
     return this.#db.transaction(async (query) => {
       const now = this.#clock.now();
       const thread = await this.#openThread(query, threadId, now, true);
-      const lease = nextLease(leaseOf(threadId, thread), { threadId, owner, ttlMs, now });
+      const lease = nextLease(leaseOf(threadId, thread), {
+        threadId,
+        owner,
+        ttlMs,
+        now,
+        isHolderDead: this.#isHolderDead,
+      });
       await query(this.#sql.setLease, [threadId, lease.owner, lease.epoch, lease.expiresAt]);
       return lease;
     });

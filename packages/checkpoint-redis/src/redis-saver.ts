@@ -12,6 +12,8 @@ import {
   encodeBlobs,
   encodeCheckpoint,
   encodeWrites,
+  type HolderCheck,
+  isLocalHolderDead,
   jsonSerializer,
   type Lease,
   type ListOptions,
@@ -47,6 +49,11 @@ export interface RedisSaverOptions {
   keyPrefix?: string;
   serializer?: Serializer;
   clock?: Clock;
+  /**
+   * Decides whether a lease's holder is provably dead, so its lease is free before it expires. Default
+   * `isLocalHolderDead`: a process of this host whose pid is gone or was reused; never one of another host.
+   */
+  isHolderDead?: HolderCheck;
 }
 
 const LIST_PAGE = 100;
@@ -72,11 +79,13 @@ export class RedisSaver implements CheckpointSaver {
   readonly #prefix: string;
   readonly #serde: Serializer;
   readonly #clock: Clock;
+  readonly #isHolderDead: HolderCheck;
 
   constructor(options: RedisSaverOptions = {}) {
     this.#prefix = options.keyPrefix ?? "trellis:";
     this.#serde = options.serializer ?? jsonSerializer;
     this.#clock = options.clock ?? systemClock;
+    this.#isHolderDead = options.isHolderDead ?? isLocalHolderDead;
     this.#ownsClient = !options.client;
     // The scripts' replies are read in the classic (RESP2) shape.
     const settings = { ...options.redisOptions, replyMapping: "legacy" as const };
@@ -210,7 +219,13 @@ export class RedisSaver implements CheckpointSaver {
     for (;;) {
       const now = this.#clock.now();
       const fields = (await this.#run("readLease", threadId, [String(now)])) as [string, string, string];
-      const lease = nextLease(parseLease(threadId, fields), { threadId, owner, ttlMs, now });
+      const lease = nextLease(parseLease(threadId, fields), {
+        threadId,
+        owner,
+        ttlMs,
+        now,
+        isHolderDead: this.#isHolderDead,
+      });
       const next = [lease.owner, String(lease.epoch), String(lease.expiresAt)];
       if ((await this.#run("casLease", threadId, [String(now), ...fields, ...next])) === 1) return lease;
       // Another writer changed the lease between the read and the write: apply the rule again.

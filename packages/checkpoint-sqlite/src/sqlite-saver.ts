@@ -12,6 +12,8 @@ import {
   encodeBlobs,
   encodeCheckpoint,
   encodeWrites,
+  type HolderCheck,
+  isLocalHolderDead,
   jsonSerializer,
   type Lease,
   type ListOptions,
@@ -50,6 +52,11 @@ export interface SqliteSaverOptions {
   busyTimeoutMs?: number;
   serializer?: Serializer;
   clock?: Clock;
+  /**
+   * Decides whether a lease's holder is provably dead, so its lease is free before it expires. Default
+   * `isLocalHolderDead`: a process of this host whose pid is gone or was reused; never one of another host.
+   */
+  isHolderDead?: HolderCheck;
 }
 
 interface ThreadRow {
@@ -87,6 +94,7 @@ export class SqliteSaver implements CheckpointSaver {
   readonly #ownsDb: boolean;
   readonly #serde: Serializer;
   readonly #clock: Clock;
+  readonly #isHolderDead: HolderCheck;
   readonly #statements = new Map<string, Statement>();
   readonly #tx: BetterSqlite3.Transaction<(fn: () => unknown) => unknown>;
   readonly #fullSync: boolean;
@@ -96,6 +104,7 @@ export class SqliteSaver implements CheckpointSaver {
   constructor(options: SqliteSaverOptions = {}) {
     this.#serde = options.serializer ?? jsonSerializer;
     this.#clock = options.clock ?? systemClock;
+    this.#isHolderDead = options.isHolderDead ?? isLocalHolderDead;
     if (options.database) {
       this.#db = options.database;
       this.#ownsDb = false;
@@ -270,7 +279,13 @@ export class SqliteSaver implements CheckpointSaver {
     return this.#leaseWrite(() => {
       const now = this.#clock.now();
       const thread = this.#openThread(threadId, now, true);
-      const lease = nextLease(leaseOf(threadId, thread), { threadId, owner, ttlMs, now });
+      const lease = nextLease(leaseOf(threadId, thread), {
+        threadId,
+        owner,
+        ttlMs,
+        now,
+        isHolderDead: this.#isHolderDead,
+      });
       this.#stmt(SQL.setLease).run(lease.owner, lease.epoch, lease.expiresAt, threadId);
       return lease;
     });

@@ -34,8 +34,10 @@ export type TrellisErrorCode =
   | "MODEL_SCRIPT_EXHAUSTED"
   | "NOT_FOUND"
   | "UNAUTHORIZED"
+  | "FORBIDDEN"
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"
+  | "TOO_MANY_REQUESTS"
   | "INTERNAL";
 
 const HTTP_STATUS: Record<TrellisErrorCode, number> = {
@@ -73,8 +75,12 @@ const HTTP_STATUS: Record<TrellisErrorCode, number> = {
   // Server API: a resource the caller may not see is NOT_FOUND too, so ids do not leak.
   NOT_FOUND: 404,
   UNAUTHORIZED: 401,
+  // a request the caller may not make from where it comes (a WebSocket upgrade from a foreign Origin)
+  FORBIDDEN: 403,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  // a per-user limit (open streams) is reached: retry once one closes
+  TOO_MANY_REQUESTS: 429,
   INTERNAL: 500,
 };
 

@@ -7,8 +7,16 @@ export {
   type TrellisErrorCode,
   toHttpStatus,
 } from "./errors.js";
+export { currentHolder, isLocalHolderDead, processLeaseOwner, retireLeaseOwner } from "./holder.js";
 export { createIdGenerator } from "./ids.js";
-export { assertLeaseCurrent, nextLease } from "./lease.js";
+export {
+  assertLeaseCurrent,
+  type HolderCheck,
+  type LeaseHolder,
+  leaseOwnerOf,
+  nextLease,
+  parseLeaseOwner,
+} from "./lease.js";
 export { MemorySaver, type MemorySaverOptions, matchesFilter } from "./memory-saver.js";
 export { describeNonPlainData, MAX_PLAIN_DATA_DEPTH } from "./plain-data.js";
 export {

@@ -1,7 +1,8 @@
 import { type Clock, systemClock } from "./clock.js";
 import { rebuildChannelValue, type StoredBlob } from "./delta.js";
 import { TrellisError } from "./errors.js";
-import { assertLeaseCurrent, nextLease } from "./lease.js";
+import { isLocalHolderDead } from "./holder.js";
+import { assertLeaseCurrent, type HolderCheck, nextLease } from "./lease.js";
 import type { CheckpointSaver } from "./saver.js";
 import { jsonSerializer, type Serializer } from "./serializer.js";
 import type {
@@ -37,6 +38,8 @@ interface ThreadData {
 export interface MemorySaverOptions {
   serializer?: Serializer;
   clock?: Clock;
+  /** Decides whether a lease's holder is provably dead, freeing its lease early. Default {@link isLocalHolderDead}. */
+  isHolderDead?: HolderCheck;
 }
 
 /**
@@ -52,10 +55,12 @@ export class MemorySaver implements CheckpointSaver {
   readonly #threads = new Map<string, ThreadData>();
   readonly #serde: Serializer;
   readonly #clock: Clock;
+  readonly #isHolderDead: HolderCheck;
 
   constructor(options: MemorySaverOptions = {}) {
     this.#serde = options.serializer ?? jsonSerializer;
     this.#clock = options.clock ?? systemClock;
+    this.#isHolderDead = options.isHolderDead ?? isLocalHolderDead;
   }
 
   async get(ref: CheckpointRef): Promise<CheckpointTuple | undefined> {
@@ -175,7 +180,8 @@ export class MemorySaver implements CheckpointSaver {
 
   async acquireLease(threadId: string, owner: string, ttlMs: number): Promise<Lease> {
     const thread = this.#thread(threadId, true);
-    thread.lease = nextLease(thread.lease, { threadId, owner, ttlMs, now: this.#clock.now() });
+    const now = this.#clock.now();
+    thread.lease = nextLease(thread.lease, { threadId, owner, ttlMs, now, isHolderDead: this.#isHolderDead });
     return { ...thread.lease };
   }
 

@@ -29,8 +29,10 @@ export interface CheckpointSaver {
   /** Deletes every thread whose TTL ran out; returns how many. Savers with native TTL may return 0. */
   sweepExpired(): Promise<number>;
   /**
-   * Takes the thread's lease for `owner` if it is free, expired, or already `owner`'s. Otherwise throws
-   * a {@link LeaseError} with code `THREAD_BUSY`. A new holder gets a higher epoch.
+   * Takes the thread's lease for `owner` if it is free, expired, already `owner`'s, or held by a process
+   * that is provably dead (an owner naming its holder, see `leaseOwnerOf`, judged by the saver's
+   * `isHolderDead`, by default `isLocalHolderDead`). Otherwise throws a {@link LeaseError} with code
+   * `THREAD_BUSY`. A new holder gets a higher epoch. The rule is `nextLease`.
    */
   acquireLease(threadId: string, owner: string, ttlMs: number): Promise<Lease>;
   /** Extends a current lease; throws a `LEASE_LOST` {@link LeaseError} if it is no longer current. */

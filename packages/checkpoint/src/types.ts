@@ -85,6 +85,10 @@ export interface CheckpointTuple {
 /** A writer's hold on a thread. Puts made with a lease that is no longer current are refused. */
 export interface Lease {
   threadId: string;
+  /**
+   * Who holds it. An owner made by `leaseOwnerOf` / `processLeaseOwner` also names the holding process
+   * (host, pid, start time): when that process is provably dead, the lease is free before it expires.
+   */
   owner: string;
   /** Grows by one every time the lease changes hands; fences stale writers. */
   epoch: number;

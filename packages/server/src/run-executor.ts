@@ -20,6 +20,7 @@ import {
   type ThreadStatus,
 } from "./run-store.js";
 import { ApiEvents, coreModes } from "./stream-format.js";
+import { wireValues } from "./wire-messages.js";
 
 /** Why a run was stopped from outside. `lost`: another attempt may own the run now. */
 export type RunStop = "drain" | "cancel" | "rollback" | "timeout" | "shutdown" | "lost";
@@ -154,7 +155,10 @@ async function stream(
     if (interrupted && ctx.stopReason() === "shutdown") return await release(run, ctx);
     const last: NewEvent[] = [];
     if (interrupted && wanted.has("values") && state.interrupts.length > 0) {
-      last.push({ event: "values", data: { ...state.values, __interrupt__: state.interrupts.map(toApiInterrupt) } });
+      last.push({
+        event: "values",
+        data: { ...wireValues(state.values), __interrupt__: state.interrupts.map(toApiInterrupt) },
+      });
     }
     return await finish(interrupted ? "interrupted" : "success", null, interrupted ? "interrupted" : "idle", last);
   } catch (error) {
@@ -431,5 +435,7 @@ function runConfig(
   // the runtime refuses a step whose state would pass the limit before writing any of it
   config.maxStateBytes = ctx.limits.stateBytes;
   if (recover) config.recover = true;
+  // each attempt its own holder of the thread's lease: a newer attempt fences a stale one's writes
+  config.leaseOwner = `${run.runId}:${run.attempt}`;
   return config;
 }

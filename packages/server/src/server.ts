@@ -1,8 +1,8 @@
 import { mkdirSync } from "node:fs";
-import type { Server } from "node:http";
+import { createServer as createHttpServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
-import { serve } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
 import { PostgresSaver } from "@trellis/checkpoint-postgres";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
@@ -10,13 +10,14 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type Authenticate, authMiddleware, credentialAuth } from "./auth.js";
 import { loadConfig, type ResolvedConfig, resolveConfig, type TrellisConfig } from "./config.js";
+import { takeDataFileLock } from "./data-file-lock.js";
 import { type EventHub, LocalEventHub } from "./event-hub.js";
 import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
-import { errorJson, errorResponse } from "./http-errors.js";
+import { answerClientError, errorJson, errorResponse, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
 import { POSTGRES_SESSION_OPTIONS, PostgresRunStore } from "./postgres-run-store.js";
 import { RedisEventHub, RedisQueueWake } from "./redis-fan-out.js";
-import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
 import { RetentionSweeper } from "./retention.js";
+import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { runRoutes } from "./routes/runs.js";
 import { systemRoutes } from "./routes/system.js";
@@ -26,9 +27,9 @@ import { RunService, type RunServiceParts } from "./run-service.js";
 import type { RunStore } from "./run-store.js";
 import { lookups, type ServerContext, type ServerEnv } from "./server-context.js";
 import { SqliteRunStore } from "./sqlite-run-store.js";
-
 import { limitStreams } from "./stream-limits.js";
 import { jsonLogger } from "./worker-log.js";
+
 /** Options of {@link createServer} beyond the config file. */
 export interface CreateServerOptions {
   /** Resolves credentials to a user; default: the config's API keys and bearer tokens. */
@@ -147,12 +148,21 @@ async function openStorage(config: ResolvedConfig): Promise<Storage> {
   };
   if (config.saver.kind === "sqlite") {
     if (config.saver.path !== ":memory:") mkdirSync(dirname(config.saver.path), { recursive: true });
+    // one serving process per data file: refuses to start while another live server holds it
+    const lock =
+      config.saver.path === ":memory:" ? undefined : await takeDataFileLock(config.saver.path, { log: console.log });
     const saver = new SqliteSaver({ filename: config.saver.path });
     const store = new SqliteRunStore(saver.database);
-    return { saver, store, hub: redis?.hub ?? new LocalEventHub(), close: closeRedis };
+    const close = async () => {
+      await closeRedis();
+      await lock?.release();
+    };
+    return { saver, store, hub: redis?.hub ?? new LocalEventHub(), close };
   }
   const saver = new PostgresSaver({
     connectionString: config.saver.url,
+    // a stalled process (SIGSTOP, a paused VM) cannot hold locks past a few seconds
+    poolConfig: { options: POSTGRES_SESSION_OPTIONS },
     ...(config.saver.schema ? { schema: config.saver.schema } : {}),
   });
   await saver.setup();
@@ -161,8 +171,6 @@ async function openStorage(config: ResolvedConfig): Promise<Storage> {
     ...(config.saver.schema ? { schema: config.saver.schema } : {}),
   });
   await store.setup();
-    // a stalled process (SIGSTOP, a paused VM) cannot hold locks past a few seconds
-    poolConfig: { options: POSTGRES_SESSION_OPTIONS },
   const storage: Storage = {
     saver,
     store,
@@ -201,7 +209,9 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     authEnabled: resolved.auth.enabled,
   };
   const runs = new RunService(runParts);
-  const graphs = await loadGraphs(resolved.graphs, saver, resolved.baseDir, runs);
+  const graphs = await loadGraphs(resolved.graphs, saver, resolved.baseDir, runs, {
+    maxPayload: resolved.limits.bodyBytes,
+  });
   const concurrency = options.workers ?? resolved.queue.concurrency ?? 4;
   const manager = new RunManager({
     store,
@@ -221,6 +231,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   const app = new Hono<ServerEnv>();
   app.onError(errorResponse);
   app.notFound((c) => errorJson(c, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`));
+  app.use("*", rejectMalformedUrl);
   app.get("/ok", (c) => c.json({ ok: true }));
   const open: UnauthenticatedRoute[] = [{ method: "GET", path: "/ok", check: "public", detail: "liveness" }];
   for (const route of options.publicRoutes ?? []) {
@@ -267,6 +278,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   app.route("/assistants", assistantRoutes(ctx));
   app.route("/threads", threadRoutes(ctx));
   app.route("/", runRoutes(ctx));
+  app.use("/ag-ui/:assistant_id", limitStreams(ctx)); // an AG-UI run over SSE is one of the user's streams
   app.route("/ag-ui", agUiRoutes(ctx));
   for (const hosted of graphs.values()) {
     if (hosted.routes && hosted.entry.routesAuth !== "app") {
@@ -274,6 +286,14 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     }
   }
   await manager.start();
+  // one process of the cluster sweeps at a time (a lease in the store); off unless configured
+  const sweeper = new RetentionSweeper({
+    store,
+    saver,
+    settings: resolved.retention,
+    log: jsonLogger({ worker: manager.workerId }),
+  });
+  sweeper.start();
 
   let server: Server | undefined;
   let closeWs: (() => Promise<void>) | undefined;
@@ -286,18 +306,13 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     manager,
     runs,
     unauthenticatedRoutes: open,
-  // one process of the cluster sweeps at a time (a lease in the store); off unless configured
-  const sweeper = new RetentionSweeper({
-    store,
-    saver,
-    settings: resolved.retention,
-    log: jsonLogger({ worker: manager.workerId }),
-  });
-  sweeper.start();
     authBanner: () => authBanner(resolved.auth.enabled, open),
     async listen(port = resolved.port) {
       const started = await new Promise<Server>((resolve) => {
-        const s = serve({ fetch: app.fetch, port, hostname: resolved.host }, () => resolve(s as Server)) as Server;
+        // a request that cannot become a Fetch Request, or that Node's parser refuses, gets a JSON 4xx
+        const listener = getRequestListener(app.fetch, { hostname: resolved.host, errorHandler: requestErrorAnswer });
+        const s = createHttpServer(listener).on("clientError", answerClientError);
+        s.listen(port, resolved.host, () => resolve(s));
       });
       server = started;
       closeWs = attachAgUiWebSocket(started, ctx, options.authenticate ?? credentialAuth(resolved.auth.credentials));
@@ -313,6 +328,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
           s.closeAllConnections?.();
         });
       }
+      await sweeper.stop();
       await manager.stop();
       await store.close();
       await saver.close?.();
@@ -328,7 +344,6 @@ function authBanner(enabled: boolean, open: readonly UnauthenticatedRoute[]): st
     enabled
       ? "Auth is on. Routes that answer without the server's credentials:"
       : 'Auth is off: every route answers without credentials ("auth": { "enabled": true } turns it on). Routes that would answer without them even with auth on:',
-      await sweeper.stop();
   ];
   for (const r of open) lines.push(`  ${r.method.padEnd(4)} ${r.path.padEnd(width)}  ${r.check}: ${r.detail}`);
   return lines;

@@ -1,5 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { expect, it } from "vitest";
 import { LeaseError } from "../errors.js";
+import { currentHolder } from "../holder.js";
+import { type LeaseHolder, leaseOwnerOf } from "../lease.js";
 import type { CheckpointSaver } from "../saver.js";
 import type { Lease } from "../types.js";
 import type { SaverTestContext } from "./conformance.js";
@@ -199,6 +202,70 @@ export function leaseCases(ctx: SaverTestContext): void {
     expect(new Set(log).size).toBe(log.length);
   });
 
+  // Dead-holder takeover: the savers judge holders with the default `isLocalHolderDead`.
+  const judged = currentHolder().scope !== "";
+
+  it.skipIf(!judged)(
+    "a lease whose holder is a dead process of this host is taken over at once; the dead holder's writes are refused",
+    async () => {
+      const threadId = uniqueThreadId();
+      const dead = leaseOwnerOf("crashed-run", { ...currentHolder(), pid: exitedPid() });
+      const held = await ctx.saver.acquireLease(threadId, dead, 60_000);
+      const base = await putStep(ctx.saver, { threadId, id: ctx.nextId(), full: { log: ["a"] }, lease: held });
+      // No time passes: the lease is far from expiring, yet its holder is gone.
+      const other = await ctx.peer();
+      const taken = await other.acquireLease(threadId, "w2", 60_000);
+      expect(taken).toEqual({ threadId, owner: "w2", epoch: held.epoch + 1, expiresAt: ctx.clock.now() + 60_000 });
+      const refused = await putStep(ctx.saver, {
+        threadId,
+        id: ctx.nextId(),
+        parent: base,
+        append: { log: ["stale"] },
+        lease: held,
+      }).catch((e) => e);
+      expect(refused.code).toBe("LEASE_LOST");
+      // The new holder is alive (a plain owner names no process): nobody takes it from it.
+      const busy = await ctx.saver.acquireLease(threadId, dead, 60_000).catch((e) => e);
+      expect(busy.code).toBe("THREAD_BUSY");
+      expect((await collect(ctx.saver.list(threadId))).map((t) => t.checkpoint.id)).toEqual([base.id]);
+    },
+  );
+
+  it.skipIf(!judged || currentHolder().start === "")(
+    "a holder whose pid now belongs to a process started at another time (a reused pid) is dead",
+    async () => {
+      for (const pid of [process.pid, process.ppid]) {
+        const threadId = uniqueThreadId();
+        const reused = leaseOwnerOf("old-incarnation", { ...currentHolder(), pid, start: "1" });
+        const held = await ctx.saver.acquireLease(threadId, reused, 60_000);
+        const taken = await ctx.saver.acquireLease(threadId, "w2", 60_000);
+        expect(taken.epoch).toBe(held.epoch + 1);
+      }
+    },
+  );
+
+  it("a live holder keeps its lease: this process, a process of another host or of another pid namespace", async () => {
+    const me = currentHolder();
+    const gone = exitedPid();
+    const holders: LeaseHolder[] = [
+      me,
+      { host: "elsewhere.invalid", scope: "another-boot/4026531836", pid: gone, start: "1" },
+      { ...me, scope: `${me.scope}-another-container`, pid: gone },
+      { ...me, scope: "", pid: gone },
+    ];
+    for (const holder of holders) {
+      const threadId = uniqueThreadId();
+      const held = await ctx.saver.acquireLease(threadId, leaseOwnerOf("live-run", holder), 5_000);
+      const busy = await (await ctx.peer()).acquireLease(threadId, "w2", 5_000).catch((e) => e);
+      expect(busy).toBeInstanceOf(LeaseError);
+      expect(busy.code).toBe("THREAD_BUSY");
+      expect(busy.message).toContain(`pid ${holder.pid} on ${holder.host}`);
+      // Elsewhere the TTL still rules.
+      await ctx.clock.advance(5_000);
+      expect((await ctx.saver.acquireLease(threadId, "w2", 5_000)).epoch).toBe(held.epoch + 1);
+    }
+  });
+
   it("a put without a lease is not checked against leases", async () => {
     const threadId = uniqueThreadId();
     await ctx.saver.acquireLease(threadId, "w1", 60_000);
@@ -207,4 +274,11 @@ export function leaseCases(ctx: SaverTestContext): void {
     const busy = await ctx.saver.acquireLease(threadId, "w2", 60_000).catch((e) => e);
     expect(busy.code).toBe("THREAD_BUSY");
   });
+}
+
+/** The pid of a process that has exited and been reaped. */
+function exitedPid(): number {
+  const child = spawnSync(process.execPath, ["-e", ""], { stdio: "ignore" });
+  if (!child.pid) throw new Error("could not start a short-lived process");
+  return child.pid;
 }

@@ -39,6 +39,15 @@ export interface RunConfig {
   maxConcurrency?: number;
   /** Identifies the run in leases and metadata. */
   runId?: string;
+  /**
+   * Names this execution's hold on the thread (its lease owner), e.g. `"<runId>:attempt-<n>"`. Give
+   * every attempt its own: an execution with another `leaseOwner` is a new holder with a higher epoch
+   * and fences the previous one (whose writes then fail with `LEASE_LOST`, and whose run stops), while
+   * two executions with the same `leaseOwner` in one process would share one lease. Default: the run id
+   * plus a random nonce, so every execution is a new holder. The process's identity (host, pid, start
+   * time) is added either way, so the lease is free at once for this host when the process dies.
+   */
+  leaseOwner?: string;
   /** Stored in the metadata of every checkpoint this run writes. */
   metadata?: Record<string, unknown>;
   /** Per-run breakpoints, added to those given at compile time. */
@@ -91,6 +100,9 @@ export function normalizeConfig(config: RunConfig | undefined): NormalizedConfig
   }
   if (threadId !== undefined && (typeof threadId !== "string" || threadId === "")) {
     throw new TrellisError("INVALID_CONFIG", "threadId must be a non-empty string.");
+  }
+  if (c.leaseOwner !== undefined && (typeof c.leaseOwner !== "string" || c.leaseOwner === "")) {
+    throw new TrellisError("INVALID_CONFIG", "leaseOwner must be a non-empty string.");
   }
   const out: NormalizedConfig = { ...c, recursionLimit, durability, maxConcurrency };
   if (threadId !== undefined) out.threadId = threadId;

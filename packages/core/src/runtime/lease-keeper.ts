@@ -1,5 +1,12 @@
-import { randomUUID } from "node:crypto";
-import type { CheckpointSaver, Clock, Lease } from "@trellis/checkpoint";
+import { randomBytes } from "node:crypto";
+import {
+  type CheckpointSaver,
+  type Clock,
+  type Lease,
+  LeaseError,
+  processLeaseOwner,
+  retireLeaseOwner,
+} from "@trellis/checkpoint";
 
 /** How long a run's hold on its thread lasts without renewal, unless the graph says otherwise. */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -11,39 +18,73 @@ export interface LeaseKeeper {
 }
 
 /**
- * Takes the thread's lease for a run (failing with `THREAD_BUSY` if another writer holds it) and renews
- * it every third of its TTL. @internal
+ * The lease owner of one execution: `leaseOwner` when the caller names the attempt, else the run id
+ * (or "run") and a nonce of its own, so every execution is a new holder with a higher epoch — two
+ * executors of one run id never share a lease. Either way it names this process (host, pid, start
+ * time), so the lease is free at once for this host when the process dies. @internal
+ */
+export function executionLeaseOwner(config: { runId?: string | undefined; leaseOwner?: string | undefined }): string {
+  const name = config.leaseOwner ?? `${config.runId ?? "run"}.${randomBytes(6).toString("hex")}`;
+  return processLeaseOwner(name);
+}
+
+/**
+ * Takes the thread's lease (failing with `THREAD_BUSY` if another writer holds it) and renews it every
+ * third of its TTL. When a renewal finds the lease lost (`LEASE_LOST`: another writer took the thread
+ * over), or renewals keep failing until the lease has expired, `onLost` is called once with the
+ * `LEASE_LOST` error and renewals stop: the run must stop, since none of its writes would land. @internal
  */
 export async function acquireLease(
   saver: CheckpointSaver,
   threadId: string,
   clock: Clock,
-  options: { owner?: string | undefined; ttlMs?: number } = {},
+  options: { owner: string; ttlMs?: number | undefined; onLost?: (error: LeaseError) => void },
 ): Promise<LeaseKeeper> {
   const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
-  let current = await saver.acquireLease(threadId, options.owner ?? `run-${randomUUID()}`, ttlMs);
+  let current = await saver.acquireLease(threadId, options.owner, ttlMs);
   let timer: unknown;
-  let released = false;
-  const schedule = () => {
-    timer = clock.setTimeout(() => {
-      saver.renewLease(current, ttlMs).then(
-        (renewed) => {
-          current = renewed;
-          if (!released) schedule();
-        },
-        () => undefined, // lost: the next put fails with LEASE_LOST and says so
-      );
-    }, ttlMs / 3);
+  let stopped = false;
+  const lost = (error: LeaseError) => {
+    if (stopped) return;
+    stopped = true;
+    options.onLost?.(error);
   };
-  schedule();
+  const schedule = (ms: number) => {
+    timer = clock.setTimeout(renew, ms);
+  };
+  const renew = () => {
+    if (stopped) return;
+    saver.renewLease(current, ttlMs).then(
+      (renewed) => {
+        current = renewed;
+        if (!stopped) schedule(ttlMs / 3);
+      },
+      (error: unknown) => {
+        if (error instanceof LeaseError && error.code === "LEASE_LOST") return lost(error);
+        if (clock.now() >= current.expiresAt) {
+          // The store could not be reached until the lease ran out: another writer may hold it now.
+          return lost(
+            new LeaseError(
+              "LEASE_LOST",
+              `The lease on thread "${threadId}" (epoch ${current.epoch}) expired: it could not be renewed (${String((error as Error)?.message ?? error)}). The run stops; continue it with invoke(null, config).`,
+              { details: { threadId, epoch: current.epoch }, cause: error },
+            ),
+          );
+        }
+        if (!stopped) schedule(Math.min(ttlMs / 10, 1_000)); // a passing failure: try again soon
+      },
+    );
+  };
+  schedule(ttlMs / 3);
   return {
     get current() {
       return current;
     },
     async release() {
-      released = true;
+      stopped = true;
       clock.clearTimeout(timer);
-      await saver.releaseLease(current).catch(() => undefined);
+      // Still stored (the store is down?): this execution is over, so the lease is free for this process.
+      await saver.releaseLease(current).catch(() => retireLeaseOwner(current.owner));
     },
   };
 }

@@ -1,5 +1,5 @@
 import { setMaxListeners } from "node:events";
-import { type CheckpointSaver, type Lease, type PlannedTask, TrellisError } from "@trellis/checkpoint";
+import { type CheckpointSaver, type Lease, LeaseError, type PlannedTask, TrellisError } from "@trellis/checkpoint";
 import { START, WRITE } from "../constants.js";
 import { GraphRecursionError, ResumeError, RunCancelledError } from "../errors.js";
 import type { GraphSpec } from "../graph/spec.js";
@@ -7,7 +7,7 @@ import { applyWrites, type TaskWrite } from "./apply.js";
 import { CheckpointWriter } from "./checkpoint-writer.js";
 import { Command, type Interrupt, ParentCommand } from "./command.js";
 import type { NormalizedConfig } from "./config.js";
-import { acquireLease, type LeaseKeeper } from "./lease-keeper.js";
+import { acquireLease, executionLeaseOwner, type LeaseKeeper } from "./lease-keeper.js";
 import type { ChildRunEnv } from "./node-context.js";
 import { breakpointOf, closeDanglingToolCalls, decidePausedInput } from "./paused-input.js";
 import { isResumeMap, pendingInterrupts, resolveResume } from "./resume.js";
@@ -112,8 +112,10 @@ class GraphRun {
     }
     if (this.#saver && this.#threadId !== undefined && !this.request.parent) {
       this.#lease = await acquireLease(this.#saver, this.#threadId, this.#spec.clock, {
-        owner: this.#config.runId,
+        owner: executionLeaseOwner(this.#config),
         ttlMs: this.#spec.leaseTtlMs,
+        // Another writer took the thread: stop now rather than at the next put, which would be refused.
+        onLost: (error) => this.#controller.abort(error),
       });
     }
     let state: ThreadState | undefined;
@@ -128,9 +130,11 @@ class GraphRun {
       const started = state && (state.stored || state.checkpoint.step > -2);
       if (state && started) await this.#writer.finish(state).catch(() => undefined);
       if (this.#controller.signal.aborted && !(error instanceof ParentCommand)) {
+        const reason: unknown = this.#controller.signal.reason;
+        if (reason instanceof LeaseError) throw reason; // the lease was lost: LEASE_LOST, not a cancel
         throw error instanceof TrellisError && error.code === "RUN_CANCELLED"
           ? error
-          : new RunCancelledError(this.#threadId, this.#controller.signal.reason);
+          : new RunCancelledError(this.#threadId, reason);
       }
       throw error;
     } finally {
@@ -475,6 +479,14 @@ class GraphRun {
     }
   }
 
+  /** Whether the head holds a pause its run had reached: an unanswered interrupt, or a breakpoint after the nodes that wrote it. */
+  #reachedPause(state: ThreadState): boolean {
+    if (pendingInterrupts(state.pending).length > 0) return true;
+    const meta = state.checkpoint.metadata;
+    const ran = meta.source === "loop" ? Object.keys(meta.writes ?? {}).map((node) => ({ node })) : [];
+    return ran.length > 0 && this.#breaks(this.#spec.interruptAfter, this.#config.interruptAfter, ran);
+  }
+
   /** Refuses the values of the next checkpoint when they are larger than the run allows, before it exists. */
   #checkSize(values: Readonly<Record<string, unknown>>, state: ThreadState): void {
     const limit = this.request.parent ? undefined : this.#config.maxStateBytes;
@@ -492,14 +504,6 @@ class GraphRun {
   #breaks(
     compiled: ReadonlySet<string> | "*",
     perRun: readonly string[] | "*" | undefined,
-
-  /** Whether the head holds a pause its run had reached: an unanswered interrupt, or a breakpoint after the nodes that wrote it. */
-  #reachedPause(state: ThreadState): boolean {
-    if (pendingInterrupts(state.pending).length > 0) return true;
-    const meta = state.checkpoint.metadata;
-    const ran = meta.source === "loop" ? Object.keys(meta.writes ?? {}).map((node) => ({ node })) : [];
-    return ran.length > 0 && this.#breaks(this.#spec.interruptAfter, this.#config.interruptAfter, ran);
-  }
     plan: readonly PlannedTask[],
   ): boolean {
     if (compiled === "*" || perRun === "*") return true;

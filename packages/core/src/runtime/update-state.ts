@@ -4,7 +4,7 @@ import type { GraphSpec } from "../graph/spec.js";
 import { applyWrites } from "./apply.js";
 import { CheckpointWriter } from "./checkpoint-writer.js";
 import type { NormalizedConfig } from "./config.js";
-import { acquireLease } from "./lease-keeper.js";
+import { acquireLease, executionLeaseOwner } from "./lease-keeper.js";
 import { route } from "./route.js";
 import { advance, freshState, stateFromTuple } from "./thread-state.js";
 import { validateUpdate } from "./validate-update.js";
@@ -21,7 +21,7 @@ export async function updateThreadState(
   asNode: string | undefined,
 ): Promise<{ threadId: string; checkpointId: string }> {
   const lease = await acquireLease(saver, config.threadId, spec.clock, {
-    owner: config.runId,
+    owner: executionLeaseOwner(config),
     ttlMs: spec.leaseTtlMs,
   });
   try {

@@ -33,7 +33,8 @@ function hostileResumes(interruptId: string): fc.Arbitrary<{ label: string; path
     fc
       .tuple(value, fc.constantFrom('"done"', '"ask"', '["done"]'))
       .map(([r, g]) => ["resume with goto", body(`${ask},"command":{"resume":${r},"goto":${g}}`)]),
-    value.map((r) => ["resume and input", body(`${ask},"input":{},"command":{"resume":${r}}`)]),
+    // an empty input with a command is the command alone (useStream sends it); a real input is not
+    value.map((r) => ["resume and input", body(`${ask},"input":{"log":["x"]},"command":{"resume":${r}}`)]),
     fc
       .constantFrom(
         "1e999",

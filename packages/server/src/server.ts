@@ -10,6 +10,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type Authenticate, authMiddleware, credentialAuth } from "./auth.js";
 import { loadConfig, type ResolvedConfig, resolveConfig, type TrellisConfig } from "./config.js";
+import { corsFor } from "./cors.js";
 import { takeDataFileLock } from "./data-file-lock.js";
 import { type EventHub, LocalEventHub } from "./event-hub.js";
 import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
@@ -232,6 +233,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   app.onError(errorResponse);
   app.notFound((c) => errorJson(c, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`));
   app.use("*", rejectMalformedUrl);
+  app.use("*", corsFor(resolved.allowedOrigins));
   app.get("/ok", (c) => c.json({ ok: true }));
   const open: UnauthenticatedRoute[] = [{ method: "GET", path: "/ok", check: "public", detail: "liveness" }];
   for (const route of options.publicRoutes ?? []) {

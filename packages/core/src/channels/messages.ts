@@ -41,20 +41,81 @@ const ROLE_ALIASES: Record<string, string> = {
 };
 
 /**
- * Brings a message in LangChain's shapes (`{type:"human"}`, `{role:"ai"}`) or a bare string to the
- * OpenAI-shaped roles Trellis stores. Unknown roles are kept as they are.
+ * Brings a message in LangChain's shapes (`{type:"human"}`, `{role:"ai"}`, `tool_calls`,
+ * `tool_call_id`, text content blocks) or a bare string to the OpenAI-shaped message Trellis stores
+ * (`role`, `toolCalls`, `toolCallId`, text content). Unknown roles are kept as they are.
  *
  * @example
- * normalizeRole({ type: "human", content: "hi" }); // { role: "user", content: "hi" }
+ * normalizeRole({ type: "human", content: [{ type: "text", text: "hi" }] }); // { role: "user", content: "hi" }
  */
 export function normalizeRole<M extends MessageLike>(message: M | string): M {
   if (typeof message === "string") return { role: "user", content: message } as unknown as M;
   const type = (message as { type?: unknown }).type;
   const raw = message.role ?? (typeof type === "string" ? type : undefined);
   const role = raw === undefined ? undefined : (ROLE_ALIASES[raw] ?? raw);
-  if (role === message.role && !("type" in message)) return message;
-  const { type: _type, ...rest } = message as MessageLike & { type?: unknown };
-  return (role === undefined ? rest : { ...rest, role }) as M;
+  const wire = message as MessageLike & { tool_calls?: unknown; tool_call_id?: unknown };
+  const text = textOfBlocks(message.content);
+  const plain = text === undefined && wire.tool_calls === undefined && wire.tool_call_id === undefined;
+  if (role === message.role && !("type" in message) && plain) return message;
+  const {
+    type: _type,
+    tool_calls,
+    tool_call_id,
+    ...rest
+  } = wire as MessageLike & {
+    type?: unknown;
+    tool_calls?: unknown;
+    tool_call_id?: unknown;
+  };
+  const out: Record<string, unknown> = role === undefined ? rest : { ...rest, role };
+  if (text !== undefined) out.content = text;
+  if (Array.isArray(tool_calls) && out.toolCalls === undefined) out.toolCalls = tool_calls.map(toolCallOf);
+  if (typeof tool_call_id === "string" && out.toolCallId === undefined) out.toolCallId = tool_call_id;
+  return out as M;
+}
+
+/**
+ * The text of content given as LangChain/OpenAI content blocks that are all text
+ * (`[{ type: "text", text }]`, what chat UIs send), joined; undefined for a string, or for content with
+ * other blocks (images, files), which is kept as it is.
+ */
+function textOfBlocks(content: unknown): string | undefined {
+  if (!Array.isArray(content) || content.length === 0) return undefined;
+  let text = "";
+  for (const part of content) {
+    if (typeof part === "string") text += part;
+    else if (part && typeof part === "object" && (part as { type?: unknown }).type === "text") {
+      const t = (part as { text?: unknown }).text;
+      if (typeof t !== "string") return undefined;
+      text += t;
+    } else return undefined;
+  }
+  return text;
+}
+
+/** A tool call in LangChain's (`{ id, name, args }`) or OpenAI's (`{ id, function: { name, arguments } }`) shape. */
+function toolCallOf(call: unknown): { id?: string; name?: string; args: unknown } {
+  const c = call as { id?: string; name?: string; args?: unknown; function?: { name?: string; arguments?: unknown } };
+  if (c?.function) {
+    let args: unknown = c.function.arguments;
+    if (typeof args === "string") {
+      try {
+        args = JSON.parse(args);
+      } catch {
+        // kept as the text it is
+      }
+    }
+    return {
+      ...(c.id !== undefined ? { id: c.id } : {}),
+      ...(c.function.name !== undefined ? { name: c.function.name } : {}),
+      args,
+    };
+  }
+  return {
+    ...(c?.id !== undefined ? { id: c.id } : {}),
+    ...(c?.name !== undefined ? { name: c.name } : {}),
+    args: c?.args ?? {},
+  };
 }
 
 /**

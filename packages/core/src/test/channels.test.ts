@@ -142,6 +142,35 @@ describe("messages channels", () => {
     expect(normalizeRole({ role: "critic", content: "z" })).toEqual({ role: "critic", content: "z" });
   });
 
+  it("take what chat UIs send: text content blocks, LangChain's and OpenAI's tool calls, tool_call_id", () => {
+    expect(normalizeRole({ type: "human", content: [{ type: "text", text: "Hola " }, "amigo"] } as never)).toEqual({
+      role: "user",
+      content: "Hola amigo",
+    });
+    // an image block is kept: only all-text content becomes a string
+    const image = [{ type: "image_url", image_url: { url: "data:," } }];
+    expect(normalizeRole({ role: "user", content: image })).toEqual({ role: "user", content: image });
+    expect(
+      normalizeRole({
+        type: "ai",
+        content: "",
+        tool_calls: [{ id: "c1", name: "lookup", args: { q: 1 }, type: "tool_call" }],
+      } as never),
+    ).toEqual({ role: "assistant", content: "", toolCalls: [{ id: "c1", name: "lookup", args: { q: 1 } }] });
+    expect(
+      normalizeRole({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c2", type: "function", function: { name: "f", arguments: '{"a":1}' } }],
+      } as never),
+    ).toMatchObject({ toolCalls: [{ id: "c2", name: "f", args: { a: 1 } }] });
+    expect(normalizeRole({ type: "tool", content: "42", tool_call_id: "c1" } as never)).toEqual({
+      role: "tool",
+      content: "42",
+      toolCallId: "c1",
+    });
+  });
+
   it("replace a message with the same id in place", async () => {
     const saver = new MemorySaver();
     const graph = new StateGraph({ messages: channel.messages() })

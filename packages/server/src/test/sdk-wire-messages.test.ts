@@ -61,3 +61,24 @@ it("the thread's state, the run's result and streamed values carry LangChain's m
   const history = await client.threads.getHistory(thread.thread_id, { limit: 1 });
   expect(shapes((history[0]?.values as { messages?: Wire[] } | undefined)?.messages ?? [])).toEqual(EXPECTED);
 });
+
+it("a message sent as LangChain content blocks is stored as its text", async () => {
+  const thread = await client.threads.create();
+  await client.runs.wait(thread.thread_id, "chat", {
+    input: {
+      messages: [
+        {
+          type: "human",
+          content: [
+            { type: "text", text: "weather " },
+            { type: "text", text: "today?" },
+          ],
+        },
+      ],
+    },
+  });
+  const first = (
+    (await client.threads.getState(thread.thread_id)).values as { messages: Array<Wire & { content: unknown }> }
+  ).messages[0];
+  expect(first).toMatchObject({ role: "user", type: "human", content: "weather today?" });
+});

@@ -8,4 +8,5 @@ export { type LoadMcpToolsOptions, loadMcpTools } from "./mcp-tools.js";
 export { installMessageStreaming } from "./message-streaming.js";
 export { createReactAgent, type ReactAgentOptions, reactAgentSchema } from "./react-agent.js";
 export { createToolNode, type ToolNodeOptions } from "./tool-node.js";
+export type { InterruptOn, ReviewDecision, ReviewDecisionType, ToolReviewRequest } from "./tool-review.js";
 export { toolsCondition } from "./tools-condition.js";

@@ -9,6 +9,7 @@ import {
   type Tool,
 } from "@trellis/models";
 import { createToolNode } from "./tool-node.js";
+import type { InterruptOn } from "./tool-review.js";
 import { toolsCondition } from "./tools-condition.js";
 
 /** The state of a ReAct agent: the conversation. */
@@ -30,6 +31,8 @@ export interface ReactAgentOptions {
   name?: string;
   /** Model temperature. */
   temperature?: number;
+  /** Tools whose calls wait for a person's decision before they run (see `ToolNodeOptions.interruptOn`). */
+  interruptOn?: InterruptOn;
 }
 
 /**
@@ -61,7 +64,7 @@ export function createReactAgent(options: ReactAgentOptions): CompiledGraph<type
   };
   return new StateGraph(reactAgentSchema, { name: options.name ?? "agent" })
     .addNode("agent", agent)
-    .addNode("tools", createToolNode(tools))
+    .addNode("tools", createToolNode(tools, options.interruptOn ? { interruptOn: options.interruptOn } : {}))
     .addEdge(START, "agent")
     .addConditionalEdges("agent", toolsCondition, ["tools", END])
     .addEdge("tools", "agent")

@@ -16,11 +16,19 @@ import {
   type ToolCall,
   type ToolMessage,
 } from "@trellis/models";
+import { type InterruptOn, reviewCalls } from "./tool-review.js";
 
 /** Options of {@link createToolNode}. */
 export interface ToolNodeOptions {
   /** State key holding the conversation. Default "messages". */
   messagesKey?: string;
+  /**
+   * Tools whose calls wait for a person before they run: one interrupt for the batch, in LangChain's
+   * human-in-the-loop shape ({@link ToolReviewRequest}), answered with `{ decisions: [...] }` —
+   * `approve`, `edit` (`editedAction: { name, args }`), `reject` (`message` goes to the model), or
+   * `respond` (`message` is the tool's answer).
+   */
+  interruptOn?: InterruptOn;
 }
 
 /** What a tool call leaves behind, as recorded by its durable step. */
@@ -53,9 +61,12 @@ export function createToolNode<S extends StateSchema = StateSchema>(
     const calls = (last as AssistantMessage).toolCalls as ToolCall[];
     const answered = new Set(messages.filter((m) => m.role === "tool").map((m) => (m as ToolMessage).toolCallId));
     const pending = calls.filter((call) => !answered.has(call.id));
+    const plan = options.interruptOn ? reviewCalls(pending, options.interruptOn, ctx) : pending.map((run) => ({ run }));
     const settled = await Promise.allSettled(
-      pending.map((call) =>
-        withScope(`tool:${call.id}`, () => ctx.step("call", () => runCall(tools, call, state, ctx.signal))),
+      plan.map((p) =>
+        "answer" in p
+          ? Promise.resolve<CallRecord>({ message: p.answer })
+          : withScope(`tool:${p.run.id}`, () => ctx.step("call", () => runCall(tools, p.run, state, ctx.signal))),
       ),
     );
     const interrupts: Interrupt[] = [];

@@ -59,6 +59,17 @@ async function drain(events: AsyncIterable<unknown>): Promise<void> {
   }
 }
 
+/** Two pauses in a row: a review, then an approval. */
+function reviewThenApprove() {
+  return new StateGraph({ log: channel.append<string>() })
+    .addNode("review", () => ({ log: [`review:${interrupt<string>("review?")}`] }))
+    .addNode("approve", () => ({ log: [`approve:${interrupt<string>("approve?")}`] }))
+    .addEdge(START, "review")
+    .addEdge("review", "approve")
+    .addEdge("approve", END)
+    .compile({ checkpointer: new MemorySaver() });
+}
+
 const user = (content: string) => ({ messages: [{ role: "user", content }] });
 
 describe("input while paused", () => {
@@ -151,13 +162,7 @@ describe("binding a resume to the pause it answers", () => {
   });
 
   it("expectedCheckpointId: a resume accepted for one pause fails with RESUME_MISMATCH once the thread moved on", async () => {
-    const graph = new StateGraph({ log: channel.append<string>() })
-      .addNode("review", () => ({ log: [`review:${interrupt<string>("review?")}`] }))
-      .addNode("approve", () => ({ log: [`approve:${interrupt<string>("approve?")}`] }))
-      .addEdge(START, "review")
-      .addEdge("review", "approve")
-      .addEdge("approve", END)
-      .compile({ checkpointer: new MemorySaver() });
+    const graph = reviewThenApprove();
     const config = { threadId: "race" };
     await graph.invoke({}, config);
     const seen = await graph.getState(config);
@@ -220,13 +225,7 @@ describe("a second copy of @trellis/core", () => {
 
 describe("fork", () => {
   it("makes a copy of an earlier checkpoint the head, keeping its pending interrupts and their ids", async () => {
-    const graph = new StateGraph({ log: channel.append<string>() })
-      .addNode("review", () => ({ log: [`review:${interrupt<string>("review?")}`] }))
-      .addNode("approve", () => ({ log: [`approve:${interrupt<string>("approve?")}`] }))
-      .addEdge(START, "review")
-      .addEdge("review", "approve")
-      .addEdge("approve", END)
-      .compile({ checkpointer: new MemorySaver() });
+    const graph = reviewThenApprove();
     const config = { threadId: "fork" };
     await graph.invoke({}, config);
     const before = await graph.getState(config);

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll } from "vitest";
 import type { GraphEntry, TrellisConfig } from "../config.js";
 import { type CreateServerOptions, createServer, type TrellisServer } from "../server.js";
 
@@ -66,4 +68,34 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     if (Date.now() > until) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * A test server for the file's tests, started before them and closed after, with the official
+ * LangGraph SDK client pointed at it.
+ *
+ * @example
+ * const s = sdkServer();
+ * it("…", async () => { await s.client.threads.create(); });
+ */
+export function sdkServer(overrides: Partial<TrellisConfig> = {}): { readonly t: TestServer; readonly client: Client } {
+  let t: TestServer | undefined;
+  let client: Client | undefined;
+  beforeAll(async () => {
+    t = await startTestServer(overrides);
+    client = new Client({ apiUrl: t.url, apiKey: null });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  return {
+    get t() {
+      if (!t) throw new Error("the test server has not started: use it inside a test");
+      return t;
+    },
+    get client() {
+      if (!client) throw new Error("the test server has not started: use it inside a test");
+      return client;
+    },
+  };
 }

@@ -2,30 +2,20 @@
  * A resume answers the pause its client saw and no other; a thread belongs to the graph that made it;
  * a resume at a static breakpoint continues over HTTP as it does in-process.
  */
-import { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, TEST_GRAPHS, type TestServer } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { sdkServer, TEST_GRAPHS } from "./harness.js";
 
-let t: TestServer;
-let client: Client;
-
-beforeAll(async () => {
-  t = await startTestServer({
-    graphs: { ...TEST_GRAPHS, "slow-approval": { module: "./src/test/fixture-interview.ts", graph: "slowApproval" } },
-  });
-  client = new Client({ apiUrl: t.url, apiKey: null });
-});
-afterAll(async () => {
-  await t.close();
+const server = sdkServer({
+  graphs: { ...TEST_GRAPHS, "slow-approval": { module: "./src/test/fixture-interview.ts", graph: "slowApproval" } },
 });
 
 type Approval = { log: string[]; published: boolean };
-const state = async (threadId: string) => client.threads.getState<Approval>(threadId);
+const state = async (threadId: string) => server.client.threads.getState<Approval>(threadId);
 
 /** A slow-approval thread paused at its review: answering it runs a 1.5 s step before the approval. */
 async function pausedAtReview(): Promise<string> {
-  const thread = await client.threads.create();
-  await client.runs.wait(thread.thread_id, "slow-approval", { input: { log: [] } });
+  const thread = await server.client.threads.create();
+  await server.client.runs.wait(thread.thread_id, "slow-approval", { input: { log: [] } });
   expect((await state(thread.thread_id)).next).toEqual(["review"]);
   return thread.thread_id;
 }
@@ -37,15 +27,15 @@ describe("a plain resume is bound to the pause pending when it is accepted", () 
       const threadId = await pausedAtReview();
       const created = await Promise.allSettled(
         Array.from({ length: 20 }, (_, k) =>
-          client.runs.create(threadId, "slow-approval", {
+          server.client.runs.create(threadId, "slow-approval", {
             command: { resume: `answer ${k}` },
             multitaskStrategy: strategy,
           }),
         ),
       );
       const accepted = created.filter((c) => c.status === "fulfilled").map((c) => c.value);
-      for (const run of accepted) await client.runs.join(threadId, run.run_id);
-      const runs = await Promise.all(accepted.map((r) => client.runs.get(threadId, r.run_id)));
+      for (const run of accepted) await server.client.runs.join(threadId, run.run_id);
+      const runs = await Promise.all(accepted.map((r) => server.client.runs.get(threadId, r.run_id)));
       // the one applied answered the review and paused at the approval
       expect(runs.filter((r) => r.status === "interrupted")).toHaveLength(1);
       // the others were refused up front (409) or failed at their turn with RESUME_MISMATCH, changing nothing
@@ -63,20 +53,20 @@ describe("a plain resume is bound to the pause pending when it is accepted", () 
       expect(after.values.log.some((l) => l.startsWith("approve:"))).toBe(false);
       expect(after.values.published).toBe(false);
       expect(after.next).toEqual(["approve"]);
-      expect((await client.threads.get(threadId)).status).toBe("interrupted");
+      expect((await server.client.threads.get(threadId)).status).toBe("interrupted");
     },
   );
 
   it("a resume stored before the thread moved on fails with RESUME_MISMATCH when its turn comes", async () => {
     const threadId = await pausedAtReview();
-    const slow = await client.runs.create(threadId, "slow-approval", { command: { resume: "first" } });
-    const late = await client.runs.create(threadId, "slow-approval", {
+    const slow = await server.client.runs.create(threadId, "slow-approval", { command: { resume: "first" } });
+    const late = await server.client.runs.create(threadId, "slow-approval", {
       command: { resume: "second" },
       multitaskStrategy: "enqueue",
     });
-    await client.runs.join(threadId, late.run_id);
-    expect((await client.runs.get(threadId, slow.run_id)).status).toBe("interrupted");
-    const failed = await client.runs.get(threadId, late.run_id);
+    await server.client.runs.join(threadId, late.run_id);
+    expect((await server.client.runs.get(threadId, slow.run_id)).status).toBe("interrupted");
+    const failed = await server.client.runs.get(threadId, late.run_id);
     expect(failed.status).toBe("error");
     expect(JSON.stringify(failed)).toMatch(/RESUME_MISMATCH/);
     const after = await state(threadId);
@@ -89,22 +79,24 @@ describe("a thread is bound to the graph that created it", () => {
   it("a run of another assistant on it is a 409, and the pause and the values stay", async () => {
     const threadId = await pausedAtReview();
     const before = await state(threadId);
-    await expect(client.runs.wait(threadId, "ask", { input: { log: [] } })).rejects.toThrow(/409.*slow-approval/s);
-    await expect(client.runs.wait(threadId, "slow", { command: { resume: "x" } })).rejects.toThrow(/409/);
+    await expect(server.client.runs.wait(threadId, "ask", { input: { log: [] } })).rejects.toThrow(
+      /409.*slow-approval/s,
+    );
+    await expect(server.client.runs.wait(threadId, "slow", { command: { resume: "x" } })).rejects.toThrow(/409/);
     const after = await state(threadId);
     expect(after.checkpoint.checkpoint_id).toBe(before.checkpoint.checkpoint_id);
     expect(after.values).toEqual(before.values);
     expect(after.tasks[0]?.interrupts).toHaveLength(1);
-    expect(await client.runs.list(threadId)).toHaveLength(1);
+    expect(await server.client.runs.list(threadId)).toHaveLength(1);
   });
 });
 
 describe("Command({ resume }) at a static breakpoint", () => {
   it("continues the run over HTTP, as it does in-process", async () => {
-    const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, "slow", { input: { delayMs: 1 }, interruptBefore: ["b"] });
-    expect((await client.threads.getState(thread.thread_id)).next).toEqual(["b"]);
-    const done = (await client.runs.wait(thread.thread_id, "slow", { command: { resume: "go" } })) as {
+    const thread = await server.client.threads.create();
+    await server.client.runs.wait(thread.thread_id, "slow", { input: { delayMs: 1 }, interruptBefore: ["b"] });
+    expect((await server.client.threads.getState(thread.thread_id)).next).toEqual(["b"]);
+    const done = (await server.client.runs.wait(thread.thread_id, "slow", { command: { resume: "go" } })) as {
       log: string[];
     };
     expect(done.log).toEqual(["a", "b", "c"]);

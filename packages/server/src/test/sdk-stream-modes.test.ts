@@ -2,25 +2,18 @@
  * Stream modes LangGraph's clients subscribe to beyond values and updates: `tasks` (useStream's
  * onTaskEvent), `checkpoints` (onCheckpointEvent) and `events` (onLangChainEvent).
  */
-import { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./harness.js";
+import { expect, it } from "vitest";
+import { sdkServer } from "./harness.js";
 
-let t: TestServer;
-let client: Client;
-
-beforeAll(async () => {
-  t = await startTestServer();
-  client = new Client({ apiUrl: t.url, apiKey: null });
-});
-afterAll(async () => {
-  await t.close();
-});
+const server = sdkServer();
 
 async function stream(modes: Array<"tasks" | "checkpoints" | "events" | "values">) {
-  const thread = await client.threads.create();
+  const thread = await server.client.threads.create();
   const events: Array<{ event: string; data: Record<string, unknown> }> = [];
-  for await (const e of client.runs.stream(thread.thread_id, "slow", { input: { delayMs: 1 }, streamMode: modes })) {
+  for await (const e of server.client.runs.stream(thread.thread_id, "slow", {
+    input: { delayMs: 1 },
+    streamMode: modes,
+  })) {
     events.push(e as { event: string; data: Record<string, unknown> });
   }
   return { threadId: thread.thread_id, events };
@@ -47,7 +40,7 @@ it("checkpoints: one per stored checkpoint, chained by parent_config, the last o
   for (let i = 1; i < checkpoints.length; i++) {
     expect(id(checkpoints[i]?.parent_config)).toBe(id(checkpoints[i - 1]?.config));
   }
-  const head = await client.threads.getState(threadId);
+  const head = await server.client.threads.getState(threadId);
   expect(id(checkpoints.at(-1)?.config)).toBe(head.checkpoint.checkpoint_id);
   expect((checkpoints.at(-1)?.values as { log?: string[] } | undefined)?.log).toEqual(["a", "b", "c"]);
 });

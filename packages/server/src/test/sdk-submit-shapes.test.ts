@@ -2,40 +2,30 @@
  * Request shapes that LangGraph's own clients send: `useStream().submit({}, { command })` (an empty
  * input with every command) and `stream_mode: []` (a component that has read no mode yet).
  */
-import { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { startTestServer, TEST_GRAPHS, type TestServer } from "./harness.js";
+import { expect, it } from "vitest";
+import { sdkServer, TEST_GRAPHS } from "./harness.js";
 
-let t: TestServer;
-let client: Client;
-
-beforeAll(async () => {
-  t = await startTestServer({
-    graphs: { ...TEST_GRAPHS, course: { module: "./src/test/fixture-interview.ts", graph: "nestedQuiz" } },
-  });
-  client = new Client({ apiUrl: t.url, apiKey: null });
-});
-afterAll(async () => {
-  await t.close();
+const server = sdkServer({
+  graphs: { ...TEST_GRAPHS, course: { module: "./src/test/fixture-interview.ts", graph: "nestedQuiz" } },
 });
 
 it("an empty input together with a command is the command alone", async () => {
-  const thread = await client.threads.create();
-  await client.runs.wait(thread.thread_id, "ask", { input: { log: [] } });
-  const done = (await client.runs.wait(thread.thread_id, "ask", { input: {}, command: { resume: "Ana" } })) as {
+  const thread = await server.client.threads.create();
+  await server.client.runs.wait(thread.thread_id, "ask", { input: { log: [] } });
+  const done = (await server.client.runs.wait(thread.thread_id, "ask", { input: {}, command: { resume: "Ana" } })) as {
     answer: string;
   };
   expect(done.answer).toBe("Ana");
   // a real input and a command together stay ambiguous
   await expect(
-    client.runs.wait(thread.thread_id, "ask", { input: { log: ["x"] }, command: { resume: "Bo" } }),
+    server.client.runs.wait(thread.thread_id, "ask", { input: { log: ["x"] }, command: { resume: "Bo" } }),
   ).rejects.toThrow(/400.*not both/s);
 });
 
 it("stream_mode [] streams values, and the interrupt reaches the client", async () => {
-  const thread = await client.threads.create();
+  const thread = await server.client.threads.create();
   const events: Array<{ event: string; data: unknown }> = [];
-  for await (const e of client.runs.stream(thread.thread_id, "ask", { input: { log: [] }, streamMode: [] })) {
+  for await (const e of server.client.runs.stream(thread.thread_id, "ask", { input: { log: [] }, streamMode: [] })) {
     events.push(e as { event: string; data: unknown });
   }
   const values = events.filter((e) => e.event === "values");
@@ -44,24 +34,24 @@ it("stream_mode [] streams values, and the interrupt reaches the client", async 
 });
 
 it("a run adds graph_id and assistant_id to a thread made with threads.create, so threads.search finds it", async () => {
-  const thread = await client.threads.create({ metadata: { topic: "names" } });
-  await client.runs.wait(thread.thread_id, "ask", { input: { log: [] } });
-  const metadata = (await client.threads.get(thread.thread_id)).metadata as Record<string, unknown>;
+  const thread = await server.client.threads.create({ metadata: { topic: "names" } });
+  await server.client.runs.wait(thread.thread_id, "ask", { input: { log: [] } });
+  const metadata = (await server.client.threads.get(thread.thread_id)).metadata as Record<string, unknown>;
   expect(metadata).toMatchObject({ topic: "names", graph_id: "ask", assistant_id: "ask" });
-  const found = await client.threads.search({ metadata: { graph_id: "ask" }, limit: 1000 });
+  const found = await server.client.threads.search({ metadata: { graph_id: "ask" }, limit: 1000 });
   expect(found.map((th) => th.thread_id)).toContain(thread.thread_id);
 });
 
 it("getSubgraphs lists a graph's subgraphs by namespace, nested ones with recurse", async () => {
-  const top = await client.assistants.getSubgraphs("course");
+  const top = await server.client.assistants.getSubgraphs("course");
   expect(Object.keys(top)).toEqual(["quiz"]);
   expect(Object.keys((top.quiz as { state_schema: { properties: object } }).state_schema.properties)).toEqual([
     "score",
     "asked",
   ]);
-  expect(Object.keys(await client.assistants.getSubgraphs("course", { recurse: true }))).toEqual([
+  expect(Object.keys(await server.client.assistants.getSubgraphs("course", { recurse: true }))).toEqual([
     "quiz",
     "quiz|grading",
   ]);
-  expect(Object.keys(await client.assistants.getSubgraphs("course", { namespace: "quiz" }))).toEqual(["quiz"]);
+  expect(Object.keys(await server.client.assistants.getSubgraphs("course", { namespace: "quiz" }))).toEqual(["quiz"]);
 });

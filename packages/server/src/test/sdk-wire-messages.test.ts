@@ -2,20 +2,10 @@
  * Messages on the wire as LangChain clients read them: `type` (human, ai, tool), `tool_calls`,
  * `tool_call_id` — in the thread's state, in a run's result and in streamed values and updates.
  */
-import { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./harness.js";
+import { expect, it } from "vitest";
+import { sdkServer } from "./harness.js";
 
-let t: TestServer;
-let client: Client;
-
-beforeAll(async () => {
-  t = await startTestServer();
-  client = new Client({ apiUrl: t.url, apiKey: null });
-});
-afterAll(async () => {
-  await t.close();
-});
+const server = sdkServer();
 
 type Wire = {
   type?: string;
@@ -34,9 +24,9 @@ const EXPECTED = [
 ];
 
 it("the thread's state, the run's result and streamed values carry LangChain's message fields", async () => {
-  const thread = await client.threads.create();
+  const thread = await server.client.threads.create();
   const streamed: Array<{ event: string; data: unknown }> = [];
-  for await (const e of client.runs.stream(thread.thread_id, "chat", {
+  for await (const e of server.client.runs.stream(thread.thread_id, "chat", {
     input: { messages: [{ role: "user", content: "weather?" }] },
     streamMode: ["values", "updates"],
   })) {
@@ -49,7 +39,7 @@ it("the thread's state, the run's result and streamed values carry LangChain's m
   };
   expect(shapes(toolUpdate.tools.messages)).toEqual([["tool", null, "call-1"]]);
 
-  const state = await client.threads.getState(thread.thread_id);
+  const state = await server.client.threads.getState(thread.thread_id);
   expect(shapes((state.values as { messages: Wire[] }).messages)).toEqual(EXPECTED);
   // the core's own fields stay beside them
   expect((state.values as { messages: Wire[] }).messages.map((m) => m.role)).toEqual([
@@ -58,13 +48,13 @@ it("the thread's state, the run's result and streamed values carry LangChain's m
     "tool",
     "assistant",
   ]);
-  const history = await client.threads.getHistory(thread.thread_id, { limit: 1 });
+  const history = await server.client.threads.getHistory(thread.thread_id, { limit: 1 });
   expect(shapes((history[0]?.values as { messages?: Wire[] } | undefined)?.messages ?? [])).toEqual(EXPECTED);
 });
 
 it("a message sent as LangChain content blocks is stored as its text", async () => {
-  const thread = await client.threads.create();
-  await client.runs.wait(thread.thread_id, "chat", {
+  const thread = await server.client.threads.create();
+  await server.client.runs.wait(thread.thread_id, "chat", {
     input: {
       messages: [
         {
@@ -78,7 +68,7 @@ it("a message sent as LangChain content blocks is stored as its text", async () 
     },
   });
   const first = (
-    (await client.threads.getState(thread.thread_id)).values as { messages: Array<Wire & { content: unknown }> }
+    (await server.client.threads.getState(thread.thread_id)).values as { messages: Array<Wire & { content: unknown }> }
   ).messages[0];
   expect(first).toMatchObject({ role: "user", type: "human", content: "weather today?" });
 });

@@ -88,6 +88,7 @@ const ROUTES: Record<string, RouteCase> = {
     body: () => ({ values: { data: "edited" } }),
   },
   "POST /threads/:thread_id/history": { access: "owner", path: (f) => `/threads/${f.T}/history`, body: () => ({}) },
+  "POST /threads/:thread_id/copy": { access: "owner", path: (f) => `/threads/${f.T}/copy`, body: () => ({}) },
   "GET /threads/:thread_id/stream": { access: "owner", path: (f) => `/threads/${f.T}/stream`, ok: [404] },
   "GET /threads/:thread_id/runs": { access: "owner", path: (f) => `/threads/${f.T}/runs` },
   "POST /threads/:thread_id/runs": {

@@ -6,6 +6,7 @@ import { stateJson, threadJson, threadSnapshot } from "../api-shapes.js";
 import { checkId, field, invalid, readBody } from "../request-body.js";
 import type { ThreadQuery, ThreadRecord, ThreadStatus } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
+import { copyCheckpoints } from "../thread-copy.js";
 
 const THREAD_STATUSES = ["idle", "busy", "interrupted", "error"] as const satisfies readonly ThreadStatus[];
 const SORT_BY = ["thread_id", "status", "created_at", "updated_at"] as const;
@@ -139,6 +140,29 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
     const id = checkId(c.req.param("checkpoint_id"), "checkpoint_id");
     return c.json(await state(thread, id, c.req.query("subgraphs") === "true"));
+  });
+
+  app.post("/:thread_id/copy", async (c) => {
+    const source = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    if ((await ctx.store.activeRuns(source.threadId)).length > 0) {
+      throw new TrellisError(
+        "CONFLICT",
+        `Thread ${source.threadId} has a run in progress; copy it once the run ended.`,
+      );
+    }
+    const now = new Date().toISOString();
+    const copy = await ctx.store.createThread(
+      {
+        ...source,
+        threadId: randomUUID(),
+        createdAt: now,
+        updatedAt: now,
+        status: source.status === "busy" ? "idle" : source.status,
+      },
+      "raise",
+    );
+    await copyCheckpoints(ctx.saver, source.threadId, copy.threadId);
+    return c.json(await threadJson(ctx, copy));
   });
 
   app.post("/:thread_id/state/checkpoint", async (c) => {

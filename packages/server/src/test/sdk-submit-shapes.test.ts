@@ -55,3 +55,23 @@ it("getSubgraphs lists a graph's subgraphs by namespace, nested ones with recurs
   ]);
   expect(Object.keys(await server.client.assistants.getSubgraphs("course", { namespace: "quiz" }))).toEqual(["quiz"]);
 });
+
+it("threads.copy makes an independent thread with the same state, history and pending interrupt", async () => {
+  const { client } = server;
+  const thread = await client.threads.create();
+  await client.runs.wait(thread.thread_id, "approval-flow", { input: { request: "lockout" } });
+  const original = await client.threads.getState(thread.thread_id);
+  const copy = await client.threads.copy(thread.thread_id);
+  expect(copy.thread_id).not.toBe(thread.thread_id);
+  expect((copy.metadata as Record<string, unknown>).graph_id).toBe("approval-flow");
+  const copied = await client.threads.getState(copy.thread_id);
+  expect(copied.values).toEqual(original.values);
+  expect(copied.next).toEqual(["review"]);
+  expect(copied.tasks[0]?.interrupts.map((i) => i.value)).toEqual(original.tasks[0]?.interrupts.map((i) => i.value));
+  const history = async (id: string) => (await client.threads.getHistory(id, { limit: 100 })).length;
+  expect(await history(copy.thread_id)).toBe(await history(thread.thread_id));
+  // the copy goes on alone: answering it leaves the original paused where it was
+  await client.runs.wait(copy.thread_id, "approval-flow", { command: { resume: "add PPE" } });
+  expect((await client.threads.getState(copy.thread_id)).next).toEqual(["approve"]);
+  expect((await client.threads.getState(thread.thread_id)).next).toEqual(["review"]);
+});

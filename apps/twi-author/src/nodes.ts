@@ -79,6 +79,20 @@ function tokens(reply: AssistantMessage): number {
   return reply.usage?.totalTokens ?? 0;
 }
 
+/**
+ * The conversation's identity: the thread it runs on. A conversation id given in the input (or a
+ * later state update) never names the PDF, the audit row or the signed link — two threads started
+ * without one, or one naming another's, would overwrite each other. Only a graph run without a
+ * thread (no checkpointer, so it cannot pause or publish twice) falls back to the state's id.
+ *
+ * @example
+ * conversationIdOf(state, ctx); // "9c5907be-…" (the thread id)
+ */
+export function conversationIdOf(state: AgentState, ctx: NodeContext): string {
+  const threadId = ctx.config.threadId ?? ctx.config.configurable?.thread_id;
+  return typeof threadId === "string" && threadId !== "" ? threadId : state.conversation_id;
+}
+
 function modeOf(state: AgentState): GeneratePromptInput["mode"] {
   return state.intent === "edit_twi" ? "edit" : state.intent === "question" ? "question" : "new";
 }
@@ -114,6 +128,7 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
         llm_model: model.model,
         llm_tokens_used: (state.llm_tokens_used ?? 0) + tokens(reply),
         status: "processing",
+        conversation_id: conversationIdOf(state, ctx),
       };
     },
 
@@ -154,12 +169,14 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
         status: "review_needed",
         llm_model: model.model,
         llm_tokens_used: (state.llm_tokens_used ?? 0) + tokens(reply),
-        messages: [{ id: `${state.conversation_id}:draft:${state.revision_count}`, role: "assistant", content: draft }],
+        messages: [
+          { id: `${conversationIdOf(state, ctx)}:draft:${state.revision_count}`, role: "assistant", content: draft },
+        ],
       };
     },
 
     /** Pause #1. Runs after the reviewer's card wrote its decision; refuses anything else. */
-    review(state) {
+    review(state, ctx) {
       if (state.status === "revision_requested" && !state.revision_feedback?.trim()) {
         throw new DecisionError("A revision request needs feedback: say what to change.", "FEEDBACK_REQUIRED");
       }
@@ -175,7 +192,9 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
           ? `Javítás kérése: ${state.revision_feedback}`
           : `Döntés: ${state.status}`;
       return {
-        messages: [{ id: `${state.conversation_id}:review:${state.revision_count}`, role: "user", content: said }],
+        messages: [
+          { id: `${conversationIdOf(state, ctx)}:review:${state.revision_count}`, role: "user", content: said },
+        ],
       };
     },
 
@@ -198,12 +217,13 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
     /** The seed's output_node: PDF bytes → blob upload → signed URL (24 h). */
     async output(state, ctx) {
       const revision = state.draft_metadata?.revision ?? state.revision_count;
-      const blobName = pdfBlobName(state.tenant_id, state.conversation_id, revision);
+      const conversationId = conversationIdOf(state, ctx);
+      const blobName = pdfBlobName(state.tenant_id, conversationId, revision);
       const url = await ctx.step("pdf-upload", async () => {
         const bytes = await services.pdf.render(
           state.draft ?? "",
           {
-            conversationId: state.conversation_id,
+            conversationId,
             tenantId: state.tenant_id,
             model: state.draft_metadata?.model ?? state.llm_model ?? "",
             generatedAt: state.draft_metadata?.generated_at ?? "",
@@ -214,14 +234,14 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
         );
         return services.blobs.upload(bytes, blobName, "application/pdf");
       });
-      return { pdf_url: url, pdf_blob_name: blobName, status: "completed" };
+      return { pdf_url: url, pdf_blob_name: blobName, status: "completed", conversation_id: conversationId };
     },
 
     /** The seed's audit_node: one `audit_log` row per finished conversation. */
     async audit(state, ctx) {
       await ctx.step("audit-log", () =>
         services.audit.record({
-          conversation_id: state.conversation_id,
+          conversation_id: conversationIdOf(state, ctx),
           user_id: state.user_id,
           tenant_id: state.tenant_id,
           channel: state.channel,
@@ -237,14 +257,14 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
     },
 
     /** For `unknown`: says what the assistant can do, and ends. */
-    clarify(state) {
+    clarify(state, ctx) {
       const text = [
         "Nem egészen értem a kérést. TWI munkautasításokat tudok írni és módosítani, és a TWI-ről szóló kérdésekre válaszolok.",
         "Például: „Írj TWI munkautasítást a raklap fóliázásáról.” vagy „Lépések: 1. … 2. …” a saját munkafolyamatáról.",
       ].join("\n");
       return {
         status: "completed",
-        messages: [{ id: `${state.conversation_id}:clarify`, role: "assistant", content: text }],
+        messages: [{ id: `${conversationIdOf(state, ctx)}:clarify`, role: "assistant", content: text }],
       };
     },
   };

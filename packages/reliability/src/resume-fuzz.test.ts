@@ -27,9 +27,10 @@ function hostileResumes(interruptId: string): fc.Arbitrary<{ label: string; path
     fc
       .dictionary(hex32, value, { minKeys: 1, maxKeys: 3 })
       .map((m) => ["resume map naming no pending interrupt", body(`${ask},"command":{"resume":${JSON.stringify(m)}}`)]),
+    // an update with a resume is LangGraph's edit-and-answer (accepted); one naming no state key is not
     fc
       .tuple(value, value)
-      .map(([r, u]) => ["resume with update", body(`${ask},"command":{"resume":${r},"update":{"answer":${u}}}`)]),
+      .map(([r, u]) => ["resume with update", body(`${ask},"command":{"resume":${r},"update":{"no_such_key":${u}}}`)]),
     fc
       .tuple(value, fc.constantFrom('"done"', '"ask"', '["done"]'))
       .map(([r, g]) => ["resume with goto", body(`${ask},"command":{"resume":${r},"goto":${g}}`)]),

@@ -54,8 +54,8 @@ function command(body: Record<string, unknown>, hosted: HostedGraph): RunKwargs[
   if (out.resume === undefined && out.update === undefined && out.goto === undefined) {
     throw invalid('"command" must carry "resume", "update" or "goto".');
   }
-  if (out.resume !== undefined && (out.update !== undefined || out.goto !== undefined)) {
-    throw invalid('A command carries "resume", or "update"/"goto", not both: update the state first, then resume.');
+  if (out.resume !== undefined && out.goto !== undefined) {
+    throw invalid('A command carries "resume" (with an "update"), or "goto", not both: route first, then resume.');
   }
   return out;
 }

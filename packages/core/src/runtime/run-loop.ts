@@ -251,12 +251,14 @@ class GraphRun {
     }
     const hasRouting = command.update !== undefined || command.goto.length > 0;
     if (command.hasResume) {
-      if (hasRouting) {
+      if (command.goto.length > 0) {
         throw new TrellisError(
           "INVALID_ARGUMENT",
-          "A Command passed to invoke may carry `resume`, or `update`/`goto`, but not both. Call updateState first, then resume.",
+          "A Command passed to invoke may carry `resume` (with an `update`), or `goto`, but not both. Route with updateState first, then resume.",
         );
       }
+      // LangGraph's Command({ update, resume }): a reviewer edits the state while answering the pause
+      if (command.update !== undefined) await this.#updateKeepingPause(state, command.update);
       const pending = pendingInterrupts(state.pending);
       if (pending.length === 0 && !isResumeMap(command.resume) && state.checkpoint.next.length > 0) {
         // Paused at a breakpoint or after a failure: as in LangGraph, a resume simply continues.
@@ -291,6 +293,35 @@ class GraphRun {
     await this.#writer.checkpoint(state);
     this.#emitValues(state);
     return true;
+  }
+
+  /**
+   * Applies an update as a new checkpoint that keeps the thread's pause: the same next tasks under the
+   * same task ids (a fork's `task_base`), and the pending writes of the checkpoint it follows — so the
+   * pending interrupts keep their ids and the resume that comes with the update answers them.
+   */
+  async #updateKeepingPause(state: ThreadState, raw: unknown): Promise<void> {
+    const carried = state.pending;
+    const metadata = state.checkpoint.metadata as { task_base?: unknown };
+    const taskBase = typeof metadata.task_base === "string" ? metadata.task_base : state.checkpoint.id;
+    const update = validateUpdate(this.#spec.schema, "input", raw) ?? {};
+    const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
+    this.#checkSize(values, state);
+    this.#advance(
+      state,
+      {
+        values,
+        changed,
+        next: state.checkpoint.next,
+        barriers: state.checkpoint.barriers,
+        source: "update",
+        writes: { [START]: Object.keys(update) },
+      },
+      { task_base: taskBase },
+    );
+    await this.#writer.checkpoint(state);
+    for (const [taskId, writes] of carried) await this.#writer.writes(state, taskId, [...writes]);
+    this.#emitValues(state);
   }
 
   async #loop(state: ThreadState, continuing: boolean): Promise<RunOutcome> {
@@ -455,6 +486,7 @@ class GraphRun {
       source: "input" | "loop" | "update";
       writes: Record<string, string[]>;
     },
+    extraMetadata: Record<string, unknown> = {},
   ): void {
     const stepNumber = state.stored || state.checkpoint.step > -2 ? state.checkpoint.step + 1 : -1;
     advance(state, {
@@ -464,7 +496,13 @@ class GraphRun {
       changed: step.changed,
       plan: step.next,
       barriers: step.barriers,
-      metadata: { ...this.#config.metadata, source: step.source, step: stepNumber, writes: step.writes },
+      metadata: {
+        ...this.#config.metadata,
+        ...extraMetadata,
+        source: step.source,
+        step: stepNumber,
+        writes: step.writes,
+      },
       appendOnly: (channel) => this.#spec.schema[channel]?.appendOnly === true,
     });
     if (this.#sink?.modes.has("debug")) {

@@ -309,3 +309,42 @@ describe("input while stopped at a static breakpoint", () => {
     });
   });
 });
+
+describe("Command({ update, resume })", () => {
+  it("edits the state and answers the pause in one go: the resumed node sees the edit", async () => {
+    const graph = new StateGraph({ draft: channel.value(""), log: channel.append<string>() })
+      .addNode("write", () => ({ draft: "v1" }))
+      .addNode("review", (s) => ({ log: [`${interrupt<string>("ok?")}: ${s.draft}`] }))
+      .addEdge(START, "write")
+      .addEdge("write", "review")
+      .addEdge("review", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { threadId: "edit-and-resume" };
+    await graph.invoke({}, config);
+    const paused = await graph.getState(config);
+    const done = await graph.invoke(new Command({ update: { draft: "v2 (edited)" }, resume: "approved" }), config);
+    expect(done.log).toEqual(["approved: v2 (edited)"]);
+    // a resume map still names the interrupt by the id the client saw
+    const again = new StateGraph({ draft: channel.value(""), log: channel.append<string>() })
+      .addNode("review", (s) => ({ log: [`${interrupt<string>("ok?")}: ${s.draft}`] }))
+      .addEdge(START, "review")
+      .compile({ checkpointer: new MemorySaver() });
+    await again.invoke({ draft: "x" }, { threadId: "map" });
+    const id = (await again.getState({ threadId: "map" })).interrupts[0]?.id as string;
+    const out = await again.invoke(new Command({ update: { draft: "y" }, resume: { [id]: "fine" } }), {
+      threadId: "map",
+    });
+    expect(out.log).toEqual(["fine: y"]);
+    expect(paused.interrupts).toHaveLength(1);
+  });
+
+  it("with goto it is still refused", async () => {
+    const graph = reviewThenApprove();
+    await graph.invoke({}, { threadId: "goto" });
+    await caught(
+      () => graph.invoke(new Command({ goto: "approve", resume: "x" }), { threadId: "goto" }),
+      TrellisError,
+      "INVALID_ARGUMENT",
+    );
+  });
+});

@@ -77,7 +77,7 @@ describe("bad requests get a 4xx JSON error and store nothing", () => {
       [
         "POST",
         `/threads/${T}/runs`,
-        json({ assistant_id: "slow", command: { resume: 1, update: { log: [] } } }),
+        json({ assistant_id: "slow", command: { resume: 1, goto: "a" } }),
         400,
         "INVALID_ARGUMENT",
       ],

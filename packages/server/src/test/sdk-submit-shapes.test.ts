@@ -75,3 +75,16 @@ it("threads.copy makes an independent thread with the same state, history and pe
   expect((await client.threads.getState(copy.thread_id)).next).toEqual(["approve"]);
   expect((await client.threads.getState(thread.thread_id)).next).toEqual(["review"]);
 });
+
+it("command with update and resume: the review edits the state while answering the pause", async () => {
+  const { client } = server;
+  const thread = await client.threads.create();
+  await client.runs.wait(thread.thread_id, "approval-flow", { input: { request: "lockout" } });
+  const paused = await client.threads.getState(thread.thread_id);
+  const edited = `${(paused.values as { draft: string }).draft} [edited by the reviewer]`;
+  const next = (await client.runs.wait(thread.thread_id, "approval-flow", {
+    command: { update: { draft: edited }, resume: "" },
+  })) as { draft: string; __interrupt__?: Array<{ value: { draft: string } }> };
+  // the review saw the edited draft and had no changes; the approval shows what the reviewer edited
+  expect(next.__interrupt__?.[0]?.value.draft).toBe(edited);
+});

@@ -10,6 +10,9 @@ export type RankMetric =
   | "pe_ratio"
   | "dividend_yield";
 
+/** Which end of a ranking: `desc` highest first, `asc` lowest first. */
+export type RankOrder = "asc" | "desc";
+
 /** Names the question parser matches: companies and sectors with their aliases. */
 export interface CompanyDirectory {
   companies: readonly { id: string; name: string; listed: boolean; aliases: readonly string[] }[];
@@ -154,8 +157,16 @@ export class CompanyGraph {
     return this.#directory;
   }
 
-  /** Listed companies with the highest `metric`, optionally within a sector and its sub-sectors. */
-  async rank(options: { metric: RankMetric; limit: number; sectorId?: string }): Promise<CompanySummary[]> {
+  /**
+   * Listed companies with the highest `metric` (or the lowest, with `order: "asc"`), optionally within a
+   * sector and its sub-sectors.
+   */
+  async rank(options: {
+    metric: RankMetric;
+    limit: number;
+    order?: RankOrder;
+    sectorId?: string;
+  }): Promise<CompanySummary[]> {
     const column = METRIC_COLUMNS[options.metric];
     const params: SqlValue[] = [];
     let sql = `SELECT ${SUMMARY_COLUMNS} FROM ${SUMMARY_FROM} WHERE c.listed = 1 AND ${column} IS NOT NULL`;
@@ -163,7 +174,7 @@ export class CompanyGraph {
       sql = `WITH RECURSIVE ${SECTOR_TREE} ${sql} AND c.sector_id IN (SELECT id FROM sector_tree)`;
       params.push(options.sectorId);
     }
-    sql += ` ORDER BY ${column} DESC, c.id LIMIT ?`;
+    sql += ` ORDER BY ${column} ${options.order === "asc" ? "ASC" : "DESC"}, c.id LIMIT ?`;
     params.push(Math.max(1, Math.min(50, Math.trunc(options.limit))));
     return (await this.#db.query<SummaryRow>(sql, params)).map(toSummary);
   }

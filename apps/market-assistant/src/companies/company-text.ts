@@ -1,4 +1,11 @@
-import type { CompanyProfile, CompanySummary, OwnershipLink, RankMetric, SectorMetrics } from "./company-graph.js";
+import type {
+  CompanyProfile,
+  CompanySummary,
+  OwnershipLink,
+  RankMetric,
+  RankOrder,
+  SectorMetrics,
+} from "./company-graph.js";
 
 /** How a metric is named and shown. */
 const METRIC_LABELS: Record<RankMetric, string> = {
@@ -71,10 +78,16 @@ function metricValue(company: CompanySummary, metric: RankMetric, currency: stri
  */
 export function rankingText(
   companies: readonly CompanySummary[],
-  options: { metric: RankMetric; limit: number; currency: string; sectorName?: string },
+  options: { metric: RankMetric; limit: number; currency: string; sectorName?: string; order?: RankOrder },
 ): string {
   const scope = options.sectorName ? `in ${options.sectorName}` : "listed companies";
-  const head = `Top ${companies.length} ${scope} by ${metricLabel(options.metric)}`;
+  const n = companies.length;
+  const head =
+    n === 1
+      ? `${options.order === "asc" ? "Lowest" : "Highest"} ${metricLabel(options.metric)} ${options.sectorName ? scope : "among listed companies"}`
+      : options.order === "asc"
+        ? `${options.metric === "market_cap" ? "Smallest" : "Lowest"} ${n} ${scope} by ${metricLabel(options.metric)} (lowest first)`
+        : `Top ${n} ${scope} by ${metricLabel(options.metric)}`;
   if (companies.length === 0) return `${head}: no listed company has that figure in the database.`;
   const lines = companies.map(
     (c, i) => `${i + 1}. ${c.name} (${c.id}, ${c.sector}): ${metricValue(c, options.metric, options.currency)}`,

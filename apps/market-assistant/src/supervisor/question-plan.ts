@@ -1,9 +1,10 @@
-import type { CompanyDirectory, RankMetric } from "../companies/company-graph.js";
+import type { CompanyDirectory, RankMetric, RankOrder } from "../companies/company-graph.js";
 import { findEntities } from "../companies/entity-matcher.js";
 
 /** One piece of work the supervisor hands to a worker. */
 export type SupervisorTask =
-  | { id: string; kind: "rank"; metric: RankMetric; limit: number; sectorId?: string }
+  | { id: string; kind: "rank"; metric: RankMetric; order: RankOrder; limit: number; sectorId?: string }
+  | { id: string; kind: "not_in_data"; what: string; companyIds: string[] }
   | { id: string; kind: "sector_companies"; sectorId: string }
   | { id: string; kind: "sector_metrics"; sectorId: string }
   | { id: string; kind: "profile"; companyId: string }
@@ -34,13 +35,51 @@ const NUMBER_WORDS: Record<string, number> = {
   twenty: 20,
 };
 
-const RANK = /\b(top|largest|biggest|highest|lowest|leading|most valuable|rank|ranking|ranked)\b/;
+/** Superlatives that name no figure: they rank only with a metric the question names. */
+const SUPERLATIVE = /\b(best|worst|safest|riskiest|strongest|weakest|healthiest|cheapest|most expensive|fastest)\b/;
+const RANK =
+  /\b(top|bottom|largest|biggest|smallest|highest|lowest|leading|most|least|rank|ranking|ranked|best|worst|safest|riskiest|strongest|weakest|healthiest|cheapest|fastest)\b/;
+/** Order words that ask for the low end of a ranking. */
+const ASCENDING = /\b(lowest|smallest|least|bottom|fewest|cheapest|worst|weakest)\b/;
+/** Words that rank by size (market capitalisation) when no other metric is named. */
+const SIZE =
+  /\b(top|bottom|largest|biggest|smallest|leading|most valuable|least valuable|market cap|market capitali[sz]ation|size|rank|ranking|ranked)\b|\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(companies|stocks|firms)\b/;
+/** A question for one company ("Which bank is the most profitable?"): the ranking's first line answers it. */
+const SINGULAR =
+  /\bwhich\s+(company|bank|firm|stock|one|insurer|hotel|\w+)\s+(is|has|was|had|makes|earns|pays)\b|\bwhat is the\s+(most|least|largest|smallest|biggest|highest|lowest)\b|\bwho is the\b/;
+
+/**
+ * Figures the company graph does not hold, each with the words that ask for it. A question asking
+ * for one is told so plainly, never answered with another figure.
+ */
+const NOT_IN_DATA: readonly { what: string; words: RegExp }[] = [
+  {
+    what: "share prices",
+    words:
+      /\b(share|stock|market|current|last|closing|opening|trading)\s+prices?\b|\bprices?\s+(per share|of (the |its |their )?(shares?|stocks?))\b|\bshare value\b|\bquotes?\b|\btrading at\b|\bprice of\b|\bhow much (is|are|does) .* (share|stock)s? (cost|worth)\b/,
+  },
+  { what: "earnings per share", words: /\beps\b|\bearnings per share\b/ },
+  { what: "debt or liabilities", words: /\bdebts?\b|\bleverage\b|\bgearing\b|\bliabilit(y|ies)\b|\bborrowings?\b/ },
+  { what: "employee numbers", words: /\bemployees?\b|\bstaff\b|\bheadcount\b|\bworkforce\b/ },
+  { what: "trading volumes", words: /\b(trading|share|daily)\s+volumes?\b|\bvolume traded\b|\bliquidity\b/ },
+  { what: "book values or P/B ratios", words: /\bbook value\b|\bp\/b\b|\bprice.to.book\b/ },
+  {
+    what: "figures over several years (only the latest fiscal year is held)",
+    words:
+      /\bgrowth\b|\bgrew\b|\btrends?\b|\bhistor(y|ical)\b|\b52.week\b|\blast (five|5|ten|10|three|3) years\b|\bover time\b/,
+  },
+  {
+    what: "management or board members",
+    words: /\bceo\b|\bchair(man|person)?\b|\bdirectors?\b|\bboard\b|\bmanagement\b/,
+  },
+];
+
 const OWNERS =
   /\bwho\s+(owns|controls|holds)\b|\bowners?\b|\bparent( company)?\b|\bshareholders?\b|\bbelongs? to\b|\bcontrolled by\b/;
 const HOLDINGS =
   /\bown(s|ed)?\b|\bsubsidiar(y|ies)\b|\bholdings?\b|\bstakes?\b|\bportfolio\b|\binvest(s|ed|ments?)?\b|\bgroup companies\b/;
 const METRICS =
-  /\bfinancials?\b|\bmetrics?\b|\brevenue\b|\bsales\b|\bprofits?\b|\bearnings\b|\broe\b|\breturn on equity\b|\bp\/?e\b|\bdividends?\b|\bmargins?\b|\bassets\b|\bperformance\b|\bratios?\b|\bfigures\b/;
+  /\bprofitab(le|ility)\b|\bfinancials?\b|\bmetrics?\b|\brevenue\b|\bsales\b|\bprofits?\b|\bearnings\b|\broe\b|\breturn on equity\b|\bp\/?e\b|\bdividends?\b|\bmargins?\b|\bassets\b|\bperformance\b|\bratios?\b|\bfigures\b/;
 
 /**
  * Turns a natural-language question into the tasks that answer it, using the database's directory of
@@ -67,12 +106,22 @@ export function planQuestion(question: string, directory: CompanyDirectory): Sup
   const sectors = mentions.sectors.map((s) => s.id);
   const tasks: TaskSpec[] = [];
   const ranked = RANK.test(rest) || (/\b(\d+|five|ten)\s+(companies|stocks|firms)\b/.test(rest) && !companies.length);
+  const missing = NOT_IN_DATA.filter((m) =>
+    m.words.test(rest.replace(/\bprice.?to.?earnings\b|\bprice\/earnings\b/g, " ")),
+  );
 
+  for (const m of missing) tasks.push({ kind: "not_in_data", what: m.what, companyIds: companies });
   if (ranked && companies.length === 0) {
     const metric = rankMetric(rest);
-    const limit = rankLimit(rest);
-    if (sectors.length === 0) tasks.push({ kind: "rank", metric, limit });
-    for (const sectorId of sectors) tasks.push({ kind: "rank", metric, limit, sectorId });
+    if (metric !== undefined) {
+      const order: RankOrder = ASCENDING.test(rest) ? "asc" : "desc";
+      const limit = rankLimit(question.toLowerCase());
+      if (sectors.length === 0) tasks.push({ kind: "rank", metric, order, limit });
+      for (const sectorId of sectors) tasks.push({ kind: "rank", metric, order, limit, sectorId });
+    } else if (missing.length === 0) {
+      const word = SUPERLATIVE.exec(rest)?.[0] ?? /\b(most|least|highest|lowest)\s+\w+/.exec(rest)?.[0] ?? "that";
+      tasks.push({ kind: "not_in_data", what: `a figure that measures "${word}"`, companyIds: [] });
+    }
   }
   if (OWNERS.test(rest)) {
     for (const companyId of companies) tasks.push({ kind: "owners", companyId });
@@ -83,30 +132,35 @@ export function planQuestion(question: string, directory: CompanyDirectory): Sup
     for (const companyId of companies) tasks.push({ kind: "company_metrics", companyId });
     for (const sectorId of sectors) tasks.push({ kind: "sector_metrics", sectorId });
   }
-  if (tasks.length === 0) {
+  if (!tasks.some((t) => t.kind !== "not_in_data")) {
     for (const companyId of companies) tasks.push({ kind: "profile", companyId });
     for (const sectorId of sectors) tasks.push({ kind: "sector_companies", sectorId });
   }
   return tasks.slice(0, MAX_TASKS).map((t, i) => ({ ...t, id: `t${i + 1}` }) as SupervisorTask);
 }
 
-function rankMetric(text: string): RankMetric {
+/** The metric a ranking asks for; `undefined` when it names none the database holds and is not about size. */
+function rankMetric(text: string): RankMetric | undefined {
   if (/\breturn on equity\b|\broe\b/.test(text)) return "roe";
   if (/\bdividend/.test(text)) return "dividend_yield";
   if (/\bp\/?e\b|price.to.earnings/.test(text)) return "pe_ratio";
-  if (/\bnet profit|\bprofit|\bearnings\b/.test(text)) return "net_profit";
+  if (/\bnet profit|\bprofit|\bearnings\b|\bearn(s|ed)?\b|\bmakes? the most money\b/.test(text)) return "net_profit";
   if (/\brevenue|\bsales\b|\bturnover\b/.test(text)) return "revenue";
   if (/\btotal assets\b|\bassets\b/.test(text)) return "total_assets";
-  return "market_cap";
+  if (SIZE.test(text)) return "market_cap";
+  return undefined;
 }
 
-function rankLimit(text: string): number {
+/** How many companies a ranking lists: the number asked for, 1 for a question about one company, else 5. */
+function rankLimit(question: string): number {
   const n = "(\\d{1,2}|" + Object.keys(NUMBER_WORDS).join("|") + ")";
-  const after = new RegExp(`\\b(?:top|largest|biggest|highest|lowest|leading)\\s+${n}\\b`).exec(text)?.[1];
-  const before = new RegExp(`\\b${n}\\s+(?:largest|biggest|top|highest|lowest|leading|companies|stocks|firms)\\b`).exec(
-    text,
-  )?.[1];
+  const words = "top|bottom|largest|biggest|smallest|highest|lowest|leading";
+  const after = new RegExp(`\\b(?:${words})\\s+${n}\\b`).exec(question)?.[1];
+  const before = new RegExp(
+    `\\b${n}\\s+(?:${words}|most|least|companies|stocks|firms|banks|insurers|[a-z]+ companies)\\b`,
+  ).exec(question)?.[1];
   const token = after ?? before;
   const value = token === undefined ? Number.NaN : (NUMBER_WORDS[token] ?? Number(token));
-  return Number.isInteger(value) && value > 0 ? Math.min(value, 20) : 5;
+  if (Number.isInteger(value) && value > 0) return Math.min(value, 20);
+  return SINGULAR.test(question) ? 1 : 5;
 }

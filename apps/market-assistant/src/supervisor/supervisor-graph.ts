@@ -30,6 +30,7 @@ const WORKER_OF: Record<TaskKind, WorkerName> = {
   sector_metrics: "financial_analyst",
   company_metrics: "financial_analyst",
   profile: "company_profiler",
+  not_in_data: "company_profiler",
 };
 
 /** The supervisor's state. `iteration_count` counts the tasks handed to workers. */
@@ -120,6 +121,7 @@ async function runTask(companies: CompanyGraph, task: SupervisorTask): Promise<s
       const rows = await companies.rank(task);
       return rankingText(rows, {
         metric: task.metric,
+        order: task.order,
         limit: task.limit,
         currency,
         ...(task.sectorId ? { sectorName: sectorName(task.sectorId) } : {}),
@@ -145,6 +147,15 @@ async function runTask(companies: CompanyGraph, task: SupervisorTask): Promise<s
       const c = profile.company;
       if (c.fiscalYear === null) return `${c.name} has no financial figures in the database (it is not listed).`;
       return `Financial metrics of ${c.name} (${c.sector}), FY${c.fiscalYear}: market cap ${money(c.marketCap, currency)}, ${figuresText(c, currency)}.`;
+    }
+    case "not_in_data": {
+      const names = task.companyIds.map(companyName);
+      const about = names.length > 0 ? ` for ${names.join(" or ")}` : "";
+      return (
+        `The database does not hold ${task.what}${about}, so I cannot answer that. For each listed company it ` +
+        "holds the market capitalisation and the latest fiscal year's revenue, net profit, total assets, ROE, " +
+        "P/E ratio and dividend yield, and who owns whom."
+      );
     }
     case "profile": {
       const profile = await companies.profile(task.companyId);

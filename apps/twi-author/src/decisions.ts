@@ -28,9 +28,17 @@ export class DecisionError extends Error {
     message: string,
     /**
      * `STALE`: the card or button was shown for a pause the conversation has left (answered twice,
-     * or an older card); `BUSY`: another decision on the conversation is being worked on.
+     * or an older card); `BUSY`: another decision on the conversation is being worked on;
+     * `NOT_PUBLISHABLE`: an approval of a draft that is not a TWI instruction (questions, an answer).
      */
-    readonly code: "NOT_PAUSED" | "WRONG_PAUSE" | "STALE" | "BUSY" | "FEEDBACK_REQUIRED" | "UNKNOWN_CONVERSATION",
+    readonly code:
+      | "NOT_PAUSED"
+      | "WRONG_PAUSE"
+      | "STALE"
+      | "BUSY"
+      | "FEEDBACK_REQUIRED"
+      | "UNKNOWN_CONVERSATION"
+      | "NOT_PUBLISHABLE",
   ) {
     super(message);
   }

@@ -7,7 +7,8 @@
  *          └── unknown                                              → clarify → END
  *   review ├── approved           → approve ⏸ → output → audit → END
  *          ├── revision_requested → revise → generate → review ⏸   (3 revisions; the 4th request → approve ⏸)
- *          └── rejected           → END
+ *          ├── rejected           → END
+ *          └── approved, but the draft is not an instruction → review ⏸ again (re-asked, nothing published)
  */
 import { type CheckpointSaver, type Clock, END, START, StateGraph, systemClock } from "@trellis/core";
 import type { ChatModel } from "@trellis/models";
@@ -58,10 +59,12 @@ export function routeIntent(state: AgentState): "generate_twi" | "edit_twi" | "q
  * @example
  * afterReview({ status: "rejected" } as AgentState); // "rejected"
  */
-export function afterReview(state: AgentState): "approved" | "revision_requested" | "rejected" {
+export function afterReview(state: AgentState): "approved" | "revision_requested" | "rejected" | "ask_again" {
   if (state.status === "approved" || state.status === "revision_requested" || state.status === "rejected") {
     return state.status;
   }
+  // The review node turned an approval of a non-instruction back into a waiting review: pause again.
+  if (state.status === "review_needed") return "ask_again";
   // The review node refuses other statuses before this edge runs; keep the type total.
   return "rejected";
 }
@@ -109,6 +112,7 @@ export function buildTwiGraph(services: TwiServices, options: BuildGraphOptions 
       approved: "approve",
       revision_requested: "revise",
       rejected: END,
+      ask_again: "review",
     })
     .addConditionalEdges("revise", afterRevision, { generate: "generate", approve: "approve" })
     .addEdge("approve", "output")

@@ -19,7 +19,7 @@ import {
 } from "./prompts.js";
 import { type AgentState, type AgentUpdate, AI_LABEL, type ProcessedInput } from "./state.js";
 import type { BlobStorage } from "./storage/blob-storage.js";
-import { matchHeading } from "./twi-document.js";
+import { matchHeading, parseTwiText } from "./twi-document.js";
 
 /** What the nodes need. */
 interface NodeServices {
@@ -60,6 +60,26 @@ export function pdfBlobName(tenantId: string, conversationId: string, revision: 
       .replace(/^\.+/, "_")
       .slice(0, 120) || "_";
   return `${safe(tenantId)}/${safe(conversationId)}/twi-r${revision}.pdf`;
+}
+
+/**
+ * What the review pause says when an approval meets a draft that is not a TWI instruction (the model
+ * asked back or answered a question): it cannot be published as "human checked and approved".
+ *
+ * @example
+ * NOT_PUBLISHABLE_TEXT; // "Ez a vázlat nem hagyható jóvá: …"
+ */
+export const NOT_PUBLISHABLE_TEXT =
+  "Ez a vázlat nem hagyható jóvá: nem munkautasítás, hanem az asszisztens kérdései vagy válasza. Válaszoljon a kérdésekre a „Javítás kérése” mezőben (revision_feedback), vagy utasítsa el.";
+
+/**
+ * True when a draft is a six-section TWI instruction, the only thing that may be approved and published.
+ *
+ * @example
+ * isPublishable(askBackDraft); // false
+ */
+export function isPublishable(draft: string | null): boolean {
+  return draft !== null && parseTwiText(draft) !== undefined;
 }
 
 /**
@@ -187,6 +207,20 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
           "WRONG_PAUSE",
         );
       }
+      if (state.status === "approved" && !isPublishable(state.draft)) {
+        // Not an instruction: re-ask at the same pause (the edge after review loops back), with the reason.
+        return {
+          status: "review_needed",
+          approval_timestamp: null,
+          messages: [
+            {
+              id: `${conversationIdOf(state, ctx)}:not-publishable:${state.revision_count}`,
+              role: "assistant",
+              content: NOT_PUBLISHABLE_TEXT,
+            },
+          ],
+        };
+      }
       const said =
         state.status === "revision_requested"
           ? `Javítás kérése: ${state.revision_feedback}`
@@ -210,6 +244,10 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
           `The final approval pause expects status "approved" with an approval_timestamp, found "${state.status}".`,
           "WRONG_PAUSE",
         );
+      }
+      if (!isPublishable(state.draft)) {
+        // Reached only when the revision limit forced a non-instruction here: never publish it.
+        throw new DecisionError(NOT_PUBLISHABLE_TEXT, "NOT_PUBLISHABLE");
       }
       return {};
     },

@@ -3,6 +3,7 @@
  * Teams and Telegram channels and the CLI.
  */
 import { DecisionError } from "../decisions.js";
+import { NOT_PUBLISHABLE_TEXT } from "../nodes.js";
 import type { ConversationView } from "../twi-assistant.js";
 
 /**
@@ -21,7 +22,7 @@ export const TEXT = {
       ? `Jóváhagyhatja, javítást kérhet (még ${left} alkalommal), vagy elutasíthatja.`
       : "Jóváhagyhatja vagy elutasíthatja. A revíziós keret elfogyott: egy újabb javítási kérés a végső jóváhagyásra kerül.",
   notInstruction:
-    "Ez nem kész munkautasítás: az asszisztens kérdez vagy válaszol. Válaszát a „Javítás kérése” mezőben adja meg.",
+    "Ez nem kész munkautasítás: az asszisztens kérdez vagy válaszol, ezért nem hagyható jóvá. Válaszát a „Javítás kérése” mezőben adja meg, vagy utasítsa el.",
   finalTitle: "Végső jóváhagyás",
   finalHint: "A jóváhagyás után elkészül a PDF, és a beszélgetés bekerül az auditnaplóba.",
   forced: (feedback: string | null) =>
@@ -61,6 +62,8 @@ export function decisionErrorText(error: unknown): string {
       return "Egy döntés feldolgozása már folyamatban van ennél a beszélgetésnél; várja meg az eredményét.";
     case "UNKNOWN_CONVERSATION":
       return "Ezt a beszélgetést nem találom.";
+    case "NOT_PUBLISHABLE":
+      return NOT_PUBLISHABLE_TEXT;
   }
 }
 

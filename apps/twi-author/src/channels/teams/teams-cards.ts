@@ -35,7 +35,8 @@ function submit(title: string, data: CardSubmitData, style?: "positive" | "destr
 export function reviewCard(view: Extract<ConversationView, { kind: "review" }>): AdaptiveCard {
   const at = { twi: "decision", conversationId: view.conversationId, pauseId: view.pauseId } as const;
   const actions = [
-    submit(TEXT.approve, { ...at, action: "approved" }, "positive"),
+    // a draft that is not an instruction (questions, an answer) cannot be approved
+    ...(view.isInstruction ? [submit(TEXT.approve, { ...at, action: "approved" }, "positive")] : []),
     submit(TEXT.requestRevision, { ...at, action: "revision_requested" }),
     submit(TEXT.reject, { ...at, action: "rejected" }, "destructive"),
   ];

@@ -42,7 +42,8 @@ export function keyboardFor(view: ConversationView): InlineKeyboard | undefined 
     return {
       inline_keyboard: [
         [
-          { text: `✅ ${TEXT.approve}`, callback_data: `twi:a:${tag}:${id}` },
+          // a draft that is not an instruction (questions, an answer) cannot be approved
+          ...(view.isInstruction ? [{ text: `✅ ${TEXT.approve}`, callback_data: `twi:a:${tag}:${id}` }] : []),
           { text: `✏️ ${TEXT.requestRevision}`, callback_data: `twi:r:${tag}:${id}` },
           { text: `❌ ${TEXT.reject}`, callback_data: `twi:x:${tag}:${id}` },
         ],

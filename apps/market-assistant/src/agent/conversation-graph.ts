@@ -182,17 +182,53 @@ function turnsSinceUser(messages: readonly Message[]): number {
   return messages.slice(lastUserIndex(messages) + 1).filter((m) => m.role === "assistant").length;
 }
 
-/** The answer when the iteration cap is hit: says so, and gives the tool results gathered so far. */
+/** Most characters of tool results a partial answer quotes, shared among the results. */
+const PARTIAL_ANSWER_BUDGET = 12_000;
+
+/**
+ * The answer when the iteration cap is hit: says so, and gives every tool result gathered so far, each
+ * under the query that produced it (shortened to share {@link PARTIAL_ANSWER_BUDGET} characters), then
+ * the queries never run. A closing note in parentheses that every result repeats (the sample-data
+ * notice) is said once, at the end.
+ */
 function partialAnswer(state: AgentState): AssistantMessage {
-  const results = state.messages
-    .slice(lastUserIndex(state.messages) + 1)
-    .filter((m) => m.role === "tool" && m.content.trim() !== "")
-    .map((m) => (m.content.length > 1500 ? `${m.content.slice(0, 1500)}…` : m.content));
+  const current = state.messages.slice(lastUserIndex(state.messages) + 1);
+  const calls = current.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : []));
+  const queryOf = (id: string) => {
+    const args = calls.find((c) => c.id === id)?.args as { query?: unknown } | undefined;
+    return typeof args?.query === "string" ? args.query : undefined;
+  };
+  const tools = current.filter((m) => m.role === "tool" && m.content.trim() !== "");
+  const answered = new Set(current.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));
+  const notes = new Set<string>();
+  const bodies = tools.map((m) => {
+    const paragraphs = m.content.trim().split(/\n\n/);
+    const last = paragraphs.at(-1) ?? "";
+    if (paragraphs.length > 1 && /^\(.*\)$/s.test(last)) {
+      notes.add(last);
+      paragraphs.pop();
+    }
+    return paragraphs.join("\n\n");
+  });
   const head =
     `I reached the limit of ${state.max_iterations} reasoning steps before finishing, so this answer is partial` +
     " and may be incomplete.";
-  if (results.length === 0)
+  if (tools.length === 0)
     return assistantMessage(`${head} I had not retrieved any data yet; please ask a narrower question.`);
-  const shown = results.slice(-3);
-  return assistantMessage(`${head} Here is what I found so far:\n\n${shown.join("\n\n")}`);
+  const each = Math.max(300, Math.floor(PARTIAL_ANSWER_BUDGET / tools.length));
+  const shown = tools.map((m, i) => {
+    const body = bodies[i] ?? "";
+    const text = body.length > each ? `${body.slice(0, each)}… (cut short)` : body;
+    const query = m.role === "tool" ? queryOf(m.toolCallId) : undefined;
+    return `${i + 1}. ${query === undefined ? "" : `"${query}":\n`}${text}`;
+  });
+  const unrun = calls
+    .filter((c) => !answered.has(c.id))
+    .map((c) => (c.args as { query?: unknown }).query)
+    .filter((q): q is string => typeof q === "string")
+    .map((q) => `"${q}"`);
+  const parts = [`${head} Here is what I found so far (${tools.length} results):`, ...shown];
+  if (unrun.length > 0) parts.push(`Not looked up before the limit: ${unrun.join(", ")}.`);
+  parts.push(...notes);
+  return assistantMessage(parts.join("\n\n"));
 }

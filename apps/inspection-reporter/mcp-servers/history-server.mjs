@@ -19,6 +19,7 @@ export function createHistoryServer() {
     "get_inspection_history",
     {
       description: "Company data and past inspections (newest first) for a KVK number (8 digits).",
+      annotations: { readOnlyHint: true },
       inputSchema: { kvk_number: z.string().describe("KVK number, 8 digits") },
     },
     async ({ kvk_number }) => {
@@ -33,6 +34,7 @@ export function createHistoryServer() {
     "search_companies",
     {
       description: "Find companies by (part of) their name; returns name, KVK number and address.",
+      annotations: { readOnlyHint: true },
       inputSchema: { name: z.string() },
     },
     async ({ name }) => {

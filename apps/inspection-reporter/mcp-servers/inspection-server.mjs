@@ -36,6 +36,7 @@ export function createInspectionServer(options) {
       description:
         "Start a draft inspection report with the data found in the conversation. Returns report_id, " +
         "completion_percentage (0-100), overall_confidence (0-1) and missing_fields.",
+      annotations: { idempotentHint: false },
       inputSchema: {
         company_name: z.string().optional().describe("Name of the inspected company"),
         kvk_number: z.string().optional().describe("KVK (Chamber of Commerce) number, 8 digits"),
@@ -62,6 +63,7 @@ export function createInspectionServer(options) {
       description:
         "Verification questions for a draft report: each has question, field, importance and optional " +
         "options. Also returns completion_percentage and overall_confidence.",
+      annotations: { readOnlyHint: true },
       inputSchema: { report_id: z.string().describe("The report_id from start_inspection_report") },
     },
     async ({ report_id }) => {
@@ -83,6 +85,7 @@ export function createInspectionServer(options) {
       description:
         "Store the inspector's answers to verification questions. Returns which answers were accepted, " +
         "the new completion_percentage and overall_confidence, and the fields still missing.",
+      annotations: { idempotentHint: false },
       inputSchema: {
         report_id: z.string(),
         answers: z
@@ -128,6 +131,7 @@ export function createInspectionServer(options) {
     "generate_final_report",
     {
       description: "Generate the final inspection report (Dutch Markdown) of a verified draft and store it.",
+      annotations: { idempotentHint: true },
       inputSchema: {
         report_id: z.string(),
         inspector_name: z.string().optional().describe("Name of the inspector, from the user settings"),

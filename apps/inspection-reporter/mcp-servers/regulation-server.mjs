@@ -20,6 +20,7 @@ export function createRegulationServer() {
       description:
         "Search Dutch food-safety regulations (sample corpus). Returns the best matching articles with id, " +
         "title, source and text, and a disclaimer to pass on.",
+      annotations: { readOnlyHint: true },
       inputSchema: {
         query: z.string().describe("What to look for, in Dutch, e.g. 'temperatuur koeling'"),
         limit: z.number().int().min(1).max(10).optional().describe("Most results, default 3"),
@@ -40,6 +41,7 @@ export function createRegulationServer() {
     "get_regulation",
     {
       description: "One article of the sample regulation corpus by id (e.g. VW-KOEL-01).",
+      annotations: { readOnlyHint: true },
       inputSchema: { id: z.string() },
     },
     async ({ id }) => {

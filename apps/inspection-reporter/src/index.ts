@@ -42,8 +42,12 @@ export {
 } from "./inspection-reporter.js";
 export {
   MCP_SERVER_NAMES,
+  type McpRestartPolicy,
   type McpServerName,
+  type McpServerState,
+  type McpServerStatus,
   type McpServers,
+  McpServerUnavailableError,
   mcpServerScript,
   type StartMcpServersOptions,
   startMcpServers,

@@ -5,7 +5,7 @@ import { type AgentModels, agentModelsFromEnv } from "./agent-models.js";
 import type { AgentId } from "./agents/agent-definitions.js";
 import { buildInspectionGraph, type InspectionGraph } from "./agents/inspection-graph.js";
 import { UserSettingsStore } from "./agents/user-settings.js";
-import { type McpServers, startMcpServers } from "./mcp/mcp-servers.js";
+import { type McpRestartPolicy, type McpServers, startMcpServers } from "./mcp/mcp-servers.js";
 import { consoleLogger, type Logger } from "./orchestrator/logger.js";
 
 /** Options of {@link createInspectionReporter}. */
@@ -22,6 +22,8 @@ export interface InspectionReporterOptions {
   /** Environment for the model configuration and the data directory. Default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
   logger?: Logger;
+  /** How an MCP server that exited is restarted (backoff, how long tool calls wait for it). */
+  mcpRestart?: McpRestartPolicy;
 }
 
 /**
@@ -38,7 +40,7 @@ export interface InspectionReporter {
   dataDir: string;
   /** Where the orchestrator of the app's routes logs. */
   logger: Logger;
-  /** Stops the MCP server processes. */
+  /** Stops the MCP server processes (supervised: one that exits on its own is restarted). */
   close(): Promise<void>;
 }
 
@@ -70,7 +72,7 @@ export async function createInspectionReporter(options: InspectionReporterOption
     ? { models: { ...options.models }, label: "custom" }
     : agentModelsFromEnv(env);
   const settings = new UserSettingsStore(join(dataDir, "user-settings.json"));
-  const mcp = await startMcpServers({ dataDir });
+  const mcp = await startMcpServers({ dataDir, ...(options.mcpRestart ? { restart: options.mcpRestart } : {}) });
   const graph = buildInspectionGraph({
     models: chosen.models,
     mcpTools: mcp.tools,

@@ -5,7 +5,6 @@ import { DEFAULT_WS_PATH, inspectionSocketHandler } from "./ag-ui/ag-ui-websocke
 import { inspectionRoutes } from "./ag-ui/inspection-routes.js";
 import type { InspectionGraph } from "./agents/inspection-graph.js";
 import { createInspectionReporter, type InspectionReporter } from "./inspection-reporter.js";
-import { consoleLogger } from "./orchestrator/logger.js";
 import { InspectionOrchestrator } from "./orchestrator/orchestrator.js";
 
 let shared: Promise<InspectionReporter> | undefined;
@@ -81,13 +80,13 @@ export async function createRoutes(ctx: AppRoutesContext): Promise<Hono> {
       "The inspection-reporter routes run through a Trellis server's run service (ctx.runs): serve them with createServer or startInspectionServer.",
     );
   }
-  const logger = shared ? (await shared).logger : consoleLogger;
-  const orchestrator = new InspectionOrchestrator(ctx.runs, { assistantId: ctx.assistantId, logger });
+  const app = await defaultInspectionReporter();
+  const orchestrator = new InspectionOrchestrator(ctx.runs, { assistantId: ctx.assistantId, logger: app.logger });
   // Under the Trellis server, the AG-UI WebSocket lives at /apps/inspection-reporter/ws.
   const sockets = inspectionSocketHandler(orchestrator, { maxPayload: ctx.maxPayload });
   ctx.onUpgrade?.((req, socket, head, user) => {
     if (new URL(req.url ?? "/", "http://localhost").pathname !== DEFAULT_WS_PATH) return socket.destroy();
     sockets.handle(req, socket, head, user);
   });
-  return inspectionRoutes(orchestrator) as unknown as Hono;
+  return inspectionRoutes(orchestrator, { mcp: app.mcp }) as unknown as Hono;
 }

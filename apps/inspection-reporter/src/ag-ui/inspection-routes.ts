@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import * as z from "zod";
+import type { McpServers } from "../mcp/mcp-servers.js";
 import type { InspectionOrchestrator } from "../orchestrator/orchestrator.js";
 import { parseRunAgentInput, runAgUiTurn } from "./ag-ui-run.js";
 
@@ -26,7 +27,8 @@ async function jsonBody(request: Request): Promise<unknown> {
  *   questions arrive as an ordinary assistant text message; the answer is an ordinary user message.
  * - `POST /chat` — `{ thread_id, message }` → `{ thread_id, reply, status, current_agent, resumed }`.
  * - `GET /threads/:id` — the thread's messages, agent and pending clarification (404 when unknown).
- * - `GET /health`.
+ * - `GET /health` — `{ ok, mcp: { <server>: { state, pid, restarts, … } } }`; 503 while an MCP server is
+ *   down (it is being restarted).
  *
  * The WebSocket binding of the same AG-UI exchange is `inspectionSocketHandler`.
  *
@@ -34,7 +36,10 @@ async function jsonBody(request: Request): Promise<unknown> {
  * const app = inspectionRoutes(new InspectionOrchestrator(ctx.runs));
  * await app.request("/chat", { method: "POST", body: JSON.stringify({ thread_id: "t1", message: "Hallo" }) });
  */
-export function inspectionRoutes(orchestrator: InspectionOrchestrator): Hono<ServerEnv> {
+export function inspectionRoutes(
+  orchestrator: InspectionOrchestrator,
+  options: { mcp?: Pick<McpServers, "status" | "healthy"> } = {},
+): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
   app.onError((error, c) => {
     const code = error instanceof TrellisError ? error.code : "INTERNAL";
@@ -42,7 +47,12 @@ export function inspectionRoutes(orchestrator: InspectionOrchestrator): Hono<Ser
     return c.json({ error: code, message: error.message }, status);
   });
 
-  app.get("/health", (c) => c.json({ ok: true, app: "inspection-reporter" }));
+  // 503 while an MCP server is down (it is being restarted): the agents' tools would fail meanwhile
+  app.get("/health", (c) => {
+    if (!options.mcp) return c.json({ ok: true, app: "inspection-reporter" });
+    const ok = options.mcp.healthy();
+    return c.json({ ok, app: "inspection-reporter", mcp: options.mcp.status() }, ok ? 200 : 503);
+  });
 
   app.post("/ag-ui", async (c) => {
     const input = parseRunAgentInput(await jsonBody(c.req.raw));

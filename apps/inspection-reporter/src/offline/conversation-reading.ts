@@ -104,3 +104,25 @@ export function promptSetting(messages: readonly Message[], key: string): string
   }
   return undefined;
 }
+
+/** What a tool call that could not reach its MCP server says (`McpServerUnavailableError`). */
+const UNAVAILABLE = /^Error: tool "[^"]+" failed: MCP server "[^"]+" (?:exited while|is not available)/;
+
+/**
+ * The call to repeat when the last message is a tool call that failed only because its MCP server was
+ * down (the error says "Retry the call."), and that call was not itself such a repeat: a model retries
+ * once, as the error invites, so an answer the inspector typed is not lost to a restart.
+ *
+ * @example
+ * const again = retryableFailure(ctx); // { name: "submit_verification_answers", args: { … } }
+ */
+export function retryableFailure(ctx: RuleContext): ToolCallInput | undefined {
+  const failed = lastToolResult(ctx);
+  if (failed?.status !== "error" || !UNAVAILABLE.test(failed.content)) return undefined;
+  const before = [...ctx.messages.slice(0, -1)].reverse().find((m): m is ToolMessage => m.role === "tool");
+  if (before && before.name === failed.name && before.status === "error" && UNAVAILABLE.test(before.content)) {
+    return undefined;
+  }
+  const call = callOf(ctx.messages, failed);
+  return call ? { name: call.name, args: call.args ?? {} } : undefined;
+}

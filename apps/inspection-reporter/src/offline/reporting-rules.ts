@@ -1,4 +1,4 @@
-import type { Rule, RuleContext, RuleReply } from "@trellis/models";
+import type { Rule, RuleContext, RuleReply, ToolCallInput } from "@trellis/models";
 import { VERIFY_THRESHOLDS } from "../agents/agent-definitions.js";
 import type { ClarificationQuestion } from "../agents/request-clarification.js";
 import { mapAnswers } from "./answer-parsing.js";
@@ -9,6 +9,7 @@ import {
   lastToolResult,
   latestToolValue,
   promptSetting,
+  retryableFailure,
   toolJson,
 } from "./conversation-reading.js";
 import { REPORT_INTENT } from "./general-rules.js";
@@ -102,7 +103,7 @@ function toolFailure(ctx: RuleContext): string {
 /**
  * The offline rules of `reporting-agent`, one step of the seed's workflow per model turn:
  * start → (verify → request_clarification → submit)* while completion < 80% or confidence < 0.7 →
- * generate → present. Requests that are not about a report go back to the general agent.
+ * generate → present. A call that failed because its MCP server was restarting is repeated once. Requests that are not about a report go back to the general agent.
  *
  * @example
  * const reporting = new RuleChatModel({ rules: reportingRules(), fallback: "…" });
@@ -113,6 +114,14 @@ export function reportingRules(): Rule[] {
     return result !== undefined && result.status !== "error";
   };
   return [
+    {
+      name: "retry-after-restart",
+      when: (ctx) => retryableFailure(ctx) !== undefined,
+      reply: (ctx) => ({
+        content: "De verbinding met de inspectieserver viel even weg; ik probeer het opnieuw.",
+        toolCalls: [retryableFailure(ctx) as ToolCallInput],
+      }),
+    },
     { name: "tool-failed", when: (ctx) => lastToolResult(ctx)?.status === "error", reply: toolFailure },
     {
       name: "assess",

@@ -13,6 +13,7 @@ import { ReviewAgent } from "./agents/review-agent.js";
 import type { ArtifactStore } from "./artifacts.js";
 import { Environment } from "./contracts.js";
 import { formatDeploymentOutput, formatIaCOutput, formatPlanningOutput, formatReviewOutput } from "./format.js";
+import { missingNameQuestion } from "./planning/plan-builder.js";
 import type { PipelinePolicy } from "./policy.js";
 import { classifyIntent } from "./router.js";
 import { lastUserText, type PipelineState, type PipelineUpdate } from "./state.js";
@@ -113,6 +114,17 @@ export function createNodes(
       }
       ctx.emit({ node: "orchestrator", text: `intent: ${intent}` });
       if (intent === "change") {
+        const question = missingNameQuestion(userInput, environment.data, policy);
+        if (question) {
+          // The request names no resource to act on: ask, never plan against an invented name.
+          ctx.emit({ node: "orchestrator", text: "the request names no resource: asking for its name" });
+          return {
+            intent,
+            environment: environment.data,
+            current_agent: "clarify",
+            messages: [say("orchestrator", question)],
+          };
+        }
         // A thread that already carried a request starts a new one: fresh id, outputs and approvals.
         const fresh = state.planning_output !== null || state.request_id === "";
         return {

@@ -186,6 +186,8 @@ export function outcomeOf(
   switch (values.current_agent) {
     case "rejected":
       return "rejected";
+    case "clarify":
+      return "answered";
     case "end_failure":
       return "failed";
     case "end_success":

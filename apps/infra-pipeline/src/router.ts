@@ -76,9 +76,10 @@ export function classifyIntent(userInput: string): Intent {
  * @example
  * routeFromOrchestrator({ ...state, intent: "change" }); // "change"
  */
-export function routeFromOrchestrator(state: Pick<PipelineState, "intent">): Intent {
+export function routeFromOrchestrator(state: Pick<PipelineState, "intent"> & { current_agent?: string }): Intent {
   const intent = state.intent ?? "conversation";
-  if (intent === "change") return "change";
+  // a change that names no resource was answered with a question (`current_agent: "clarify"`): END
+  if (intent === "change") return state.current_agent === "clarify" ? "conversation" : "change";
   if (intent === "query") return "query";
   return "conversation";
 }

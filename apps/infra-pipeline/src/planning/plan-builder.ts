@@ -24,12 +24,27 @@ const KIND_LABEL: Record<ResourceKind, string> = {
   sns_topic: "SNS topic",
 };
 
-const DEFAULT_PURPOSE: Record<ResourceKind, string> = {
-  s3_bucket: "data",
-  sqs_queue: "events",
-  dynamodb_table: "records",
-  sns_topic: "notifications",
-};
+/**
+ * The question to ask when a request names a resource type but neither a name nor a purpose the name
+ * could follow from ("delete the S3 bucket", "create a queue"): the planner asks instead of inventing
+ * a name — an invented name is how "delete the S3 bucket trellis-dev-logs" once became a plan to
+ * delete `trellis-dev-data`. Undefined when every resource can be named.
+ *
+ * @example
+ * missingNameQuestion("delete the S3 bucket", "dev", DEFAULT_POLICY);
+ * // 'Which S3 bucket should I delete? Name it — for example "delete the S3 bucket trellis-dev-<purpose>" — …'
+ */
+export function missingNameQuestion(
+  request: string,
+  environment: Environment,
+  policy: PipelinePolicy,
+): string | undefined {
+  const parsed = parseRequest(request);
+  if (parsed.kinds.length === 0 || parsed.explicitName || parsed.purpose) return undefined;
+  const what = parsed.kinds.map((k) => KIND_LABEL[k]).join(" and ");
+  const example = `${parsed.action} the ${KIND_LABEL[parsed.kinds[0] as ResourceKind]} ${policy.project}-${environment}-<purpose>`;
+  return `Which ${what} should I ${parsed.action}? The request names none, and I will not guess one. Name it — for example "${example}" — or say what it is for ("… for logs"), and send the request again.`;
+}
 
 /** Light-use monthly cost in USD, for display. */
 const MONTHLY_COST: Record<ResourceKind, number> = {
@@ -103,11 +118,19 @@ export function buildPlan(input: BuildPlanInput): PlanningOutput {
 
 function resourceOf(kind: ResourceKind, parsed: ParsedRequest, input: BuildPlanInput): ResourceSpec {
   const prefix = `${input.policy.project}-${input.environment}-`;
-  let purpose = parsed.purpose ?? DEFAULT_PURPOSE[kind];
-  let name = physicalName(input.policy, input.environment, purpose);
+  let purpose = parsed.purpose;
+  let name: string;
   if (parsed.explicitName) {
     name = parsed.explicitName;
     purpose = name.startsWith(prefix) ? name.slice(prefix.length) : name;
+  } else if (purpose) {
+    name = physicalName(input.policy, input.environment, purpose);
+  } else {
+    // never invent a name: the orchestrator asks first (missingNameQuestion)
+    throw new Error(
+      missingNameQuestion(input.request, input.environment, input.policy) ??
+        `The request names no ${KIND_LABEL[kind]}.`,
+    );
   }
   const features: ResourceSpec["features"] = {};
   const f = parsed.features;

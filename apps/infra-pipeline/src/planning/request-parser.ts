@@ -99,8 +99,62 @@ const STOP = new Set([
   "partition",
   "hash",
   "key",
+  // verbs: "delete S3 bucket …" must not make "delete" the bucket's purpose
+  "create",
+  "make",
+  "provision",
+  "add",
+  "delete",
+  "remove",
+  "destroy",
+  "decommission",
+  "drop",
+  "tear",
+  "down",
+  "update",
+  "modify",
+  "change",
+  "enable",
+  "disable",
+  "set",
+  "upgrade",
+  "scale",
+  "migrate",
+  "deploy",
+  "this",
+  "existing",
+  "old",
   ...Object.keys(ENV_WORDS),
 ]);
+
+/** A resource name as AWS allows it for buckets, queues, tables and topics (lower-cased here). */
+const NAME = "[a-z0-9][a-z0-9._-]*[a-z0-9]";
+const KIND_WORD =
+  "(?:s3\\s+bucket|bucket|sqs\\s+queue|queue|dynamodb\\s+table|dynamo\\s+table|table|sns\\s+topic|topic)";
+
+/**
+ * The name a request gives its resource, as a person writes it: after "named"/"called", in quotes or
+ * backticks, as an `s3://` URL or ARN, or right after the resource type ("the S3 bucket
+ * trellis-dev-logs") when it looks like a name (it has a `-`, `.`, `_` or digit, and is no plain word).
+ *
+ * @example
+ * explicitNameOf('delete s3 bucket "trellis-dev-logs"'); // "trellis-dev-logs"
+ * explicitNameOf("delete the s3 bucket trellis-dev-logs in dev"); // "trellis-dev-logs"
+ */
+export function explicitNameOf(t: string): string | undefined {
+  const looksLikeName = (w: string | undefined) =>
+    w !== undefined && !STOP.has(w) && /[-._0-9]/.test(w) && new RegExp(`^${NAME}$`).test(w);
+  const named = new RegExp(`\\b(?:named|called)\\s+["'\`]?(${NAME})`).exec(t)?.[1];
+  if (named) return named;
+  const url = new RegExp(`\\b(?:s3://|arn:aws:[a-z0-9-]+:[a-z0-9-]*:[0-9]*:(?:table/)?)(${NAME})`).exec(t)?.[1];
+  if (url) return url;
+  for (const m of t.matchAll(new RegExp(`["'\`](${NAME})["'\`]`, "g"))) {
+    if (!STOP.has(m[1] as string)) return m[1];
+  }
+  const after = new RegExp(`\\b${KIND_WORD}\\s+(${NAME})`, "g");
+  for (const m of t.matchAll(after)) if (looksLikeName(m[1])) return m[1];
+  return undefined;
+}
 
 /**
  * Parses a request.
@@ -121,7 +175,7 @@ export function parseRequest(text: string): ParsedRequest {
     action: actionOf(t),
     kinds,
     purpose: purposeOf(t),
-    explicitName: /\b(?:named|called)\s+["']?([a-z0-9][a-z0-9.-]*[a-z0-9])/.exec(t)?.[1],
+    explicitName: explicitNameOf(t),
     features: featuresOf(t),
     mentionedEnvironment: environmentOf(t),
     riskyWords: [...new Set(riskyWords.map((w) => (w === "publicly" ? "public" : w)))],

@@ -14,7 +14,7 @@ import type { Retriever } from "./retrieval/retriever.js";
 import type { subjectStateSchema } from "./state.js";
 import type { InterruptInfo } from "./test-session/test-graph.js";
 import { buildTutorGraph, type TutorGraph } from "./tutor-graph.js";
-import { inProcessTurns, type TurnEnd, type TurnRunner, type TutorTurn } from "./tutor-turns.js";
+import { inProcessTurns, questionMismatch, type TurnEnd, type TurnRunner, type TutorTurn } from "./tutor-turns.js";
 
 /**
  * Default SQLite file of the app (checkpoints and teaching guides), relative to the working directory.
@@ -185,8 +185,12 @@ export class GraphAgent {
   }
 
   /** Resumes the thread's pending test question with the user's answer (`NOTHING_TO_RESUME` when none). */
-  async callAgentResume(id: string, resumeValue: string): Promise<InvokeResult<typeof subjectStateSchema>> {
-    return this.#turn({ threadId: id, resume: resumeValue });
+  async callAgentResume(
+    id: string,
+    resumeValue: string,
+    questionNum?: number,
+  ): Promise<InvokeResult<typeof subjectStateSchema>> {
+    return this.#turn({ threadId: id, resume: resumeValue, questionNum });
   }
 
   /** {@link callAgent} as the seed's `/chat` answers it: `{ message, interrupted, interrupt_info }`. */
@@ -195,8 +199,8 @@ export class GraphAgent {
   }
 
   /** {@link callAgentResume} as the seed's `/resume_chat` answers it. */
-  async resumeChat(id: string, answer: string): Promise<ChatResponse> {
-    return this.#respond(await this.callAgentResume(id, answer), id);
+  async resumeChat(id: string, answer: string, questionNum?: number): Promise<ChatResponse> {
+    return this.#respond(await this.callAgentResume(id, answer, questionNum), id);
   }
 
   async #turn(turn: TutorTurn): Promise<InvokeResult<typeof subjectStateSchema>> {
@@ -234,6 +238,10 @@ export class GraphAgent {
         `Thread "${id}" is waiting for the answer to ${question} of a test: send it with POST /resume_chat.`,
         { details: { ...error.details, ...(pending ? { interrupt_info: pending } : {}) }, cause: error },
       );
+    }
+    if (error.code === "RESUME_MISMATCH") {
+      // the question this answer was bound to was answered meanwhile (a double click)
+      return questionMismatch(id, undefined, await this.pendingInterrupt(id));
     }
     if (error.code === "NOTHING_TO_RESUME") {
       return new TrellisError(

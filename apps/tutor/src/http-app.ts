@@ -23,6 +23,11 @@ const chatRequest = z.object({
 const resumeRequest = z.object({
   id: z.string({ error: ID }).trim().min(1, ID),
   user_response: z.string({ error: ANSWER }).trim().min(1, ANSWER),
+  question_num: z
+    .number({ error: "question_num must be the number of the question answered (interrupt_info.question_num)" })
+    .int()
+    .min(1)
+    .optional(),
 });
 
 const searchRequest = z.object({
@@ -60,9 +65,9 @@ export function createTutorApp(agent: GraphAgent, options: { corpus?: LocalRetri
 
   app.onError((error, c) => {
     if (error instanceof TrellisError) {
-      const details = error.details as { interrupt_info?: InterruptInfo } | undefined;
+      const details = error.details as { interrupt_info?: InterruptInfo; error_code?: string } | undefined;
       const body = {
-        error: error.code,
+        error: details?.error_code ?? error.code,
         reason: error.message,
         ...(details?.interrupt_info ? { interrupt_info: details.interrupt_info } : {}),
       };
@@ -84,7 +89,8 @@ export function createTutorApp(agent: GraphAgent, options: { corpus?: LocalRetri
   app.post("/resume_chat", async (c) => {
     const body = await parseBody(c, resumeRequest);
     if (!body.ok) return body.response;
-    return c.json(await agentFor(c).resumeChat(body.value.id, body.value.user_response));
+    const { id, user_response, question_num } = body.value;
+    return c.json(await agentFor(c).resumeChat(id, user_response, question_num));
   });
 
   app.post("/search", async (c) => {

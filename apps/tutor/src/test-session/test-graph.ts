@@ -9,6 +9,7 @@ import type { LocalRetriever } from "../retrieval/local-retriever.js";
 import type { Retriever } from "../retrieval/retriever.js";
 import { type ContextChunk, type TestSessionState, testSessionStateSchema } from "../state.js";
 import {
+  answerLetter,
   correctAnswerHint,
   type Evaluation,
   evaluateOffline,
@@ -148,6 +149,16 @@ export function createTestSubgraph(options: TestSubgraphOptions): CompiledGraph<
       };
       const raw = ctx.interrupt<unknown>(payload);
       const answer = typeof raw === "string" ? raw : JSON.stringify(raw);
+      if (answerLetter(answer, q) === undefined) {
+        // Not an option: the question is asked again, with the reason; it is not used up.
+        const shown = answer.trim().length > 80 ? `${answer.trim().slice(0, 80)}…` : answer.trim();
+        return {
+          messages: [userMessage(answer)],
+          pending_feedback:
+            `❌ No he reconocido «${shown}» como una de las opciones A, B, C o D, así que no cuenta como ` +
+            `respuesta. Te repito la pregunta ${idx + 1}.`,
+        };
+      }
       const evaluation = await evaluate(ctx, s, answer, ask);
       return {
         messages: [userMessage(answer)],

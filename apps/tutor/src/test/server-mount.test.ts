@@ -160,9 +160,9 @@ describe("registered with the Trellis server (trellis.json)", () => {
       call(s, "/apps/tutor/resume_chat", { id: "dbl", user_response: "A" }),
       call(s, "/apps/tutor/resume_chat", { id: "dbl", user_response: "B" }),
     ]);
-    expect([a.status, b.status].sort()).toEqual([200, 400]);
-    const refused = a.status === 400 ? a : b;
-    expect(refused.json.error).toBe("RESUME_MISMATCH");
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const refused = a.status === 409 ? a : b;
+    expect(refused.json.error).toBe("QUESTION_MISMATCH");
     // while the test runs, its answers live in the paused subgraph's state
     const snapshot = await s.graphs.get("tutor")?.graph.getState({ threadId: "dbl" }, { subgraphs: true });
     const quiz = snapshot?.tasks.find((t) => t.state)?.state?.values as { user_answers: string[] };

@@ -65,6 +65,17 @@ export async function buildStudio(outDir: string): Promise<void> {
   );
 }
 
+/** The graphs the studio test serves. */
+const STUDIO_GRAPHS = {
+  "twi-author": {
+    module: join(REPO_DIR, "apps/twi-author/src/index.ts"),
+    graph: "twiAuthorGraph",
+    routes: "twiAuthorRoutes",
+    name: "TWI author",
+  },
+  "approval-flow": { module: join(REPO_DIR, "examples/src/approval-flow.ts"), graph: "buildGraph" },
+};
+
 /** A `trellis serve` child process. */
 export interface ServeChild {
   url: string;
@@ -77,20 +88,14 @@ export interface ServeChild {
  * Writes a config serving twi-author and approval-flow on a SQLite file in `dir`, and starts
  * `trellis serve` (the CLI's TypeScript sources through tsx) with the studio from `studioDir`.
  */
-export async function startServe(dir: string, studioDir: string, port: number): Promise<ServeChild> {
+export async function startServe(
+  dir: string,
+  studioDir: string,
+  port: number,
+  graphs: Record<string, unknown> = STUDIO_GRAPHS,
+): Promise<ServeChild> {
   mkdirSync(dir, { recursive: true });
-  const config = {
-    graphs: {
-      "twi-author": {
-        module: join(REPO_DIR, "apps/twi-author/src/index.ts"),
-        graph: "twiAuthorGraph",
-        routes: "twiAuthorRoutes",
-        name: "TWI author",
-      },
-      "approval-flow": { module: join(REPO_DIR, "examples/src/approval-flow.ts"), graph: "buildGraph" },
-    },
-    saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") },
-  };
+  const config = { graphs, saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") } };
   const configPath = join(dir, "trellis.json");
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const env = {

@@ -3,7 +3,7 @@
  * names but does not show). Nodes return updates; they never mutate the state they receive.
  */
 import type { NodeContext } from "@trellis/core";
-import { interrupt } from "@trellis/core";
+import { interrupt, TrellisError } from "@trellis/core";
 import type { ChatModel } from "@trellis/models";
 import { handleConversation, handleQuery } from "./agents/assistant-replies.js";
 import { DeployValidateAgent } from "./agents/deploy-validate-agent.js";
@@ -48,6 +48,61 @@ export interface ApprovalRequest {
   summary: string;
   details: string;
   reasons: string[];
+  /**
+   * Set when the gate asks again: why the previous answer was not taken (it was not a decision).
+   * The pause stays until a yes or no arrives.
+   */
+  not_a_decision?: string;
+}
+
+/**
+ * Asks at a gate until the answer is a decision: an answer that is not one ("maybe later", 42, null)
+ * re-asks at the same gate with the reason, and the pause stays — it never ends the run with the
+ * approval silently pending.
+ *
+ * @example
+ * const approved = askUntilDecided(request); // true | false
+ */
+export function askUntilDecided(request: ApprovalRequest): boolean {
+  let answer = interrupt(request);
+  let approved = parseApproval(answer);
+  while (approved === undefined) {
+    answer = interrupt({
+      ...request,
+      not_a_decision: `${JSON.stringify(answer) ?? String(answer)} is not a decision: answer yes or no (true/false, "yes"/"no", or { "approved": true|false }).`,
+    });
+    approved = parseApproval(answer);
+  }
+  return approved;
+}
+
+/** The environments a request may name, and their aliases. */
+const ENV_NAMES = "dev, tst or prd (or development, test, prod, production)";
+
+/**
+ * Checks the typed inputs a caller may set — `environment`, `dry_run`, `max_retries` — before anything
+ * is planned or deployed, and names the field that is wrong (`INVALID_ARGUMENT`, HTTP 400 for an app
+ * route that throws the run's error). `dry_run: "no"` is not a boolean and must not count as a dry run
+ * (or as a real one).
+ *
+ * @example
+ * checkTypedInputs({ ...state, dry_run: "no" }); // throws: Input "dry_run" must be true or false, got "no".
+ */
+export function checkTypedInputs(state: Pick<PipelineState, "environment" | "dry_run" | "max_retries">): Environment {
+  const bad = (field: string, expected: string, got: unknown): never => {
+    throw new TrellisError("INVALID_ARGUMENT", `Input "${field}" must be ${expected}, got ${JSON.stringify(got)}.`, {
+      details: { field, got },
+    });
+  };
+  if (typeof state.dry_run !== "boolean") bad("dry_run", "true or false", state.dry_run);
+  const max = state.max_retries as unknown;
+  if (typeof max !== "number" || !Number.isInteger(max) || max < 1 || max > 10) {
+    bad("max_retries", "a whole number from 1 to 10", max);
+  }
+  const raw = typeof state.environment === "string" ? state.environment.trim().toLowerCase() : "";
+  const environment = Environment.safeParse(ENV_ALIASES[raw] ?? raw);
+  if (!environment.success) return bad("environment", ENV_NAMES, state.environment);
+  return environment.data;
 }
 
 /**
@@ -107,11 +162,8 @@ export function createNodes(
     async orchestrator(state, ctx) {
       const userInput = lastUserText(state.messages);
       const intent = classifyIntent(userInput);
-      const raw = String(state.environment ?? "dev").toLowerCase();
-      const environment = Environment.safeParse(ENV_ALIASES[raw] ?? raw);
-      if (!environment.success) {
-        throw new Error(`Unknown environment "${state.environment}": use dev, tst or prd.`);
-      }
+      // a wrong typed input stops the request before anything is planned, naming the field
+      const environment = { data: checkTypedInputs(state) };
       ctx.emit({ node: "orchestrator", text: `intent: ${intent}` });
       if (intent === "change") {
         const question = missingNameQuestion(userInput, environment.data, policy);
@@ -188,8 +240,7 @@ export function createNodes(
         details: formatPlanningOutput(plan),
         reasons: plan.approval_reasons,
       };
-      const approved = parseApproval(interrupt(request));
-      if (approved === undefined) return {}; // no decision: the route stays "pending" and the run ends
+      const approved = askUntilDecided(request);
       return {
         plan_approved: approved,
         pending_approval: null,
@@ -237,6 +288,8 @@ export function createNodes(
     },
 
     deploy_approval(state) {
+      // `command: { update }` at a gate could have changed them since the orchestrator checked
+      checkTypedInputs(state);
       if (state.dry_run) return { pending_approval: null, current_agent: "end_success" };
       if (typeof state.deploy_approved === "boolean") return { pending_approval: null };
       const plan = state.planning_output;
@@ -254,8 +307,7 @@ export function createNodes(
           .join("\n"),
         reasons: ["review passed; deployment always needs approval"],
       };
-      const approved = parseApproval(interrupt(request));
-      if (approved === undefined) return { pending_approval: "deploy" };
+      const approved = askUntilDecided(request);
       return {
         deploy_approved: approved,
         pending_approval: null,

@@ -117,16 +117,17 @@ describe("plan approval", () => {
     expect(values.planning_output).toMatchObject({ impact: "high", approval_reasons: ["high-impact change"] });
   });
 
-  it("a non-answer takes the seed's pending → END route; approving later continues from the gate", async () => {
+  it("a non-answer re-asks at the same gate with the reason; approving then continues from the gate", async () => {
     const config = { threadId: "req-test-1" };
     await collect(f.pipeline.stream(request, { environment: "prd" }));
     await f.graph.invoke(new Command({ resume: "later" }), config);
     let status = await f.pipeline.status("req-test-1");
-    expect(status).toMatchObject({ outcome: "awaiting_approval", gate: "plan", next: [], approval: undefined });
+    expect(status).toMatchObject({ outcome: "awaiting_approval", gate: "plan", next: ["plan_approval"] });
+    expect(status.approval?.not_a_decision).toMatch(/^"later" is not a decision/);
     expect(status.values.pending_approval).toBe("plan");
 
     const events = await collect(f.pipeline.streamWithApproval("req-test-1", true));
-    expect(nodesOf(events)).toEqual(["iac", "review", "iac", "review"]);
+    expect(nodesOf(events)).toEqual(["plan_approval", "iac", "review", "iac", "review"]);
     status = await f.pipeline.status("req-test-1");
     expect(status.gate).toBe("deploy");
   });
@@ -298,6 +299,8 @@ describe("threads", () => {
   it("rejects an unknown environment", async () => {
     await expect(
       f.graph.invoke({ environment: "qa" as never, messages: [{ role: "user", content: "hi" }] }, { threadId: "t" }),
-    ).rejects.toThrow('Unknown environment "qa": use dev, tst or prd.');
+    ).rejects.toThrow(
+      'Input "environment" must be dev, tst or prd (or development, test, prod, production), got "qa".',
+    );
   });
 });

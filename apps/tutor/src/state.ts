@@ -96,6 +96,8 @@ export const testSessionStateSchema = {
   pending_feedback: channel.value<string | null>(null),
   queries: list<string>(),
   context: list<ContextChunk>(),
+  /** What the notes cover of the topic, when less than asked (or nothing): said to the student. */
+  coverage_note: channel.value<string | null>(null),
 };
 
 /**

@@ -16,7 +16,14 @@ import {
   formatQuestion,
   parseEvaluationJson,
 } from "./answer-evaluation.js";
-import { offlineQueries, offlineQuestions, parseQueriesJson, parseQuestionsJson } from "./question-generation.js";
+import {
+  aboutTopic,
+  offlineQueries,
+  offlineQuestions,
+  parseQueriesJson,
+  parseQuestionsJson,
+  quizSeed,
+} from "./question-generation.js";
 import { testSummary } from "./test-summary.js";
 
 /**
@@ -105,24 +112,48 @@ export function createTestSubgraph(options: TestSubgraphOptions): CompiledGraph<
     })
     .addNode("generate_questions", async (s, ctx) => {
       const wanted = s.num_questions ?? 5;
+      const topic = s.topic ?? "";
+      const subject = options.corpus.passagesOf(s.asignatura);
+      // Only what the notes say about the topic: a topic they do not cover is declined, not replaced.
+      const context = s.context.filter((c) => aboutTopic({ ...c.metadata, texto: c.content }, topic));
+      const onTopic = subject.filter((p) => aboutTopic(p, topic));
+      if (context.length === 0 && onTopic.length === 0) {
+        const temas = [...new Set(subject.map((p) => p.tema))];
+        const covered = temas.length > 0 ? ` Puedo hacerte un test sobre: ${temas.join("; ")}.` : "";
+        return {
+          questions: [],
+          num_questions: 0,
+          context,
+          coverage_note:
+            `Los apuntes de la asignatura no tratan «${topic}», así que no te hago un test sobre ese tema: ` +
+            `las preguntas saldrían de otra cosa.${covered}`,
+        };
+      }
       const prompt = TEST_QUESTION_GENERATION_PROMPT({
-        topic: s.topic ?? "",
+        topic,
         numQuestions: wanted,
         difficulty: s.difficulty ?? "intermediate",
-        context: s.context.map((c, i) => `[${i + 1}] ${c.content}`).join("\n"),
+        context: context.map((c, i) => `[${i + 1}] ${c.content}`).join("\n"),
       });
       const text = await ask(ctx, "llm", prompt);
       const generated = text !== undefined ? parseQuestionsJson(text) : undefined;
       const questions = (
         generated ??
         offlineQuestions({
-          context: s.context,
-          pool: options.corpus.passagesOf(s.asignatura),
+          context,
+          pool: onTopic,
+          distractors: subject,
           count: wanted,
           difficulty: s.difficulty,
+          seed: quizSeed(`${ctx.config.threadId ?? ""}|${topic}|${s.messages.length}`),
         })
       ).slice(0, wanted);
-      return { questions, num_questions: questions.length };
+      const short =
+        questions.length > 0 && questions.length < wanted
+          ? `Los apuntes solo tratan ${questions.length} ${questions.length === 1 ? "concepto" : "conceptos"} de «${topic}», ` +
+            `así que el test tiene ${questions.length} ${questions.length === 1 ? "pregunta" : "preguntas"} en lugar de ${wanted}.`
+          : null;
+      return { questions, num_questions: questions.length, context, coverage_note: short };
     })
     .addNode("present_question", (s) => {
       const q = s.questions[s.current_question_index];
@@ -130,9 +161,15 @@ export function createTestSubgraph(options: TestSubgraphOptions): CompiledGraph<
       const header = `Pregunta ${s.current_question_index + 1}/${s.num_questions ?? s.questions.length}: ${formatQuestion(q)}`;
       const intro =
         s.current_question_index === 0
-          ? `Empezamos el test sobre «${s.topic ?? "la asignatura"}»: ${s.num_questions ?? s.questions.length} preguntas.`
+          ? `Empezamos el test sobre «${s.topic ?? "la asignatura"}»: ${plural(s.num_questions ?? s.questions.length, "pregunta", "preguntas")}.`
           : undefined;
-      const text = [intro, s.pending_feedback, header, "Responde con la letra de la opción (A, B, C o D)."]
+      const text = [
+        intro,
+        intro ? s.coverage_note : null,
+        s.pending_feedback,
+        header,
+        "Responde con la letra de la opción (A, B, C o D).",
+      ]
         .filter((part): part is string => !!part)
         .join("\n\n");
       return { messages: [assistantMessage(text)], pending_feedback: null };
@@ -180,6 +217,10 @@ export function createTestSubgraph(options: TestSubgraphOptions): CompiledGraph<
     .compile();
 }
 
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 /**
  * The seed's `test_router`: another question, or the summary.
  *
@@ -216,6 +257,7 @@ function initializeTest(s: TestSessionState) {
     pending_feedback: null,
     queries: [],
     context: [],
+    coverage_note: null,
     messages: call ? [toolMessage(note, { toolCallId: call.id, name: "generate_test" })] : [],
   };
 }

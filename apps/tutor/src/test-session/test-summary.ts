@@ -9,6 +9,7 @@ import type { TestSessionState } from "../state.js";
 export function testSummary(s: TestSessionState): string {
   const topic = s.topic ?? "la asignatura";
   if (s.questions.length === 0) {
+    if (s.coverage_note) return s.coverage_note;
     return `No he podido generar preguntas sobre «${topic}» con los documentos disponibles. Prueba con otro tema.`;
   }
   const correct = s.scores.filter(Boolean).length;

@@ -133,3 +133,71 @@ describe("an answer is tied to its question (issue 23, tutor finding 2)", () => 
     });
   }
 });
+
+describe("offline quizzes are honest (issue 23, tutor finding 1)", () => {
+  /** Answers every question of the quiz on `id` with `letters` in turn; the closing summary. */
+  async function answerAll(post: Awaited<ReturnType<typeof served>>, id: string, letters: readonly string[]) {
+    let i = 0;
+    let reply = await post("/resume_chat", { id, user_response: letters[i++ % letters.length] });
+    while (reply.json.interrupted)
+      reply = await post("/resume_chat", { id, user_response: letters[i++ % letters.length] });
+    return reply.json.message;
+  }
+  /** The right letters of a finished quiz, read from its summary. */
+  function rightLetters(summary: string): string[] {
+    return [...summary.matchAll(/^\d+\. (✅|❌) .*\(tu respuesta: ([A-D])(?:, correcta: ([A-D]))?\)$/gm)].map(
+      (m) => (m[1] === "✅" ? m[2] : m[3]) as string,
+    );
+  }
+
+  it("answering B, A, D, C… without reading does not pass: the right letters change from quiz to quiz", async () => {
+    const post = await served();
+    const orders: string[] = [];
+    let aced = 0;
+    for (let n = 1; n <= 6; n++) {
+      const started = await post("/chat", { ...QUIZ, id: `blind-${n}` });
+      expect(started.json.interrupt_info).toMatchObject({ question_num: 1, total_questions: 4 });
+      const summary = await answerAll(post, `blind-${n}`, ["B", "A", "D", "C"]);
+      if (summary.includes("4/4 correctas")) aced++;
+      const letters = rightLetters(summary);
+      expect([...letters].sort()).toEqual(["A", "B", "C", "D"]); // each letter once in a quiz of four
+      orders.push(letters.join(""));
+    }
+    expect(aced).toBeLessThan(6);
+    expect(new Set(orders).size).toBeGreaterThan(1);
+  });
+
+  it("a topic the course does not cover is declined, saying what the course covers", async () => {
+    const post = await served();
+    const reply = await post("/chat", {
+      query: "Hazme un test sobre la Revolución Francesa",
+      id: "fr",
+      asignatura: "DS",
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.json.interrupted).toBe(false);
+    expect(reply.json.message).toContain("Los apuntes de la asignatura no tratan «la Revolución Francesa»");
+    expect(reply.json.message).toContain("Tema 3. Patrones de diseño");
+  });
+
+  it("a topic with few passages gets fewer questions, all on the topic, and says so", async () => {
+    const post = await served();
+    const started = await post("/chat", {
+      query: "Hazme un test de 5 preguntas sobre patrones de diseño",
+      id: "patterns",
+      asignatura: "DS",
+    });
+    expect(started.json.interrupt_info).toMatchObject({ question_num: 1, total_questions: 4 });
+    expect(started.json.message).toContain(
+      "Los apuntes solo tratan 4 conceptos de «patrones de diseño», así que el test tiene 4 preguntas en lugar de 5.",
+    );
+    const asked = [started.json.interrupt_info?.question_text ?? ""];
+    let reply = started;
+    while (reply.json.interrupted) {
+      reply = await post("/resume_chat", { id: "patterns", user_response: "A" });
+      if (reply.json.interrupted) asked.push(reply.json.interrupt_info?.question_text ?? "");
+    }
+    expect(asked).toHaveLength(4);
+    for (const q of asked) expect(q).toMatch(/^¿Qué afirmación describe mejor «patrón /);
+  });
+});

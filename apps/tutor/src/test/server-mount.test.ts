@@ -55,7 +55,7 @@ async function call(s: TrellisServer, path: string, body?: unknown, headers: Rec
   return { status: res.status, json: (await res.json()) as Json };
 }
 
-const QUIZ = { query: "Hazme un test de 2 preguntas sobre Scrum", asignatura: "DS" };
+const QUIZ = { query: "Hazme un test de 2 preguntas sobre pruebas", asignatura: "DS" };
 
 /** How many checkpoints the thread has, and what it waits on: what a refused message must not change. */
 async function where(s: TrellisServer, id: string) {
@@ -68,7 +68,7 @@ describe("registered with the Trellis server (trellis.json)", () => {
   it("serves /chat and /resume_chat under /apps/tutor/ with the server's saver", async () => {
     const s = await start();
     const chat = await call(s, "/apps/tutor/chat", {
-      query: "Hazme un test de 2 preguntas sobre Scrum",
+      query: "Hazme un test de 2 preguntas sobre pruebas",
       id: "srv",
       asignatura: "DS",
     });
@@ -104,7 +104,7 @@ describe("registered with the Trellis server (trellis.json)", () => {
     const last = await call(s, "/apps/tutor/resume_chat", { id: "doors", user_response: "B" });
     expect(last.status).toBe(200);
     expect(last.json.interrupted).toBe(false);
-    expect(last.json.message).toMatch(/📊 Resultado del test sobre «Scrum»: \d\/2 correctas/);
+    expect(last.json.message).toMatch(/📊 Resultado del test sobre «pruebas»: \d\/2 correctas/);
 
     expect((await call(s, "/threads/doors")).json.status).toBe("idle");
     const runs = await call(s, "/threads/doors/runs");
@@ -155,7 +155,7 @@ describe("registered with the Trellis server (trellis.json)", () => {
 
   it("two answers sent at once (a double click) answer one question; the other changes nothing", async () => {
     const s = await start();
-    await call(s, "/apps/tutor/chat", { ...QUIZ, query: "Hazme un test de 3 preguntas sobre Scrum", id: "dbl" });
+    await call(s, "/apps/tutor/chat", { ...QUIZ, query: "Hazme un test de 3 preguntas sobre pruebas", id: "dbl" });
     const [a, b] = await Promise.all([
       call(s, "/apps/tutor/resume_chat", { id: "dbl", user_response: "A" }),
       call(s, "/apps/tutor/resume_chat", { id: "dbl", user_response: "B" }),

@@ -131,7 +131,7 @@ describe("test session through /chat and /resume_chat", () => {
   it("a restarted server resumes the test at the right question, without regenerating it", async () => {
     const first = startAgent();
     await post(first.app, "/chat", {
-      query: "Ponme a prueba con un examen de 5 preguntas sobre patrones de diseño",
+      query: "Ponme a prueba con un examen de 5 preguntas sobre pruebas",
       id: "luis",
       asignatura: "DS",
     });
@@ -168,7 +168,7 @@ describe("test session through /chat and /resume_chat", () => {
 
   it("a refusal without the pending question (a queued run's error) still answers with interrupt_info", async () => {
     const { agent, app } = startAgent();
-    await post(app, "/chat", { query: "Hazme un test de 2 preguntas sobre Scrum", id: "q", asignatura: "DS" });
+    await post(app, "/chat", { query: "Hazme un test de 2 preguntas sobre pruebas", id: "q", asignatura: "DS" });
     // what a run refused by the policy after waiting in the server's queue reports: a code and a message
     const queued = new GraphAgent(agent.graph, {
       turns: async () => {
@@ -184,16 +184,15 @@ describe("test session through /chat and /resume_chat", () => {
     expect(refused.json.interrupt_info).toMatchObject({ action: "answer_question", question_num: 1 });
   });
 
-  it("tops a test up from the subject's corpus and clamps the number of questions", async () => {
+  it("a test on the whole subject draws on all its passages, and the number of questions is clamped", async () => {
     const { agent, app } = startAgent();
     const r = await post(app, "/chat", {
-      query: "Hazme un test de 40 preguntas sobre Kubernetes",
+      query: "Hazme un test de 40 preguntas sobre la asignatura",
       id: "k",
       asignatura: "iv",
     });
     expect(r.json.interrupt_info).toMatchObject({ question_num: 1, total_questions: 10 });
     const questions = await runningQuestions(agent, "k");
-    expect(questions[0]?.question).toBe("¿Qué afirmación describe mejor «Kubernetes»?");
     expect(new Set(questions.map((q) => q.source)).size).toBe(10);
   });
 
@@ -202,7 +201,7 @@ describe("test session through /chat and /resume_chat", () => {
     const r = await post(app, "/chat", { query: "Hazme un test sobre historia", id: "h", asignatura: "historia" });
     expect(r.json.interrupted).toBe(false);
     expect(r.json.message).toBe(
-      "No he podido generar preguntas sobre «historia» con los documentos disponibles. Prueba con otro tema.",
+      "Los apuntes de la asignatura no tratan «historia», así que no te hago un test sobre ese tema: las preguntas saldrían de otra cosa.",
     );
   });
 });

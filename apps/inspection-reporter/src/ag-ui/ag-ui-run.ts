@@ -2,7 +2,8 @@ import { TrellisError } from "@trellis/core";
 import type { Message } from "@trellis/models";
 import { type AgUiEvent, AgUiTranslator } from "@trellis/server";
 import * as z from "zod";
-import type { InspectionOrchestrator, TurnResult } from "../orchestrator/orchestrator.js";
+import type { InspectionOrchestrator, ThreadView, TurnResult } from "../orchestrator/orchestrator.js";
+import { agUiMessages, answerMessageId, CLARIFICATION_TOOL, clarificationMessageId } from "./ag-ui-messages.js";
 
 const agUiMessage = z.looseObject({ id: z.string().min(1), role: z.string(), content: z.unknown().optional() });
 
@@ -44,20 +45,6 @@ export function parseRunAgentInput(body: unknown): RunAgentInput {
   return parsed.data;
 }
 
-/** The user's message of a run: the last message when it is a user message, or a resume entry's payload. */
-function userText(input: RunAgentInput): { content: string; id?: string } {
-  const resolved = input.resume?.find((r) => r.status === undefined || r.status === "resolved");
-  if (resolved)
-    return { content: typeof resolved.payload === "string" ? resolved.payload : JSON.stringify(resolved.payload) };
-  const last = input.messages.at(-1);
-  if (last?.role !== "user") {
-    throw new TrellisError("INVALID_ARGUMENT", "RunAgentInput.messages must end with the user's new message.");
-  }
-  const content = typeof last.content === "string" ? last.content : contentText(last.content);
-  if (!content.trim()) throw new TrellisError("INVALID_ARGUMENT", "The user's message is empty.");
-  return { content, id: last.id };
-}
-
 function contentText(content: unknown): string {
   if (!Array.isArray(content)) return "";
   return content
@@ -66,17 +53,152 @@ function contentText(content: unknown): string {
 }
 
 /** The state the frontend sees: the conversation and the seed's `current_agent`. */
-function clientState(values: Record<string, unknown>): Record<string, unknown> {
+function clientValues(values: Record<string, unknown>): Record<string, unknown> {
   return { messages: (values.messages as Message[] | undefined) ?? [], current_agent: values.activeAgent ?? null };
+}
+
+function clientState(view: ThreadView): Record<string, unknown> {
+  return { messages: view.messages, current_agent: view.currentAgent };
+}
+
+/** What an input asks for: a message to run, or only the conversation (a client that (re)connects). */
+type Intent =
+  | { kind: "message"; content: string; id?: string; answers?: string }
+  | { kind: "sync" }
+  | { kind: "error"; error: TrellisError };
+
+const textOfContent = (content: unknown): string => (typeof content === "string" ? content : contentText(content));
+
+/** A resume entry's payload as the reply text: a string, or `text`/`answer`/`response` of an object. */
+function payloadText(payload: unknown): string {
+  if (typeof payload === "string") return payload;
+  if (typeof payload === "object" && payload !== null) {
+    for (const key of ["text", "answer", "response"]) {
+      const value = (payload as Record<string, unknown>)[key];
+      if (typeof value === "string") return value;
+    }
+  }
+  return payload === undefined ? "" : JSON.stringify(payload);
+}
+
+/**
+ * Reads the input against the thread as it is now:
+ * - `resume` entries must name the pending clarification (its interrupt id, or the id of its questions'
+ *   message `clarification-<call id>`), else the input is refused; a cancelled entry answers "stop";
+ * - a last user message the thread already has (by id), or one that answers questions the thread shows
+ *   answered already (a client re-sending after a lost connection), is not run again: the client gets
+ *   the conversation;
+ * - no new user message: on a known thread the client gets the conversation, else it is an error.
+ */
+function intentOf(input: RunAgentInput, view: ThreadView | undefined): Intent {
+  if (input.resume && input.resume.length > 0) {
+    const pending = view?.clarification;
+    if (!pending) {
+      return {
+        kind: "error",
+        error: new TrellisError(
+          "NOTHING_TO_RESUME",
+          `Thread "${input.threadId}" waits for no answer: nothing to resume.`,
+        ),
+      };
+    }
+    const names = new Set([
+      pending.interruptId,
+      ...(pending.toolCallId ? [clarificationMessageId(pending.toolCallId), pending.toolCallId] : []),
+    ]);
+    const unknown = input.resume.filter((r) => !names.has(r.interruptId)).map((r) => r.interruptId);
+    const entry = input.resume.find((r) => names.has(r.interruptId));
+    if (unknown.length > 0 || !entry) {
+      return {
+        kind: "error",
+        error: new TrellisError(
+          "RESUME_MISMATCH",
+          `No pending interrupt ${unknown.map((id) => `"${id}"`).join(", ")} on thread "${input.threadId}": it waits for "${pending.interruptId}" (the questions of message "${pending.toolCallId ? clarificationMessageId(pending.toolCallId) : pending.interruptId}").`,
+        ),
+      };
+    }
+    const content = entry.status === "cancelled" ? "stop" : payloadText(entry.payload);
+    if (!content.trim()) {
+      return { kind: "error", error: new TrellisError("INVALID_ARGUMENT", "The resume payload holds no answer.") };
+    }
+    return { kind: "message", content, answers: pending.interruptId };
+  }
+  const messages = input.messages;
+  const last = messages.at(-1);
+  if (last?.role !== "user") {
+    if (view) return { kind: "sync" };
+    return {
+      kind: "error",
+      error: new TrellisError("INVALID_ARGUMENT", "RunAgentInput.messages must end with the user's new message."),
+    };
+  }
+  if (view) {
+    const shown = new Set(agUiMessages(view.messages).map((m) => m.id));
+    if (shown.has(last.id)) return { kind: "sync" };
+    const before = messages.at(-2);
+    const askedBy = before?.id.startsWith("clarification-") ? before.id.slice("clarification-".length) : undefined;
+    if (askedBy && shown.has(answerMessageId(askedBy))) return { kind: "sync" };
+  }
+  const content = textOfContent(last.content);
+  if (!content.trim()) {
+    return { kind: "error", error: new TrellisError("INVALID_ARGUMENT", "The user's message is empty.") };
+  }
+  return { kind: "message", content, id: last.id };
+}
+
+/** True when the client holds the conversation's messages as its first messages, in their order. */
+function inStep(clientOrder: readonly string[], conversation: ReadonlyArray<{ id: string }>): boolean {
+  return conversation.every((m, i) => clientOrder[i] === m.id);
+}
+
+/**
+ * MESSAGES_SNAPSHOT of `conversation`. `@ag-ui/client` keeps the messages it has in its own order and
+ * appends the others: when what the client holds is not a prefix of the conversation (it missed
+ * messages in between, or has them in another order), an empty snapshot clears its list first, so that
+ * it ends up with the conversation in the thread's order.
+ */
+function snapshotEvents(clientOrder: readonly string[], conversation: ReadonlyArray<{ id: string }>): AgUiEvent[] {
+  const wanted = new Set(conversation.map((m) => m.id));
+  const kept = clientOrder.filter((id) => wanted.has(id));
+  const prefix = kept.every((id, i) => conversation[i]?.id === id);
+  return [
+    ...(prefix ? [] : [{ type: "MESSAGES_SNAPSHOT", messages: [] }]),
+    { type: "MESSAGES_SNAPSHOT", messages: conversation },
+  ];
+}
+
+/** What RUN_FINISHED's `result` says about the thread. */
+function finishedResult(view: ThreadView | undefined, currentAgent: string): Record<string, unknown> {
+  const pending = view?.clarification;
+  return {
+    current_agent: currentAgent,
+    awaiting_clarification: pending !== undefined,
+    pending_clarification: pending
+      ? {
+          interrupt_id: pending.interruptId,
+          ...(pending.toolCallId ? { message_id: clarificationMessageId(pending.toolCallId) } : {}),
+          questions: pending.request.questions,
+          display_text: pending.request.display_text,
+        }
+      : null,
+  };
 }
 
 /**
  * Runs one AG-UI turn through the orchestrator (a run of the server's run service) and emits its AG-UI
- * events: RUN_STARTED, the run's state and streamed messages (translated by the server's
- * `AgUiTranslator`), then — when the reporting agent paused for a clarification — its questions as an
- * ordinary assistant text message (the seed: "Questions sent to frontend as regular text message"), and
- * RUN_FINISHED. The frontend answers with an ordinary user message, which the graph's paused-input
- * policy makes the answer. Nothing about interrupts reaches the protocol. A failure ends with RUN_ERROR.
+ * events: RUN_STARTED; a MESSAGES_SNAPSHOT of the thread's conversation when the client lacks part of
+ * it (it reconnected, or opened the thread afresh); the run's state and streamed messages (translated
+ * by the server's `AgUiTranslator`); then — when the reporting agent paused for a clarification — its
+ * questions as an ordinary assistant text message (the seed: "Questions sent to frontend as regular
+ * text message"); a MESSAGES_SNAPSHOT of the conversation as it now stands; and RUN_FINISHED, whose
+ * `result` names the pending clarification. In the conversation, `request_clarification` calls are
+ * the questions (`clarification-<call id>`) and their results the inspector's answers
+ * (`answer-<call id>`, role `user`): no tool call is left without a result while the thread waits.
+ *
+ * The frontend answers with an ordinary user message, which the graph's paused-input policy makes the
+ * answer, or with an AG-UI `resume` entry naming the pending clarification. An input without a new user
+ * message on a known thread runs nothing: the client gets the conversation (how a client that
+ * reconnects learns what is pending). A failure ends with RUN_ERROR.
  *
  * @example
  * await runAgUiTurn(orchestrator, input, (e) => ws.send(JSON.stringify(e)));
@@ -89,40 +211,96 @@ export async function runAgUiTurn(
 ): Promise<TurnResult | undefined> {
   const ids = { threadId: input.threadId, runId: input.runId };
   emit({ type: "RUN_STARTED", ...ids });
-  const translator = new AgUiTranslator(input.messages);
+  const user = options.user ?? null;
+  let translator = new AgUiTranslator(input.messages);
   try {
-    const { content, id } = userText(input);
-    const result = await orchestrator.processMessage(input.threadId, content, {
-      ...(id ? { messageId: id } : {}),
-      user: options.user ?? null,
+    const before = await orchestrator.getThread(input.threadId, user).catch((error: unknown) => {
+      if (error instanceof TrellisError && error.code === "NOT_FOUND") return undefined;
+      throw error;
+    });
+    const intent = intentOf(input, before);
+    if (intent.kind === "error") throw intent.error;
+    const shown = before ? agUiMessages(before.messages) : [];
+    const clientOrder = input.messages.map((m) => m.id);
+    if (intent.kind === "sync") {
+      for (const e of snapshotEvents(clientOrder, shown)) emit(e);
+      emit({ type: "STATE_SNAPSHOT", snapshot: clientState(before as ThreadView) });
+      emit({
+        type: "RUN_FINISHED",
+        ...ids,
+        outcome: { type: "success" },
+        result: finishedResult(before, (before as ThreadView).currentAgent),
+      });
+      return undefined;
+    }
+    const last = input.messages.at(-1);
+    const waiting = before?.clarification?.toolCallId;
+    if (before && waiting) {
+      // the message answers the pending questions (the graph's paused-input policy): it joins the
+      // conversation as the answer, right after the questions
+      const answer = { id: answerMessageId(waiting), role: "user", content: intent.content };
+      for (const e of snapshotEvents(clientOrder, [...shown, answer])) emit(e);
+    } else if (before && !inStep(clientOrder, shown)) {
+      // the client lacks part of the conversation: give it the thread's, with its new message
+      const mine = last ? [{ id: last.id, role: "user", content: intent.content }] : [];
+      for (const e of snapshotEvents(clientOrder, [...shown, ...mine])) emit(e);
+    }
+    if (before) translator = new AgUiTranslator([...input.messages, ...before.messages]);
+    // the agents' tool results are in their own state until their turn ends: announced from there
+    const inner = new AgUiTranslator([...input.messages, ...(before?.messages ?? [])]);
+    const hidden = new Set<string>(); // request_clarification calls: shown as questions and answers instead
+    for (const m of before?.messages ?? []) {
+      for (const call of m.role === "assistant" ? (m.toolCalls ?? []) : []) {
+        if (call.name === CLARIFICATION_TOOL) hidden.add(call.id);
+      }
+    }
+    const results = new Set<string>();
+    const send = (e: AgUiEvent) => {
+      if (e.type === "TOOL_CALL_START" && e.toolCallName === CLARIFICATION_TOOL) hidden.add(e.toolCallId as string);
+      if (typeof e.toolCallId === "string" && hidden.has(e.toolCallId)) return;
+      if (e.type === "TOOL_CALL_RESULT") {
+        if (results.has(e.messageId as string)) return;
+        results.add(e.messageId as string);
+      }
+      emit(e);
+    };
+    const result = await orchestrator.processMessage(input.threadId, intent.content, {
+      ...(intent.id ? { messageId: intent.id } : {}),
+      ...(intent.answers ? { answers: intent.answers } : {}),
+      user,
       source: options.source ?? "ag-ui",
       onEvent: (event) => {
         const mode = event.event.split("|")[0];
         if (event.event === "values") {
-          for (const e of translator.translate("values", clientState(event.data as Record<string, unknown>))) emit(e);
+          for (const e of translator.translate("values", clientValues(event.data as Record<string, unknown>))) send(e);
+        } else if (mode === "values") {
+          for (const e of inner.translate("values", event.data)) if (e.type === "TOOL_CALL_RESULT") send(e);
         } else if (mode === "messages") {
-          for (const e of translator.translate("messages", event.data)) emit(e);
+          for (const e of translator.translate("messages", event.data)) send(e);
         }
       },
     });
-    for (const e of translator.flush()) emit(e);
+    for (const e of translator.flush()) send(e);
+    const after = await orchestrator.getThread(input.threadId, user);
     if (result.clarification) {
-      const messageId = `clarification-${result.clarification.interruptId}`;
+      const callId = after.clarification?.toolCallId;
+      const messageId = callId ? clarificationMessageId(callId) : `clarification-${result.clarification.interruptId}`;
       emit({ type: "TEXT_MESSAGE_START", messageId, role: "assistant" });
       emit({ type: "TEXT_MESSAGE_CONTENT", messageId, delta: result.reply });
       emit({ type: "TEXT_MESSAGE_END", messageId });
     }
+    emit({ type: "MESSAGES_SNAPSHOT", messages: agUiMessages(after.messages) });
     emit({
       type: "RUN_FINISHED",
       ...ids,
       outcome: { type: "success" },
-      result: { current_agent: result.currentAgent, awaiting_clarification: result.status === "clarification" },
+      result: finishedResult(after, result.currentAgent),
     });
     return result;
   } catch (error) {
     for (const e of translator.flush()) emit(e);
     const code = error instanceof TrellisError ? error.code : "INTERNAL";
-    emit({ type: "RUN_ERROR", message: (error as Error).message ?? String(error), code });
+    emit({ type: "RUN_ERROR", message: (error as Error).message ?? String(error), code, ...ids });
     return undefined;
   }
 }

@@ -22,12 +22,20 @@ export interface ProcessMessageOptions {
   onEvent?: (event: StoredEvent) => void;
   /** Recorded in the run's metadata (`source`): which door the message came through. */
   source?: string;
+  /**
+   * Answer this pending interrupt with the message (a `Command({ resume: { [interruptId]: message } })`)
+   * instead of sending it as input: refused (`RESUME_MISMATCH`, `NOTHING_TO_RESUME`) when the thread
+   * does not wait for exactly that interrupt.
+   */
+  answers?: string;
 }
 
 /** A paused clarification: the interrupt to answer and what it asks. */
 export interface PendingClarification {
   interruptId: string;
   request: ClarificationRequest;
+  /** The `request_clarification` call that waits (absent when the thread's messages do not show it). */
+  toolCallId?: string;
 }
 
 /** The outcome of one user message. */
@@ -109,11 +117,14 @@ export class InspectionOrchestrator {
       assistantId: this.assistantId,
       threadId,
       as,
-      input: { messages: [userMessage(content, { id: messageId })] },
+      ...(options.answers
+        ? { command: { resume: { [options.answers]: content } } }
+        : { input: { messages: [userMessage(content, { id: messageId })] } }),
       multitaskStrategy: "enqueue",
       metadata: { source: options.source ?? ASSISTANT_ID },
       kwargs: {
         streamMode: ["values", "messages-tuple"],
+        streamSubgraphs: true,
         config: settingsOwner ? { configurable: { user_id: settingsOwner } } : {},
       },
     });
@@ -150,14 +161,23 @@ export class InspectionOrchestrator {
     return { threadId, currentAgent, resumed, status: "answered", reply, newMessages };
   }
 
-  /** The thread's messages, its agent and the clarification it waits for; 404 when `user` may not see it. */
+  /**
+   * The thread's conversation, its agent and the clarification it waits for; 404 when `user` may not
+   * see it. While an agent is paused inside its turn, its messages so far (the reporting agent's tool
+   * calls and results, and the `request_clarification` call that waits) live in the agent's own state
+   * until the turn ends: they are read from there and follow the thread's messages, so a client that
+   * comes back sees everything up to the pending question.
+   */
   async getThread(threadId: string, user?: string | null | "app"): Promise<ThreadView> {
-    const state = await this.#read(threadId, principal(user));
-    const clarification = pendingClarification(state?.interrupts ?? []);
+    await this.runs.thread(threadId, principal(user));
+    const state = await this.runs.graph(this.assistantId).graph.getState({ threadId }, { subgraphs: true });
+    const messages = withTurnInProgress(state);
+    const found = pendingClarification(state?.interrupts ?? []);
+    const clarification = found ? { ...found, ...waitingCall(messages) } : undefined;
     return {
       threadId,
       currentAgent: (state?.values.activeAgent as string | undefined) ?? DEFAULT_AGENT,
-      messages: messagesOf(state?.values),
+      messages,
       ...(clarification ? { clarification } : {}),
     };
   }
@@ -166,6 +186,41 @@ export class InspectionOrchestrator {
     const thread = await this.runs.thread(threadId, as);
     return this.runs.snapshot(thread);
   }
+}
+
+interface StateWithTasks {
+  values: Record<string, unknown>;
+  tasks?: ReadonlyArray<{ state?: StateWithTasks | undefined }>;
+}
+
+/** The thread's messages followed by those of the agents' turns still in progress (paused subgraphs). */
+function withTurnInProgress(state: StateWithTasks | undefined): Message[] {
+  const messages = messagesOf(state?.values);
+  const ids = new Set(messages.map((m) => m.id));
+  const visit = (s: StateWithTasks | undefined) => {
+    for (const task of s?.tasks ?? []) {
+      for (const m of messagesOf(task.state?.values)) {
+        if (ids.has(m.id)) continue;
+        ids.add(m.id);
+        messages.push(m);
+      }
+      visit(task.state);
+    }
+  };
+  visit(state);
+  return messages;
+}
+
+/** The `request_clarification` call that has no result yet (the one the pause waits in). */
+function waitingCall(messages: readonly Message[]): { toolCallId?: string } {
+  const answered = new Set(messages.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role !== "assistant") continue;
+    const call = m.toolCalls?.find((c) => c.name === "request_clarification" && !answered.has(c.id));
+    if (call) return { toolCallId: call.id };
+  }
+  return {};
 }
 
 /** The node of the graph itself that paused: the agent, for an interrupt inside an agent's subgraph. */

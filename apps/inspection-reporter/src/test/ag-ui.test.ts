@@ -79,9 +79,15 @@ describe("AG-UI over the WebSocket at /apps/inspection-reporter/ws", () => {
     expect(report).toContain("Het inspectierapport is klaar (oordeel: Voldoet).");
     expect(report).toContain("# Inspectierapport Restaurant Bella Rosa");
     expect(report).toContain("- Adres: Hoofdstraat 2");
-    // The tool results of the resumed run (verify → clarification answer → submit → generate) were sent.
+    // The tool results of the resumed run (submit → verify → generate) were sent; the answer is no tool
+    // result in the protocol but the user's message right after the questions (issue 24, finding 3).
     const results = second.events.filter((e) => e.type === "TOOL_CALL_RESULT").map((e) => e.content as string);
-    expect(results).toContain("hoofdstraat 2, ja, nee");
+    expect(results).not.toContain("hoofdstraat 2, ja, nee");
+    const snapshot2 = second.events.filter((e) => e.type === "MESSAGES_SNAPSHOT").at(-1) as unknown as {
+      messages: Array<{ id: string; role: string; content?: string }>;
+    };
+    const asked = snapshot2.messages.findIndex((m) => m.content === QUESTIONS);
+    expect(snapshot2.messages[asked + 1]).toMatchObject({ role: "user", content: "hoofdstraat 2, ja, nee" });
     frontend.close();
   });
 

@@ -5,24 +5,41 @@ import type { GraphAgent } from "./graph-agent.js";
 import { LocalRetriever } from "./retrieval/local-retriever.js";
 import type { InterruptInfo } from "./test-session/test-graph.js";
 
+/** Longest `query` accepted: a question or a test request, not a document. */
+export const MAX_QUERY_CHARS = 4000;
+/** Longest answer to a test question accepted. */
+export const MAX_ANSWER_CHARS = 1000;
+/** Longest conversation id accepted. */
+export const MAX_ID_CHARS = 128;
+
 const QUERY = "query must be a non-empty string";
+const tooLong = (field: string, max: number) =>
+  `${field} is too long: at most ${max} characters (send a shorter question)`;
 const ID = "id must be a non-empty string (the conversation's thread id)";
 const ANSWER = 'user_response must be a non-empty string (the answer, e.g. "B")';
 
+const query = z.string({ error: QUERY }).trim().min(1, QUERY).max(MAX_QUERY_CHARS, tooLong("query", MAX_QUERY_CHARS));
+const id = z.string({ error: ID }).trim().min(1, ID).max(MAX_ID_CHARS, tooLong("id", MAX_ID_CHARS));
+
 const chatRequest = z.object({
-  query: z.string({ error: QUERY }).trim().min(1, QUERY),
-  id: z.string({ error: ID }).trim().min(1, ID),
+  query,
+  id,
   asignatura: z
     .string({ error: 'asignatura must be a subject code such as "iv" or "DS", or null' })
     .trim()
     .min(1)
+    .max(64, tooLong("asignatura", 64))
     .nullable()
     .optional(),
 });
 
 const resumeRequest = z.object({
-  id: z.string({ error: ID }).trim().min(1, ID),
-  user_response: z.string({ error: ANSWER }).trim().min(1, ANSWER),
+  id,
+  user_response: z
+    .string({ error: ANSWER })
+    .trim()
+    .min(1, ANSWER)
+    .max(MAX_ANSWER_CHARS, tooLong("user_response", MAX_ANSWER_CHARS)),
   question_num: z
     .number({ error: "question_num must be the number of the question answered (interrupt_info.question_num)" })
     .int()
@@ -31,8 +48,8 @@ const resumeRequest = z.object({
 });
 
 const searchRequest = z.object({
-  query: z.string({ error: QUERY }).trim().min(1, QUERY),
-  asignatura: z.string().nullable().optional(),
+  query,
+  asignatura: z.string().max(64, tooLong("asignatura", 64)).nullable().optional(),
   top_k: z.number().int().min(1).max(20).optional(),
 });
 

@@ -273,20 +273,26 @@ export const ReviewOutput = z.object({
 export type ReviewOutput = z.infer<typeof ReviewOutput>;
 
 /**
- * The Deploy-Validate Agent's output. Deployment is simulated (`mode: "dry-run"`): no cloud calls; the
- * changes come from the files and every acceptance criterion is checked against them.
+ * The Deploy-Validate Agent's output: what happened to the deployment, never a simulated success.
+ * `applied` — the executor (`terraform`/`tofu`) ran init, plan and apply of the reviewed files, each
+ * with exit code 0; `refused` — nothing was run (no executor, so nothing was changed); `failed` — the
+ * files changed since the review, an acceptance criterion is not met by the files, or a command failed
+ * (its output and exit code are in `steps`).
  *
  * @example
  * const d = DeploymentOutput.parse(json);
- * d.criteria.every((c) => c.passed);
+ * if (d.status === "applied") d.steps.map((s) => s.exit_code); // [0, 0, 0]
  */
 export const DeploymentOutput = z.object({
-  status: z.enum(["succeeded", "failed"]),
-  mode: z.literal("dry-run"),
+  status: z.enum(["applied", "refused", "failed"]),
+  /** The executor that ran, or `none`. */
+  mode: z.enum(["terraform", "tofu", "none"]),
   environment: Environment,
   planned_changes: z.array(z.object({ address: z.string(), action: ChangeAction })),
   criteria: z.array(z.object({ id: z.string(), description: z.string(), passed: z.boolean(), evidence: z.string() })),
   validated_files: z.array(z.object({ path: z.string(), sha256: z.string() })),
+  /** The commands the executor ran, in order, with exit code and captured output. */
+  steps: z.array(z.object({ command: z.string(), exit_code: z.number().int(), output: z.string() })),
   summary: z.string(),
 });
 /** See {@link DeploymentOutput}. */

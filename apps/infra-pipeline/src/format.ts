@@ -57,7 +57,7 @@ export function formatReviewOutput(review: ReviewOutput): string {
 }
 
 /**
- * The dry-run deployment as text: planned changes and each criterion's verdict.
+ * The deployment as text: what happened, the changes, each criterion's verdict and the commands run.
  *
  * @example
  * formatDeploymentOutput(deployment); // "Plan: 5 to add, 0 to change, 0 to destroy …\n  ✓ AC-1 …"
@@ -67,5 +67,6 @@ export function formatDeploymentOutput(deployment: DeploymentOutput): string {
   for (const c of deployment.planned_changes)
     lines.push(`  ${c.action === "create" ? "+" : c.action === "delete" ? "-" : "~"} ${c.address}`);
   for (const c of deployment.criteria) lines.push(`  ${c.passed ? "✓" : "✗"} ${c.id} ${c.description} — ${c.evidence}`);
+  for (const s of deployment.steps) lines.push(`  $ ${s.command} → exit ${s.exit_code}`);
   return lines.join("\n");
 }

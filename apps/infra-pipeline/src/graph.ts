@@ -8,6 +8,7 @@ import type { ChatModel } from "@trellis/models";
 import { offlineConversationModel } from "./agents/assistant-replies.js";
 import { modelFromEnv, requestIdGenerator, resolveDataDir } from "./app-config.js";
 import { ArtifactStore } from "./artifacts.js";
+import { type DeployExecutor, findExecutor } from "./deploy/executor.js";
 import { createNodes } from "./nodes.js";
 import { type PipelinePolicy, resolvePolicy } from "./policy.js";
 import { routeFromDeployApproval, routeFromOrchestrator, routeFromPlanApproval, routeFromReview } from "./router.js";
@@ -49,6 +50,11 @@ export interface PipelineGraphOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Directory the default data directory is relative to. Default `process.cwd()`. */
   cwd?: string;
+  /**
+   * What deploys: an executor, `null` for none (every deployment refused), or undefined to find
+   * `terraform`/`tofu` as `INFRA_AGENT_EXECUTOR` and `PATH` say ({@link findExecutor}).
+   */
+  executor?: DeployExecutor | null;
 }
 
 /**
@@ -70,6 +76,12 @@ export function createPipelineGraph(options: PipelineGraphOptions = {}): Pipelin
     model,
     conversationModel: model ?? offlineConversationModel(),
     newRequestId: options.newRequestId ?? requestIdGenerator(),
+    executor:
+      options.executor === null
+        ? { reason: "no deployment executor is configured" }
+        : options.executor
+          ? { executor: options.executor }
+          : findExecutor(env),
   });
 
   const graph = new StateGraph(pipelineSchema, { name: ASSISTANT_ID });

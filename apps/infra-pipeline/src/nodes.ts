@@ -12,6 +12,7 @@ import { PlanningAgent } from "./agents/planning-agent.js";
 import { ReviewAgent } from "./agents/review-agent.js";
 import type { ArtifactStore } from "./artifacts.js";
 import { Environment } from "./contracts.js";
+import type { ExecutorChoice } from "./deploy/executor.js";
 import { formatDeploymentOutput, formatIaCOutput, formatPlanningOutput, formatReviewOutput } from "./format.js";
 import { missingNameQuestion } from "./planning/plan-builder.js";
 import type { PipelinePolicy } from "./policy.js";
@@ -32,6 +33,8 @@ export interface NodeDeps {
   /** The model for conversation: `model`, or the offline rule model. */
   conversationModel: ChatModel;
   newRequestId: () => string;
+  /** The deployment executor, or why there is none (a deployment is then refused). */
+  executor: ExecutorChoice;
 }
 
 /**
@@ -316,20 +319,31 @@ export function createNodes(
       };
     },
 
-    async deploy_validate(state) {
+    async deploy_validate(state, ctx) {
       const plan = state.planning_output;
-      const agent = new DeployValidateAgent({ environment: envOf(state), store });
-      const output = await agent.deployAndValidate({
-        iacOutput: state.iac_output,
-        acceptanceCriteria: plan?.acceptance_criteria ?? [],
-        plan,
-        review: state.review_output,
+      const agent = new DeployValidateAgent({
+        environment: envOf(state),
+        store,
+        executor: deps.executor,
+        signal: ctx.signal,
       });
+      if (deps.executor.executor)
+        ctx.emit({ node: "deploy_validate", text: `deploying with ${deps.executor.executor.bin}` });
+      // a durable step: a node that runs again (retry, crash) never applies twice
+      const output = await ctx.step("deploy", () =>
+        agent.deployAndValidate({
+          iacOutput: state.iac_output,
+          acceptanceCriteria: plan?.acceptance_criteria ?? [],
+          plan,
+          review: state.review_output,
+        }),
+      );
       await store.writeRecord(state.request_id, "deployment", output);
       return {
         deployment_output: output,
         current_agent: "end",
-        ...(output.status === "failed" ? { error: `Deployment validation failed: ${output.summary}` } : {}),
+        ...(output.status === "failed" ? { error: `Deployment failed: ${output.summary}` } : {}),
+        ...(output.status === "refused" ? { error: `Deployment refused: ${output.summary}` } : {}),
         messages: [say("deploy_validate", formatDeploymentOutput(output))],
       };
     },
@@ -348,9 +362,11 @@ export function createNodes(
       const dir = state.iac_output?.directory ?? "";
       const content = state.dry_run
         ? `Dry run complete for ${state.request_id}: planned and reviewed (${state.review_output?.summary ?? "no review"}); deployment skipped. Terraform files: ${dir}`
-        : d?.status === "succeeded"
-          ? `Request ${state.request_id} completed: ${d.summary} Terraform files: ${dir}`
-          : `Request ${state.request_id} finished, but ${d?.summary ?? "no deployment ran."}`;
+        : d?.status === "applied"
+          ? `Request ${state.request_id} applied: ${d.summary} Terraform files: ${dir}`
+          : d?.status === "refused"
+            ? `Request ${state.request_id} was NOT deployed. ${d.summary} Terraform files: ${dir}`
+            : `Request ${state.request_id} finished, but it was not deployed: ${d?.summary ?? "no deployment ran."}`;
       return { current_agent: "end_success", messages: [say("end_success", content)] };
     },
 

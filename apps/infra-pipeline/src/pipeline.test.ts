@@ -43,7 +43,7 @@ describe("orchestrator routes", () => {
     expect(status.values.intent).toBe("query");
     expect(status.outcome).toBe("answered");
     expect(status.values.messages.at(-1)?.content).toBe(
-      "1 S3 bucket in prd:\n  - trellis-prd-logs (prd) — req-test-1, deployed (dry run)",
+      "1 S3 bucket in prd:\n  - trellis-prd-logs (prd) — req-test-1, not deployed (refused: no executor)",
     );
   });
 
@@ -232,14 +232,14 @@ describe("deploy approval", () => {
     expect(status.values.messages.at(-1)?.content).toMatch(/^Dry run complete for req-test-1: .*deployment skipped/);
   });
 
-  it("approved → deploy_validate checks every acceptance criterion → end_success", async () => {
+  it("approved → deploy_validate checks every acceptance criterion; with no executor the deployment is refused, never simulated", async () => {
     await collect(f.pipeline.stream("create a fifo sqs queue for orders with 4 day retention", { environment: "dev" }));
     const events = await collect(f.pipeline.streamWithApproval("req-test-1", true));
     expect(nodesOf(events)).toEqual(["deploy_approval", "deploy_validate", "end_success"]);
     const status = await f.pipeline.status("req-test-1");
-    expect(status.outcome).toBe("succeeded");
+    expect(status.outcome).toBe("refused");
     const deployment = status.values.deployment_output;
-    expect(deployment).toMatchObject({ status: "succeeded", mode: "dry-run", environment: "dev" });
+    expect(deployment).toMatchObject({ status: "refused", mode: "none", environment: "dev", steps: [] });
     expect(deployment?.planned_changes).toEqual([{ address: "aws_sqs_queue.orders", action: "create" }]);
     expect(deployment?.criteria.map((c) => [c.id, c.passed])).toEqual([
       ["AC-1", true],
@@ -249,7 +249,9 @@ describe("deploy approval", () => {
       ["AC-5", true],
     ]);
     expect(await f.store.readRecord("req-test-1", "deployment")).toEqual(deployment);
-    expect((await lastMessage("req-test-1"))?.content).toMatch(/^Request req-test-1 completed: Plan: 1 to add/);
+    expect((await lastMessage("req-test-1"))?.content).toMatch(
+      /^Request req-test-1 was NOT deployed\. Not deployed \(refused\): no deployment executor is configured\. Nothing was changed in dev\..* would make 1 to add, 0 to change, 0 to destroy; 5\/5 acceptance criteria met/,
+    );
   });
 
   it("rejected → rejected → END", async () => {
@@ -273,7 +275,9 @@ describe("deploy approval", () => {
     expect(status.outcome).toBe("failed");
     const failed = status.values.deployment_output?.criteria.filter((c) => !c.passed).map((c) => c.id);
     expect(failed).toEqual(["AC-1", "REVIEWED"]);
-    expect(status.values.error).toMatch(/^Deployment validation failed: .*NOT met: AC-1, REVIEWED/);
+    expect(status.values.error).toMatch(
+      /^Deployment failed: Not deployed: 2 of \d+ acceptance criteria NOT met \(AC-1, REVIEWED\)/,
+    );
   });
 });
 

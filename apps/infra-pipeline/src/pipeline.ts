@@ -34,7 +34,8 @@ export type PipelineOutcome =
   | "answered"
   | "awaiting_approval"
   | "rejected"
-  | "succeeded"
+  | "applied"
+  | "refused"
   | "dry_run_complete"
   | "failed"
   | "incomplete";
@@ -174,7 +175,7 @@ export class InfraPipeline {
  * How a request ended, from its state.
  *
  * @example
- * outcomeOf(values, undefined, []); // "succeeded"
+ * outcomeOf(values, undefined, []); // "applied"
  */
 export function outcomeOf(
   values: PipelineState,
@@ -192,7 +193,8 @@ export function outcomeOf(
       return "failed";
     case "end_success":
       if (values.dry_run) return "dry_run_complete";
-      return values.deployment_output?.status === "succeeded" ? "succeeded" : "failed";
+      if (values.deployment_output?.status === "applied") return "applied";
+      return values.deployment_output?.status === "refused" ? "refused" : "failed";
     default:
       return values.intent === "query" || values.intent === "conversation" ? "answered" : "incomplete";
   }

@@ -21,6 +21,7 @@ beforeEach(() => {
   vi.stubEnv("INFRA_AGENT_DATA_DIR", join(dir, "data"));
   vi.stubEnv("INFRA_AGENT_MODEL_PROVIDER", "offline");
   vi.stubEnv("TRELLIS_MODEL_PROVIDER", "offline");
+  vi.stubEnv("INFRA_AGENT_EXECUTOR", "none");
 });
 afterEach(async () => {
   await server?.close();
@@ -76,7 +77,8 @@ describe(`the "${ASSISTANT_ID}" assistant of trellis.json`, () => {
     expect(deployGate.json).toMatchObject({ review_status: "passed", retry_count: 1, pending_approval: "deploy" });
 
     const done = await wait({ command: { resume: { approved: true } } });
-    expect(done.json).toMatchObject({ current_agent: "end_success", deployment_output: { status: "succeeded" } });
+    // no executor (INFRA_AGENT_EXECUTOR=none): the approved deployment is refused, never simulated
+    expect(done.json).toMatchObject({ current_agent: "end_success", deployment_output: { status: "refused" } });
     expect(done.json.request_id).toMatch(/^req-\d{8}-\d{6}-[0-9a-f]{6}$/);
     const graph = s.graphs.get(ASSISTANT_ID)?.graph;
     expect((await graph?.getState({ threadId: thread.thread_id }))?.next).toEqual([]);

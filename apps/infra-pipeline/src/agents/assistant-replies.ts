@@ -59,9 +59,11 @@ export async function readInventory(store: ArtifactStore): Promise<InventoryEntr
     const review = ReviewOutput.safeParse(await store.readRecord(id, "review"));
     const deployment = DeploymentOutput.safeParse(await store.readRecord(id, "deployment"));
     const status = deployment.success
-      ? deployment.data.status === "succeeded"
-        ? "deployed (dry run)"
-        : "deployment validation failed"
+      ? deployment.data.status === "applied"
+        ? `deployed (${deployment.data.mode})`
+        : deployment.data.status === "refused"
+          ? "not deployed (refused: no executor)"
+          : "deployment failed"
       : review.success
         ? `review ${review.data.status}`
         : "planned";

@@ -1,7 +1,8 @@
 /**
- * The Deploy-Validate Agent, as a dry run: it reads the reviewed files, works out the changes applying
- * them would make, and checks every acceptance criterion against them. It makes no cloud calls; it
- * fails when a criterion is not met or when the files changed after the review.
+ * The Deploy-Validate Agent: checks that the files are the ones the review passed and that they meet
+ * every acceptance criterion, then deploys them with the executor (`terraform`/`tofu` init, plan,
+ * apply) and reports what happened. Without an executor it refuses: nothing is deployed, and nothing
+ * is reported as deployed.
  */
 import type { ArtifactStore } from "../artifacts.js";
 import type {
@@ -13,17 +14,21 @@ import type {
   ReviewOutput,
 } from "../contracts.js";
 import { evaluateCriterion, plannedChanges } from "../deploy/criteria.js";
+import { applyWith, type ExecutorChoice } from "../deploy/executor.js";
 import { loadModule } from "../terraform/terraform-module.js";
 
 /**
  * Options of {@link DeployValidateAgent}.
  *
  * @example
- * new DeployValidateAgent({ environment: "prd", store });
+ * new DeployValidateAgent({ environment: "prd", store, executor: findExecutor(process.env) });
  */
 export interface DeployValidateAgentOptions {
   environment: Environment;
   store: ArtifactStore;
+  /** The executor, or why there is none (then every deployment is refused). */
+  executor: ExecutorChoice;
+  signal?: AbortSignal;
 }
 
 /**
@@ -44,8 +49,8 @@ export interface DeployRequest {
  * The Deploy-Validate Agent.
  *
  * @example
- * const d = await new DeployValidateAgent({ environment: "dev", store }).deployAndValidate(request);
- * d.criteria.every((c) => c.passed);
+ * const d = await new DeployValidateAgent({ environment: "dev", store, executor }).deployAndValidate(request);
+ * d.status; // "applied" | "refused" | "failed"
  */
 export class DeployValidateAgent {
   readonly #options: DeployValidateAgentOptions;
@@ -54,9 +59,9 @@ export class DeployValidateAgent {
     this.#options = options;
   }
 
-  /** Simulates the deployment and validates the acceptance criteria. */
+  /** Validates the reviewed files against the acceptance criteria, then deploys them (or refuses). */
   async deployAndValidate(request: DeployRequest): Promise<DeploymentOutput> {
-    const { environment, store } = this.#options;
+    const { environment, store, executor } = this.#options;
     const files = request.iacOutput ? await store.readTerraform(request.iacOutput.request_id) : [];
     const module = loadModule(files);
     const criteria = request.acceptanceCriteria.map((c) => evaluateCriterion(module, c));
@@ -76,18 +81,53 @@ export class DeployValidateAgent {
     const failed = criteria.filter((c) => !c.passed);
     const changes = plannedChanges(module, request.plan);
     const count = (a: string) => changes.filter((c) => c.action === a).length;
-    const planLine = `Plan: ${count("create")} to add, ${count("update")} to change, ${count("delete")} to destroy`;
-    return {
-      status: failed.length === 0 ? "succeeded" : "failed",
-      mode: "dry-run",
+    const planLine = `${count("create")} to add, ${count("update")} to change, ${count("delete")} to destroy`;
+    const met = `${criteria.length - failed.length}/${criteria.length} acceptance criteria met by the reviewed files`;
+    const base = {
       environment,
       planned_changes: changes,
       criteria,
       validated_files: files.map((f) => ({ path: f.path, sha256: f.sha256 })),
-      summary:
-        failed.length === 0
-          ? `${planLine} (dry run, no cloud calls); ${criteria.length}/${criteria.length} acceptance criteria met.`
-          : `${planLine} (dry run); ${failed.length} of ${criteria.length} acceptance criteria NOT met: ${failed.map((c) => c.id).join(", ")}.`,
+    };
+    if (failed.length > 0) {
+      return {
+        ...base,
+        status: "failed",
+        mode: executor.executor?.kind ?? "none",
+        steps: [],
+        summary: `Not deployed: ${failed.length} of ${criteria.length} acceptance criteria NOT met (${failed.map((c) => c.id).join(", ")}); nothing was run.`,
+      };
+    }
+    if (!executor.executor) {
+      return {
+        ...base,
+        status: "refused",
+        mode: "none",
+        steps: [],
+        summary: `Not deployed (refused): ${executor.reason}. Nothing was changed in ${environment}. Install terraform or tofu (or set INFRA_AGENT_EXECUTOR), or run with dry_run to plan and review only. The reviewed files would make ${planLine}; ${met}.`,
+      };
+    }
+    const dir = request.iacOutput?.directory ?? "";
+    const { applied, steps } = await applyWith(executor.executor, dir, this.#options.signal);
+    const last = steps.at(-1);
+    return {
+      ...base,
+      status: applied ? "applied" : "failed",
+      mode: executor.executor.kind,
+      steps,
+      summary: applied
+        ? `Applied with ${executor.executor.kind} (init, plan, apply: exit 0): ${planLine}; ${criteria.length}/${criteria.length} acceptance criteria met by the applied files.`
+        : `Not applied: \`${last?.command ?? executor.executor.kind}\` exited ${last?.exit_code ?? "?"}${steps.length > 1 ? ` after ${steps.length - 1} successful step(s)` : "; nothing was changed"}. ${lastLine(last?.output ?? "")}`,
     };
   }
+}
+
+/** The last non-empty line of a command's output (its error, usually). */
+function lastLine(output: string): string {
+  const lines = output
+    .split("\n")
+    .map((l) => l.replace(/^[│╷╵\s]+/, "").trim())
+    .filter((l) => l !== "" && !/^[─]+$/.test(l));
+  const error = lines.find((l) => /^Error:/.test(l));
+  return (error ?? lines.at(-1) ?? "").slice(0, 300);
 }

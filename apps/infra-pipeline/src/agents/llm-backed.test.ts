@@ -93,7 +93,7 @@ describe("LLM-backed agents", () => {
     await collect(f.pipeline.streamWithApproval("req-test-1", true));
 
     const { values, outcome } = await f.pipeline.status("req-test-1");
-    expect(outcome).toBe("succeeded");
+    expect(outcome).toBe("refused");
     expect(values.planning_output).toMatchObject({
       generated_by: "scripted:scripted",
       summary: PLAN.summary,

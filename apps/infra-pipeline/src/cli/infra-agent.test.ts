@@ -33,7 +33,7 @@ function dialogue(args: string[], answers: string[], prompt = /(You|Approve\? \[
   ) as NodeJS.ProcessEnv;
   const child = spawn(process.execPath, ["--conditions=@trellis/source", "--import", TSX, BIN, ...args], {
     cwd: dir,
-    env: { ...env, INFRA_AGENT_DATA_DIR: join(dir, "data") },
+    env: { ...env, INFRA_AGENT_DATA_DIR: join(dir, "data"), INFRA_AGENT_EXECUTOR: "none" },
     stdio: ["pipe", "pipe", "pipe"],
   });
   const queue = [...answers];
@@ -69,8 +69,10 @@ describe("infra-agent (child process, piped stdin)", () => {
       "plan_approval:\n  Approve the plan? (changes in prd always need approval)\nApprove? [y/n]: y\n",
     );
     expect(stdout).toContain("deploy_approval:\n  Approve the deployment?");
-    expect(stdout).toContain(`Result: succeeded (${id})\n`);
-    expect(stdout).toContain(`  1 S3 bucket in prd:\n    - trellis-prd-logs (prd) — ${id}, deployed (dry run)\n`);
+    expect(stdout).toContain(`Result: refused (${id})\n`);
+    expect(stdout).toContain(
+      `  1 S3 bucket in prd:\n    - trellis-prd-logs (prd) — ${id}, not deployed (refused: no executor)\n`,
+    );
     expect(stdout).toMatch(/You: exit\n$/);
   });
 
@@ -84,8 +86,8 @@ describe("infra-agent (child process, piped stdin)", () => {
     expect(paused).toMatchObject({ outcome: "awaiting_approval", pending_approval: "deploy", environment: "tst" });
 
     const second = await dialogue(["pipeline", "--thread", paused.thread_id, "--approve-deploy"], []);
-    expect(second.code).toBe(0);
-    expect(second.stdout).toContain(`Result: succeeded (${paused.thread_id})\n`);
+    expect(second.code).toBe(5);
+    expect(second.stdout).toContain(`Result: refused (${paused.thread_id})\n`);
   });
 
   it("graph prints the seed's Visualization edges", async () => {

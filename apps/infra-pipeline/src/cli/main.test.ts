@@ -42,7 +42,7 @@ async function cli(argv: string[], stdin = "") {
       stderr: sink((s) => {
         err += s;
       }),
-      env: { INFRA_AGENT_DATA_DIR: join(dir, "data") },
+      env: { INFRA_AGENT_DATA_DIR: join(dir, "data"), INFRA_AGENT_EXECUTOR: "none" },
       cwd: dir,
     },
     { newRequestId: () => `req-cli-${++ids}` },
@@ -97,10 +97,12 @@ describe("infra-agent pipeline (interactive, piped stdin)", () => {
     expect(out).toContain(
       "    [error] ENCRYPTION_CMK_REQUIRED main.tf:20 aws_s3_bucket.logs must use a customer-managed KMS key",
     );
-    expect(out).toContain("5/5 acceptance criteria met.");
-    expect(out).toContain("Result: succeeded (req-cli-1)\n");
+    expect(out).toContain("5/5 acceptance criteria met by the reviewed files.");
+    expect(out).toContain("Result: refused (req-cli-1)\n");
     expect(out).toContain("You: list the buckets in prd\n");
-    expect(out).toContain("  1 S3 bucket in prd:\n    - trellis-prd-logs (prd) — req-cli-1, deployed (dry run)\n");
+    expect(out).toContain(
+      "  1 S3 bucket in prd:\n    - trellis-prd-logs (prd) — req-cli-1, not deployed (refused: no executor)\n",
+    );
     expect(out).toContain("Result: answered (req-cli-2)\nYou: exit\n");
   });
 
@@ -161,15 +163,15 @@ describe("infra-agent pipeline (non-interactive)", () => {
       "--approve-deploy",
       "--json",
     ]);
-    expect(code).toBe(0);
+    expect(code).toBe(5);
     const result = JSON.parse(out);
     expect(result).toMatchObject({
       request_id: "req-cli-1",
-      outcome: "succeeded",
+      outcome: "refused",
       intent: "change",
       retry_count: 1,
       review_status: "passed",
-      deployment_output: { status: "succeeded", mode: "dry-run" },
+      deployment_output: { status: "refused", mode: "none", steps: [] },
     });
     expect(result.nodes).toEqual([
       "orchestrator",

@@ -45,7 +45,8 @@ export interface CliOverrides {
 
 const EXIT: Record<PipelineOutcome, number> = {
   answered: 0,
-  succeeded: 0,
+  applied: 0,
+  refused: 5,
   dry_run_complete: 0,
   failed: 1,
   incomplete: 1,

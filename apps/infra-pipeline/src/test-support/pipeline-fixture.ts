@@ -42,6 +42,8 @@ export async function pipelineFixture(options: { model?: ChatModel } = {}): Prom
     model: options.model ?? null,
     checkpointer: new MemorySaver(),
     newRequestId,
+    // no executor: a deployment is refused (tests that run terraform say so)
+    executor: null,
   });
   return {
     dir,

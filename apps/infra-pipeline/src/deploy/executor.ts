@@ -1,0 +1,128 @@
+/**
+ * The deployment executor behind the deploy gate: Terraform (or OpenTofu) run on the reviewed files —
+ * `init`, `plan -out`, `apply` of that saved plan — with each command's output and exit code captured.
+ * Without an executor a deployment is refused, never simulated.
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
+
+/**
+ * The binary that deploys: `terraform` or `tofu`, and where it is.
+ *
+ * @example
+ * const executor: DeployExecutor = { kind: "terraform", bin: "/usr/local/bin/terraform" };
+ */
+export interface DeployExecutor {
+  kind: "terraform" | "tofu";
+  bin: string;
+}
+
+/**
+ * How the environment chose the executor: one found, or why there is none.
+ *
+ * @example
+ * const choice = findExecutor(process.env);
+ * if (!choice.executor) console.log(choice.reason);
+ */
+export type ExecutorChoice =
+  | { executor: DeployExecutor; reason?: undefined }
+  | { executor?: undefined; reason: string };
+
+/** One command the executor ran. */
+export interface ExecutorStep {
+  command: string;
+  exit_code: number;
+  /** stdout and stderr, the last 4000 characters. */
+  output: string;
+}
+
+const OUTPUT_CHARS = 4000;
+
+function onPath(name: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const candidates = isAbsolute(name)
+    ? [name]
+    : (env.PATH ?? "")
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, name));
+  for (const file of candidates) {
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Picks the executor: `INFRA_AGENT_EXECUTOR` = `none` (refuse every deployment), `terraform`, `tofu`, or
+ * a path to either binary; unset or `auto` takes `terraform`, then `tofu`, from `PATH`.
+ *
+ * @example
+ * findExecutor({ PATH: "/usr/local/bin" }); // { executor: { kind: "terraform", bin: "/usr/local/bin/terraform" } } when installed
+ * findExecutor({ INFRA_AGENT_EXECUTOR: "none" }); // { reason: "INFRA_AGENT_EXECUTOR is none" }
+ */
+export function findExecutor(env: Readonly<Record<string, string | undefined>>): ExecutorChoice {
+  const wanted = (env.INFRA_AGENT_EXECUTOR ?? "").trim() || "auto";
+  if (wanted === "none") return { reason: "INFRA_AGENT_EXECUTOR is none: deployments are switched off" };
+  const names = wanted === "auto" ? ["terraform", "tofu"] : [wanted];
+  for (const name of names) {
+    const bin = onPath(name, env);
+    if (bin) return { executor: { kind: /tofu[^/]*$/.test(bin) ? "tofu" : "terraform", bin } };
+  }
+  return {
+    reason:
+      wanted === "auto"
+        ? "neither terraform nor tofu is on PATH"
+        : `INFRA_AGENT_EXECUTOR names ${wanted}, which is not an executable on PATH`,
+  };
+}
+
+function run(bin: string, args: string[], cwd: string, signal: AbortSignal | undefined): Promise<ExecutorStep> {
+  return new Promise((resolve) => {
+    let output = "";
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-OUTPUT_CHARS);
+    };
+    const child = spawn(bin, args, {
+      cwd,
+      env: { ...process.env, TF_IN_AUTOMATION: "1", TF_INPUT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(signal ? { signal } : {}),
+    });
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    const command = [bin.split("/").at(-1) ?? bin, ...args].join(" ");
+    child.on("error", (error) =>
+      resolve({ command, exit_code: -1, output: `${output}${error.message}`.slice(-OUTPUT_CHARS) }),
+    );
+    child.on("close", (code) => resolve({ command, exit_code: code ?? -1, output }));
+  });
+}
+
+/**
+ * Runs `init`, `plan -out=tfplan` and `apply tfplan` in `dir`, stopping at the first command that fails.
+ *
+ * @example
+ * const { applied, steps } = await applyWith(executor, "/data/artifacts/req-1");
+ */
+export async function applyWith(
+  executor: DeployExecutor,
+  dir: string,
+  signal?: AbortSignal,
+): Promise<{ applied: boolean; steps: ExecutorStep[] }> {
+  const steps: ExecutorStep[] = [];
+  for (const args of [
+    ["init", "-input=false", "-no-color"],
+    ["plan", "-input=false", "-no-color", "-out=tfplan"],
+    ["apply", "-input=false", "-no-color", "-auto-approve", "tfplan"],
+  ]) {
+    const step = await run(executor.bin, args, dir, signal);
+    steps.push(step);
+    if (step.exit_code !== 0) return { applied: false, steps };
+  }
+  return { applied: true, steps };
+}

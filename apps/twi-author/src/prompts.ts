@@ -168,7 +168,10 @@ export function readGeneratePrompt(text: string): GeneratePromptInput {
   };
   const mode = read(`${BLOCKS.mode}:`);
   const processed = read(`${BLOCKS.processed}:`);
+  // "ELŐZŐ VÁZLAT (2. revízió):" — the revision of the previous draft
+  const revision = new RegExp(`${BLOCKS.previous} \\((\\d+)\\. revízió\\):`).exec(text)?.[1];
   return {
+    ...(revision !== undefined ? { revision: Number(revision) } : {}),
     mode: mode === "edit" || mode === "question" ? mode : "new",
     request: read(`${BLOCKS.request}:`) ?? "",
     processedInput: processed ? (JSON.parse(processed) as Record<string, unknown>) : null,

@@ -2,7 +2,12 @@ import { TrellisError } from "@trellis/core";
 import type { Message } from "@trellis/models";
 import { type AgUiEvent, AgUiTranslator } from "@trellis/server";
 import * as z from "zod";
-import type { InspectionOrchestrator, ThreadView, TurnResult } from "../orchestrator/orchestrator.js";
+import {
+  checkMessageLength,
+  type InspectionOrchestrator,
+  type ThreadView,
+  type TurnResult,
+} from "../orchestrator/orchestrator.js";
 import { agUiMessages, answerMessageId, CLARIFICATION_TOOL, clarificationMessageId } from "./ag-ui-messages.js";
 
 const agUiMessage = z.looseObject({ id: z.string().min(1), role: z.string(), content: z.unknown().optional() });
@@ -220,6 +225,7 @@ export async function runAgUiTurn(
     });
     const intent = intentOf(input, before);
     if (intent.kind === "error") throw intent.error;
+    if (intent.kind === "message") checkMessageLength(intent.content);
     const shown = before ? agUiMessages(before.messages) : [];
     const clientOrder = input.messages.map((m) => m.id);
     if (intent.kind === "sync") {

@@ -5,6 +5,14 @@ import { WebSocketServer } from "ws";
 import type { InspectionOrchestrator } from "../orchestrator/orchestrator.js";
 import { parseRunAgentInput, runAgUiTurn } from "./ag-ui-run.js";
 
+/** The thread and run a frame names, when it names them (for the RUN_ERROR of a malformed frame). */
+function idsOf(frame: unknown): { threadId?: string; runId?: string } {
+  if (typeof frame !== "object" || frame === null) return {};
+  const { threadId, runId } = frame as { threadId?: unknown; runId?: unknown };
+  const ok = (v: unknown): v is string => typeof v === "string" && v.length > 0 && v.length <= 200;
+  return { ...(ok(threadId) ? { threadId } : {}), ...(ok(runId) ? { runId } : {}) };
+}
+
 /** The WebSocket path under the Trellis server's mount point of the app. */
 export const DEFAULT_WS_PATH = "/apps/inspection-reporter/ws";
 
@@ -41,12 +49,14 @@ export function inspectionSocketHandler(
             const send = (event: unknown) => {
               if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(event));
             };
+            let frame: unknown;
             try {
-              const input = parseRunAgentInput(JSON.parse(String(raw)));
+              frame = JSON.parse(String(raw));
+              const input = parseRunAgentInput(frame);
               await runAgUiTurn(orchestrator, input, send, { user, source: "app:ws" });
             } catch (error) {
               const code = error instanceof TrellisError ? error.code : "INVALID_ARGUMENT";
-              send({ type: "RUN_ERROR", message: (error as Error).message, code });
+              send({ type: "RUN_ERROR", message: (error as Error).message, code, ...idsOf(frame) });
             }
           });
         });

@@ -9,6 +9,24 @@ import { consoleLogger, type Logger } from "./logger.js";
 /** The assistant id the app is registered under. */
 export const ASSISTANT_ID = "inspection-reporter";
 
+/** The longest message any door takes, in characters: an inspector's reply, not a document. */
+export const MAX_MESSAGE_CHARS = 20_000;
+
+/**
+ * Refuses a message longer than {@link MAX_MESSAGE_CHARS} with an `INVALID_ARGUMENT` that names the
+ * limit (and does not repeat the message).
+ *
+ * @example
+ * checkMessageLength("hoofdstraat 2, ja, nee"); // fine
+ */
+export function checkMessageLength(content: string): void {
+  if (content.length <= MAX_MESSAGE_CHARS) return;
+  throw new TrellisError(
+    "INVALID_ARGUMENT",
+    `A message may have at most ${MAX_MESSAGE_CHARS.toLocaleString("en-US")} characters; this one has ${content.length.toLocaleString("en-US")}.`,
+  );
+}
+
 /** Options of {@link InspectionOrchestrator.processMessage}. */
 export interface ProcessMessageOptions {
   /** Id of the user message (e.g. the AG-UI message id); random when left out. */
@@ -108,6 +126,7 @@ export class InspectionOrchestrator {
    * waits for the thread to pause or finish. Messages of one thread run one after the other.
    */
   async processMessage(threadId: string, content: string, options: ProcessMessageOptions = {}): Promise<TurnResult> {
+    checkMessageLength(content);
     const as = principal(options.user);
     const messageId = options.messageId ?? randomUUID();
     const before = await this.#read(threadId, as).catch(() => undefined);

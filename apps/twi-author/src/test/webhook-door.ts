@@ -117,7 +117,7 @@ export interface LocalBotFramework {
 export type Card = { actions: Array<{ data: Record<string, unknown> }> };
 
 /** Starts the local Bot Framework on 127.0.0.1. @internal */
-export async function startLocalBotFramework(): Promise<LocalBotFramework> {
+export async function startLocalBotFramework(options: { refuseTyping?: boolean } = {}): Promise<LocalBotFramework> {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const server: RecordingServer = await startRecordingServer((req) => {
     if (req.path === "/openid") return { json: { jwks_uri: `${server.url}/keys` } };
@@ -125,6 +125,9 @@ export async function startLocalBotFramework(): Promise<LocalBotFramework> {
       return { json: { keys: [{ ...publicKey.export({ format: "jwk" }), kid: "key-1", endorsements: ["msteams"] }] } };
     }
     if (req.path === "/token") return { json: { access_token: "app-token-1", expires_in: 3600 } };
+    if (options.refuseTyping && (req.body as { type?: string } | undefined)?.type === "typing") {
+      return { status: 404, json: { error: { code: "NotFound", message: "typing refused" } } };
+    }
     return { status: 201, json: { id: `sent-${server.requests.length}` } };
   });
   const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");

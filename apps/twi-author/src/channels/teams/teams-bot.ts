@@ -2,8 +2,10 @@
  * The Teams side of the seed: a message starts a conversation and gets the review card; a card's
  * submit resumes the graph with its decision and gets the next card (final approval) or the result.
  */
+
 import { DecisionError, type ReviewDecision } from "../../decisions.js";
 import type { ConversationView, TwiAssistant } from "../../twi-assistant.js";
+import { bestEffort } from "../best-effort.js";
 import { decisionErrorText, TEXT, viewText } from "../view-text.js";
 import type { BotConnectorClient, OutgoingActivity } from "./bot-connector-client.js";
 import {
@@ -143,7 +145,8 @@ export class TeamsBot {
     }
     const text = messageText(activity);
     if (text === "") return;
-    await reply({ type: "typing" });
+    // cosmetic: a failing typing indicator must not drop the message
+    await bestEffort("Teams typing indicator", () => reply({ type: "typing" }));
     let view: ConversationView;
     try {
       view = await this.#assistant.start({

@@ -5,6 +5,7 @@
  */
 import { DecisionError, type ReviewDecision } from "../../decisions.js";
 import { type ConversationView, pauseTag, type TwiAssistant } from "../../twi-assistant.js";
+import { bestEffort } from "../best-effort.js";
 import { decisionErrorText, TEXT, viewText } from "../view-text.js";
 import type { TelegramClient } from "./telegram-client.js";
 import type { InlineKeyboard, TelegramCallbackQuery, TelegramMessage, TelegramUpdate } from "./telegram-types.js";
@@ -89,7 +90,10 @@ export class TelegramBot {
       return this.#decide(chatId, conversationId, { action: "revision_requested", feedback: text }, tag);
     }
     if (/^\/(start|help)\b/.test(text)) return this.#client.sendMessage(chatId, TEXT.help);
-    await this.#client.call("sendChatAction", { chat_id: chatId, action: "typing" });
+    // cosmetic: a failing typing indicator must not drop the message
+    await bestEffort("Telegram sendChatAction", () =>
+      this.#client.call("sendChatAction", { chat_id: chatId, action: "typing" }),
+    );
     let view: ConversationView;
     try {
       view = await this.#assistant.start({
@@ -110,11 +114,11 @@ export class TelegramBot {
     const match = CALLBACK.exec(query.data ?? "");
     const chatId = query.message?.chat.id;
     if (!match || chatId === undefined) {
-      await this.#client.answerCallbackQuery(query.id);
+      await bestEffort("Telegram answerCallbackQuery", () => this.#client.answerCallbackQuery(query.id));
       return;
     }
     const [, code, tag, conversationId] = match as unknown as [string, string, string, string];
-    await this.#client.answerCallbackQuery(query.id);
+    await bestEffort("Telegram answerCallbackQuery", () => this.#client.answerCallbackQuery(query.id));
     if (code === "r") {
       // Telegram buttons carry no text field: ask for the feedback as a reply to a tagged prompt.
       await this.#client.sendMessage(chatId, `${TEXT.feedbackPrompt} [#twi:${tag}:${conversationId}]`, {
@@ -123,7 +127,9 @@ export class TelegramBot {
       });
       return;
     }
-    if (query.message) await this.#client.clearKeyboard(chatId, query.message.message_id);
+    const pressed = query.message;
+    if (pressed)
+      await bestEffort("Telegram editMessageReplyMarkup", () => this.#client.clearKeyboard(chatId, pressed.message_id));
     const decision: ReviewDecision =
       code === "a" ? { action: "approved" } : code === "f" ? { action: "final_approved" } : { action: "rejected" };
     await this.#decide(chatId, conversationId, decision, tag);

@@ -9,8 +9,8 @@ import { type ChatResponse, toChatResponse } from "./chat-response.js";
 import { GuideStore } from "./guides/guide-store.js";
 import { createTutorLlm, type LlmSettings, llmSettingsFromEnv } from "./llm-provider.js";
 import { LocalRetriever } from "./retrieval/local-retriever.js";
+import { MonitoredRetriever, type RetrievalHealth, retrievalOf } from "./retrieval/monitored-retriever.js";
 import { RemoteRetriever } from "./retrieval/remote-retriever.js";
-import type { Retriever } from "./retrieval/retriever.js";
 import type { subjectStateSchema } from "./state.js";
 import type { InterruptInfo } from "./test-session/test-graph.js";
 import { buildTutorGraph, type TutorGraph } from "./tutor-graph.js";
@@ -50,7 +50,8 @@ export interface GraphAgentOptions extends LlmSettings {
 export interface TutorDeps {
   llm: ChatModel | undefined;
   corpus: LocalRetriever;
-  retriever: Retriever;
+  /** Counts its searches and failures for `/health`, and logs every failure. */
+  retriever: MonitoredRetriever;
   /** The app's SQLite database (teaching guides; checkpoints too when the agent owns the saver). */
   db: Database;
   guides: GuideStore;
@@ -68,9 +69,14 @@ export interface TutorDeps {
 export function openTutorDeps(options: GraphAgentOptions): TutorDeps {
   const llm = options.llm === undefined ? createTutorLlm(options) : (options.llm ?? undefined);
   const corpus = new LocalRetriever();
-  const retriever: Retriever = options.ragUrl
-    ? new RemoteRetriever({ url: options.ragUrl, ...(options.ragTimeoutMs ? { timeoutMs: options.ragTimeoutMs } : {}) })
-    : corpus;
+  const retriever = new MonitoredRetriever(
+    options.ragUrl
+      ? new RemoteRetriever({
+          url: options.ragUrl,
+          ...(options.ragTimeoutMs ? { timeoutMs: options.ragTimeoutMs } : {}),
+        })
+      : corpus,
+  );
   const db = openDatabase(options.dbPath ?? DEFAULT_DB_PATH);
   const guides = new GuideStore(db);
   const temperature = options.temperature ?? 0.1;
@@ -123,16 +129,25 @@ export class GraphAgent {
   readonly #turns: TurnRunner;
   readonly #user: string | null;
   readonly #onClose: (() => void) | undefined;
+  readonly #retrieval: MonitoredRetriever | undefined;
 
   /**
    * Wraps a built graph (with its checkpointer), e.g. the one the Trellis server hands to app routes;
-   * `turns` says where turns run (default: {@link inProcessTurns} of `graph`).
+   * `turns` says where turns run (default: {@link inProcessTurns} of `graph`); `retrieval` is the
+   * graph's retriever, reported on `/health` (default: the one the graph was built with).
    */
   constructor(
     graph: TutorGraph,
-    options: { provider?: string; onClose?: () => void; turns?: TurnRunner; user?: string | null } = {},
+    options: {
+      provider?: string;
+      onClose?: () => void;
+      turns?: TurnRunner;
+      user?: string | null;
+      retrieval?: MonitoredRetriever;
+    } = {},
   ) {
     this.graph = graph;
+    this.#retrieval = options.retrieval ?? retrievalOf(graph);
     this.provider = options.provider ?? "offline";
     this.#turns = options.turns ?? inProcessTurns(graph);
     this.#user = options.user ?? null;
@@ -151,6 +166,7 @@ export class GraphAgent {
     const graph = buildTutorGraph({ ...deps, checkpointer: saver });
     return new GraphAgent(graph, {
       provider: deps.llm?.provider ?? "offline",
+      retrieval: deps.retriever,
       onClose: () => deps.db.close(),
     });
   }
@@ -162,8 +178,18 @@ export class GraphAgent {
    * @example
    * const reply = await agent.forUser(c.get("user")).chat("Hola", "ana", "iv");
    */
+  /** What `/health` says about retrieval: searches, failures, the latest failure (undefined when unknown). */
+  retrievalHealth(): RetrievalHealth | undefined {
+    return this.#retrieval?.health();
+  }
+
   forUser(user: string | null): GraphAgent {
-    return new GraphAgent(this.graph, { provider: this.provider, turns: this.#turns, user });
+    return new GraphAgent(this.graph, {
+      provider: this.provider,
+      turns: this.#turns,
+      user,
+      ...(this.#retrieval ? { retrieval: this.#retrieval } : {}),
+    });
   }
 
   /**

@@ -94,7 +94,15 @@ export function createTutorApp(agent: GraphAgent, options: { corpus?: LocalRetri
     return c.json({ error: "INTERNAL", reason: (error as Error).message ?? String(error) }, 500);
   });
 
-  app.get("/health", (c) => c.json({ status: "ok", provider: agent.provider }));
+  // `degraded` while the latest search of the notes failed: an outage, not a gap in the notes.
+  app.get("/health", (c) => {
+    const retrieval = agent.retrievalHealth();
+    return c.json({
+      status: retrieval?.last_failed ? "degraded" : "ok",
+      provider: agent.provider,
+      ...(retrieval ? { retrieval } : {}),
+    });
+  });
 
   app.post("/chat", async (c) => {
     const body = await parseBody(c, chatRequest);

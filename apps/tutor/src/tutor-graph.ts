@@ -7,6 +7,7 @@ import { createGetGuiaNode, createRagSearchNode } from "./agent/tool-nodes.js";
 import { createTutorTools } from "./agent/tutor-tools.js";
 import type { GuideStore } from "./guides/guide-store.js";
 import type { LocalRetriever } from "./retrieval/local-retriever.js";
+import { registerRetrieval } from "./retrieval/monitored-retriever.js";
 import type { Retriever } from "./retrieval/retriever.js";
 import { subjectStateSchema } from "./state.js";
 import { createTestSubgraph } from "./test-session/test-graph.js";
@@ -63,7 +64,7 @@ export function buildTutorGraph(deps: TutorGraphDeps): TutorGraph {
     corpus: deps.corpus,
     ...temperature,
   });
-  return new StateGraph(subjectStateSchema, { name: "tutor" })
+  const graph = new StateGraph(subjectStateSchema, { name: "tutor" })
     .addNode("agent", createThinkNode({ model, tools: tools.all, ...temperature }))
     .addNode("rag_search", createRagSearchNode(tools))
     .addNode("get_guia", createGetGuiaNode(tools))
@@ -79,4 +80,6 @@ export function buildTutorGraph(deps: TutorGraphDeps): TutorGraph {
     .addEdge("get_guia", "agent")
     .addEdge("test_session", END)
     .compile({ onInputWhilePaused: "reject", ...(deps.checkpointer ? { checkpointer: deps.checkpointer } : {}) });
+  registerRetrieval(graph, deps.retriever);
+  return graph;
 }

@@ -10,7 +10,7 @@ import {
 import { foldAccents, isStopword, searchTerms, sentences, tokenize } from "../retrieval/spanish-text.js";
 import type { DifficultyLevel } from "../state.js";
 import { levelOfPrompt } from "./prompts.js";
-import { RAG_TIMEOUT_MESSAGE } from "./tool-nodes.js";
+import { RAG_TIMEOUT_MESSAGE, RAG_UNAVAILABLE_MESSAGE } from "./tool-nodes.js";
 
 const GUIDE_PATTERN =
   /gu[ií]a( docente)?|c[oó]mo se eval[uú]a (la asignatura|el curso|esta asignatura)|criterios de evaluaci[oó]n|evaluaci[oó]n de la asignatura|nota final|profesor(ado)?|qui[eé]n (imparte|da) |tutor[ií]as|horario|bibliograf[ií]a|temario|cr[eé]ditos|examen final/i;
@@ -121,6 +121,9 @@ function ragAnswer(ctx: RuleContext): RuleReply {
     return "Lo siento: el servicio de búsqueda en los apuntes no ha respondido a tiempo (RAG service timeout). Vuelve a intentarlo en unos minutos.";
   }
   const chunks = ctx.toolResults.flatMap((m) => (m.status === "error" ? [] : chunksOf(m.content)));
+  if (chunks.length === 0 && content.includes(RAG_UNAVAILABLE_MESSAGE)) {
+    return "Lo siento: el servicio de búsqueda en los apuntes no está disponible ahora mismo, así que no he podido consultarlos (no es que los apuntes no traten el tema). Vuelve a intentarlo en unos minutos.";
+  }
   if (chunks.length === 0) {
     return "No he encontrado información sobre eso en los apuntes de la asignatura. ¿Puedes reformular la pregunta o indicar el tema?";
   }

@@ -19,6 +19,15 @@ import type { TutorTools } from "./tutor-tools.js";
  */
 export const RAG_TIMEOUT_MESSAGE = "RAG service timeout";
 
+/**
+ * How the tool message of a failed search starts: the notes could not be searched (an outage), which
+ * is not the same as the notes saying nothing about the question.
+ *
+ * @example
+ * toolMessage(`${RAG_UNAVAILABLE_MESSAGE}: connection refused. …`, { toolCallId: call.id, status: "error" });
+ */
+export const RAG_UNAVAILABLE_MESSAGE = "RAG service unavailable";
+
 /** What a tool call produced, as plain data so a durable step can record it. */
 type CallRecord =
   | { kind: "rag"; content: string; chunks: ContextChunk[] }
@@ -118,6 +127,16 @@ async function runCall(
   });
   if (outcome.status === "error") {
     if (outcome.cause instanceof RagTimeoutError) return { kind: "timeout" };
+    if (call.name === "rag_search") {
+      const reason = outcome.cause instanceof Error ? outcome.cause.message : outcome.message.content;
+      return {
+        kind: "message",
+        content:
+          `${RAG_UNAVAILABLE_MESSAGE}: ${reason}. The course notes could not be searched right now: tell the ` +
+          "student the search service is down and to try again later; do not say the notes lack the answer.",
+        status: "error",
+      };
+    }
     return { kind: "message", content: outcome.message.content, status: "error" };
   }
   if (call.name === "rag_search") {

@@ -3,7 +3,7 @@
  * the LLM calls, the PDF upload and the audit write run inside `ctx.step`, so a node that runs again
  * (retry, crash, resume) never repeats them.
  */
-import type { Clock, NodeContext } from "@trellis/core";
+import { type Clock, type NodeContext, TrellisError } from "@trellis/core";
 import type { AssistantMessage, ChatModel } from "@trellis/models";
 import type { AuditStore } from "./audit/audit-store.js";
 import { DecisionError } from "./decisions.js";
@@ -113,6 +113,35 @@ export function conversationIdOf(state: AgentState, ctx: NodeContext): string {
   return typeof threadId === "string" && threadId !== "" ? threadId : state.conversation_id;
 }
 
+const CHANNELS = ["msteams", "telegram", "cli"] as const;
+
+/**
+ * Checks the typed fields a caller sets — `channel`, `revision_count`, `message`, `user_id`,
+ * `tenant_id` — and names the one that is wrong (`INVALID_ARGUMENT`; HTTP 400 when an app route throws
+ * the run's error). Runs before anything is generated, and again at the review pause (a
+ * `command.update` may have set them).
+ *
+ * @example
+ * checkTypedInput({ ...state, channel: "whatsapp" }); // throws: Input "channel" must be one of msteams, telegram, cli, got "whatsapp".
+ */
+export function checkTypedInput(state: AgentState): void {
+  const bad = (field: string, expected: string, got: unknown): never => {
+    throw new TrellisError("INVALID_ARGUMENT", `Input "${field}" must be ${expected}, got ${JSON.stringify(got)}.`, {
+      details: { field, got },
+    });
+  };
+  if (!(CHANNELS as readonly unknown[]).includes(state.channel))
+    bad("channel", `one of ${CHANNELS.join(", ")}`, state.channel);
+  const count = state.revision_count as unknown;
+  if (typeof count !== "number" || !Number.isInteger(count) || count < 0) {
+    bad("revision_count", "a whole number, 0 or more", count);
+  }
+  if (typeof state.message !== "string" || state.message.trim() === "")
+    bad("message", "the request as text", state.message);
+  if (typeof state.user_id !== "string") bad("user_id", "a string", state.user_id);
+  if (typeof state.tenant_id !== "string") bad("tenant_id", "a string", state.tenant_id);
+}
+
 function modeOf(state: AgentState): GeneratePromptInput["mode"] {
   return state.intent === "edit_twi" ? "edit" : state.intent === "question" ? "question" : "new";
 }
@@ -140,6 +169,7 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
   return {
     /** The seed's intent_node: temperature 0.1, 20 tokens, one of the four intents. */
     async intent(state, ctx) {
+      checkTypedInput(state);
       const reply = await ctx.step("classify", (signal) =>
         model.invoke(intentMessages(state.message), { ...INTENT_CALL, signal }),
       );
@@ -197,6 +227,7 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
 
     /** Pause #1. Runs after the reviewer's card wrote its decision; refuses anything else. */
     review(state, ctx) {
+      checkTypedInput(state);
       if (state.status === "revision_requested" && !state.revision_feedback?.trim()) {
         throw new DecisionError("A revision request needs feedback: say what to change.", "FEEDBACK_REQUIRED");
       }

@@ -17,7 +17,7 @@
  * Webhooks answer 200 at once and work in the background (an LLM call outlasts Teams' and Telegram's
  * patience); `tasks.idle()` waits for that work.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { TwiConfig } from "../config.js";
 import type { BlobStorage } from "../storage/blob-storage.js";
 import type { UrlSigner } from "../storage/url-signer.js";
@@ -89,12 +89,12 @@ export function createTwiRoutes(options: TwiRoutesOptions): Hono {
 
   const app = new Hono();
 
-  app.get("/", (c) =>
+  const index = (c: Context) =>
     c.json({
       app: "twi-author",
       routes: ["POST /teams/messages", "POST /telegram/webhook", "GET /blobs/<name>?expires=&sig="],
-    }),
-  );
+    });
+  app.get("/", index);
 
   app.get("/blobs/*", async (c) => {
     const marker = "/blobs/";
@@ -134,6 +134,9 @@ export function createTwiRoutes(options: TwiRoutesOptions): Hono {
     tasks.run(() => teams.handle(activity));
     return c.json({}, 200);
   });
+
+  // `GET /apps/twi-author/` (with the slash) is the index too; anything else unknown stays 404
+  app.get("/*", (c) => (/^(\/apps\/[^/]+)?\/$/.test(c.req.path) ? index(c) : c.notFound()));
 
   app.post("/telegram/webhook", async (c) => {
     const refused = refusal("/telegram/webhook");

@@ -1,0 +1,67 @@
+/**
+ * Issue 22, twi-author finding 7, through the Agent Server API and the app's routes: typed input
+ * fields of the wrong value (`channel: "whatsapp"`, `revision_count: "abc"`) stop the conversation
+ * before anything is generated, with an error naming the field; `GET /apps/twi-author/` with its
+ * trailing slash is the route list, as without it.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { PALLET_REQUEST } from "../test/test-app.js";
+import { type DoorServer, startDoorServer } from "../test/webhook-door.js";
+
+const dataDir = mkdtempSync(join(tmpdir(), "twi-api-input-"));
+let door: DoorServer;
+
+beforeAll(async () => {
+  vi.stubEnv("TWI_DATA_DIR", dataDir);
+  vi.stubEnv("TWI_URL_SIGNING_SECRET", "api-input-secret-0123456789");
+  for (const name of ["TWI_AUDIT_DATABASE_URL", "TWI_MODEL_PROVIDER", "TRELLIS_MODEL_PROVIDER"]) vi.stubEnv(name, "");
+  door = await startDoorServer();
+});
+
+afterAll(async () => {
+  await door?.close();
+  vi.unstubAllEnvs();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function api(path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${door.url}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+describe("typed input fields are checked", () => {
+  it.each([
+    ["channel", { channel: "whatsapp" }, 'Input "channel" must be one of msteams, telegram, cli, got "whatsapp".'],
+    [
+      "revision_count",
+      { revision_count: "abc" },
+      'Input "revision_count" must be a whole number, 0 or more, got "abc".',
+    ],
+  ])("%s: refused with the field named; no draft is written", async (_field, bad, message) => {
+    const threadId = String((await api("/threads", {})).json.thread_id);
+    const res = await api(`/threads/${threadId}/runs/wait`, {
+      assistant_id: "twi-author",
+      input: { user_id: "u", tenant_id: "acme", channel: "cli", message: PALLET_REQUEST, ...bad },
+    });
+    expect(res.json.__error__).toEqual({ error: "INVALID_ARGUMENT", message, details: expect.any(Object) });
+    const state = await api(`/threads/${threadId}/state`);
+    expect((state.json.values as { draft: unknown }).draft).toBeNull();
+  });
+});
+
+describe("the app's index", () => {
+  it("GET /apps/twi-author/ (trailing slash) answers as GET /apps/twi-author; an unknown path stays 404", async () => {
+    const plain = await api("/apps/twi-author");
+    const slash = await api("/apps/twi-author/");
+    expect(plain.status).toBe(200);
+    expect(slash).toEqual(plain);
+    expect((await api("/apps/twi-author/nope")).status).toBe(404);
+  });
+});

@@ -12,6 +12,9 @@ import { isStopword, stem, tokenize } from "./spanish-text.js";
  * const { results } = await retriever.search({ query: "¿Qué es un volumen?", asignatura: "iv", topK: 3 });
  * results[0]?.metadata.concepto; // "volumen"
  */
+/** Share of a question's terms a passage must match to be returned (all of them for one or two terms). */
+export const MIN_TERM_SHARE = 0.5;
+
 export class LocalRetriever implements Retriever {
   readonly kind = "local";
   readonly #index: MiniSearch<CoursePassage>;
@@ -43,7 +46,16 @@ export class LocalRetriever implements Retriever {
     const hits = this.#index.search(request.query, {
       filter: (hit) => code === undefined || byId.get(String(hit.id))?.asignatura.toLowerCase() === code,
     });
-    const results = hits.slice(0, Math.max(0, request.topK)).flatMap((hit) => {
+    // The relevance cut-off: a passage must match at least half of the question's terms (all of them for
+    // one or two), so a question the notes do not cover finds nothing instead of a passage sharing a word.
+    const terms = new Set(
+      tokenize(request.query)
+        .filter((t) => !isStopword(t))
+        .map(stem),
+    );
+    const needed = terms.size <= 2 ? terms.size : Math.ceil(terms.size * MIN_TERM_SHARE);
+    const relevant = hits.filter((hit) => new Set(hit.queryTerms).size >= needed);
+    const results = relevant.slice(0, Math.max(0, request.topK)).flatMap((hit) => {
       const p = byId.get(String(hit.id));
       return p ? [{ content: p.texto, metadata: passageMetadata(p), score: round(hit.score) }] : [];
     });

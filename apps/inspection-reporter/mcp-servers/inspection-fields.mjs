@@ -156,11 +156,13 @@ export function assess(data) {
 
 /**
  * The next verification questions: missing required fields, then fields to reconfirm, most
- * important first, at most {@link QUESTIONS_PER_ROUND}.
+ * important first, at most {@link QUESTIONS_PER_ROUND}. A field whose last answer was rejected is asked
+ * again with the reason (`rejected`: field → reason).
  * @param {ReportData} data
- * @returns {{ question: string, field: string, importance: Importance, options?: string[] }[]}
+ * @param {Record<string, string>} [rejected]
+ * @returns {{ question: string, field: string, importance: Importance, options?: string[], rejected_reason?: string }[]}
  */
-export function verificationQuestions(data) {
+export function verificationQuestions(data, rejected = {}) {
   const required = requiredFields(data);
   const wanted = required.filter((f) => {
     const value = data[f.field];
@@ -172,9 +174,20 @@ export function verificationQuestions(data) {
     .slice(0, QUESTIONS_PER_ROUND)
     .map(({ f }) => {
       const current = data[f.field];
+      const reason = current === undefined ? rejected[f.field] : undefined;
       const question =
-        current === undefined ? f.question : `${f.question} (Ik heb "${String(current.value)}" genoteerd; klopt dat?)`;
-      return { question, field: f.field, importance: f.importance, ...(f.options ? { options: [...f.options] } : {}) };
+        current !== undefined
+          ? `${f.question} (Ik heb "${String(current.value)}" genoteerd; klopt dat?)`
+          : reason
+            ? `${f.question} (${capitalise(reason)}${f.options ? `; antwoord met ${f.options.join(" of ")}` : ""}.)`
+            : f.question;
+      return {
+        question,
+        field: f.field,
+        importance: f.importance,
+        ...(f.options ? { options: [...f.options] } : {}),
+        ...(reason ? { rejected_reason: reason } : {}),
+      };
     });
 }
 

@@ -7,7 +7,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import * as z from "zod";
 import { assess, FIELDS, fieldSpec, interpretAnswer, verificationQuestions } from "./inspection-fields.mjs";
-import { renderReport, verdict } from "./report-markdown.mjs";
+import { missingForVerdict, renderReport, verdict } from "./report-markdown.mjs";
 import { ReportStore } from "./report-store.mjs";
 
 const json = (/** @type {unknown} */ value) => ({
@@ -74,7 +74,7 @@ export function createInspectionServer(options) {
         report_id,
         completion_percentage,
         overall_confidence,
-        questions: verificationQuestions(report.data),
+        questions: verificationQuestions(report.data, report.rejected ?? {}),
       });
     },
   );
@@ -121,6 +121,8 @@ export function createInspectionServer(options) {
         } else rejected.push({ field, reason: `antwoord "${String(answer)}" niet bruikbaar` });
       }
       report.rounds += 1;
+      // the next round asks these again, saying why the answer was not taken
+      report.rejected = Object.fromEntries(rejected.map((r) => [r.field, r.reason]));
       report.answers_log.push({ round: report.rounds, answers, ...(raw_response ? { raw_response } : {}) });
       store.save(report);
       return json({ report_id, accepted, rejected, ...assess(report.data) });
@@ -146,7 +148,8 @@ export function createInspectionServer(options) {
           `Rapport ${report_id} is pas ${status.completion_percentage}% volledig; verifieer eerst de gegevens met verify_inspection_data.`,
         );
       }
-      report.status = "definitief";
+      // a report that misses a fact its verdict rests on is not final: it can be completed later
+      report.status = missingForVerdict(report.data).length > 0 ? "onvolledig" : "definitief";
       store.save(report);
       const markdown = renderReport(report, {
         date: now().toISOString().slice(0, 10),

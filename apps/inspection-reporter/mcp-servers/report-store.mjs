@@ -6,8 +6,9 @@ import { join } from "node:path";
 
 /**
  * @typedef {import("./inspection-fields.mjs").ReportData} ReportData
- * @typedef {{ report_id: string, created_at: string, status: "concept" | "definitief", data: ReportData,
- *   rounds: number, answers_log: { round: number, raw_response?: string, answers: unknown[] }[] }} StoredReport
+ * @typedef {{ report_id: string, created_at: string, status: "concept" | "onvolledig" | "definitief", data: ReportData,
+ *   rounds: number, answers_log: { round: number, raw_response?: string, answers: unknown[] }[],
+ *   rejected?: Record<string, string> }} StoredReport
  */
 
 /**

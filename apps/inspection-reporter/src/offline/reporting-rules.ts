@@ -15,6 +15,7 @@ import {
 import { REPORT_INTENT } from "./general-rules.js";
 
 const CANCEL = /^(stop|stoppen|annuleer|annuleren|laat maar|afbreken)\b/i;
+const CONTINUE = /\b(af|afmaken|afronden|verder|hervat|hervatten|vervolg|vervolgen|voltooi|voltooien)\b/i;
 const STREET =
   /\b([A-Za-zÀ-ÿ'.-]+(?:straat|weg|laan|plein|kade|gracht|dijk|singel|markt|pad|hof)\s+\d+\s?[a-zA-Z]?)\b/i;
 
@@ -90,8 +91,26 @@ function submitReply(ctx: RuleContext): RuleReply {
   };
 }
 
+/** The report id of this conversation's latest draft when no final report was made of it. */
+function unfinishedDraft(ctx: RuleContext): string | undefined {
+  const reportId = latestToolValue(ctx.messages, "report_id");
+  if (typeof reportId !== "string") return undefined;
+  const finished = ctx.messages.some((m) => {
+    if (m.role !== "tool" || m.name !== "generate_final_report") return false;
+    const result = toolJson(m);
+    return result?.report_id === reportId && result.status === "definitief";
+  });
+  return finished ? undefined : reportId;
+}
+
 function presentReply(ctx: RuleContext): string {
-  const result = toolJson(lastToolResult(ctx)) as { markdown?: string; verdict?: string; file?: string };
+  const result = toolJson(lastToolResult(ctx)) as { markdown?: string; verdict?: string; status?: string };
+  if (result.status === "onvolledig") {
+    return (
+      `Het rapport is opgesteld, maar zonder oordeel (${result.verdict ?? "gegevens ontbreken"}). ` +
+      `Vraag "Maak het rapport af" om het aan te vullen.\n\n${result.markdown ?? ""}`
+    );
+  }
   return `Het inspectierapport is klaar (oordeel: ${result.verdict ?? "onbekend"}).\n\n${result.markdown ?? ""}`;
 }
 
@@ -131,6 +150,23 @@ export function reportingRules(): Rule[] {
     { name: "clarify", when: resultOf("verify_inspection_data"), reply: clarifyReply },
     { name: "submit", when: resultOf("request_clarification"), reply: submitReply },
     { name: "present", when: resultOf("generate_final_report"), reply: presentReply },
+    {
+      // "Maak het rapport af" after a stop: go on with the draft of this conversation, not a blank one
+      name: "continue-draft",
+      when: (ctx) => {
+        const text = incomingRequest(ctx);
+        if (text === undefined || !CONTINUE.test(text)) return false;
+        const facts = reportFacts(text);
+        return !facts.company_name && !facts.kvk_number && unfinishedDraft(ctx) !== undefined;
+      },
+      reply: (ctx) => {
+        const reportId = unfinishedDraft(ctx) as string;
+        return {
+          content: `Ik ga verder met concept ${reportId}.`,
+          toolCalls: [{ name: "verify_inspection_data", args: { report_id: reportId } }],
+        };
+      },
+    },
     {
       name: "start",
       when: (ctx) => {

@@ -1,0 +1,114 @@
+// Issue 24, finding 4: the report never claims what the inspector did not state. Through /chat: a
+// fact the verdict rests on that is missing gives no verdict and is named as missing; a stopped draft
+// is finished later instead of replaced by a blank one; a rejected answer is asked again with the
+// reason; numbers are printed the Dutch way.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type InspectionServer, startInspectionServer } from "../serve.js";
+import { closeDefaultInspectionReporter } from "../server-entry.js";
+
+const ASK = "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854";
+
+let dir: string;
+let server: InspectionServer;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "inspection-honesty-"));
+  vi.stubEnv("INSPECTION_DATA_DIR", join(dir, "data"));
+  vi.stubEnv("INSPECTION_MODEL_PROVIDER", "");
+  vi.stubEnv("TRELLIS_MODEL_PROVIDER", "");
+  vi.spyOn(console, "info").mockImplementation(() => {});
+  server = await startInspectionServer({
+    port: 0,
+    env: {},
+    config: {
+      graphs: {
+        "inspection-reporter": {
+          module: "@trellis/app-inspection-reporter/server",
+          graph: "buildGraph",
+          routes: "createRoutes",
+        },
+      },
+      saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") },
+      baseDir: dir,
+    },
+  });
+});
+afterAll(async () => {
+  await server.close();
+  await closeDefaultInspectionReporter();
+  vi.unstubAllEnvs();
+  vi.restoreAllMocks();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function chat(threadId: string, message: string): Promise<{ status: string; reply: string }> {
+  const res = await fetch(`${server.url}/apps/inspection-reporter/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ thread_id: threadId, message }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { status: string; reply: string };
+}
+
+const reportIdOf = (text: string) => /IR-\d{8}-[0-9a-f]{6}/.exec(text)?.[0];
+
+describe("the report through /chat", () => {
+  it("gives no verdict when whether there were violations was not stated, names it as missing, and can be completed", async () => {
+    await chat("unknown-violations", ASK);
+    const report = await chat("unknown-violations", "hoofdstraat 2, ja, weet ik niet");
+    expect(report.status).toBe("answered");
+    expect(report.reply).not.toContain("Voldoet niet");
+    expect(report.reply).not.toContain("herinspectie aanbevolen");
+    expect(report.reply).toContain("Geen oordeel — niet vastgesteld: Overtredingen geconstateerd");
+    expect(report.reply).toContain("- Overtredingen geconstateerd: _niet vastgesteld_");
+    expect(report.reply).toContain("Ontbrekende gegevens: Overtredingen geconstateerd.");
+    const id = reportIdOf(report.reply);
+
+    const again = await chat("unknown-violations", "Maak het rapport af");
+    expect(again).toMatchObject({
+      status: "clarification",
+      reply:
+        '1. Zijn er overtredingen geconstateerd? (Antwoord "weet ik niet" niet bruikbaar; antwoord met ja of nee.)',
+    });
+    const done = await chat("unknown-violations", "nee");
+    expect(done.reply).toContain("Het inspectierapport is klaar (oordeel: Voldoet).");
+    expect(reportIdOf(done.reply)).toBe(id);
+  });
+
+  it("finishes a stopped draft when asked to, instead of starting a blank one", async () => {
+    await chat("stopped", ASK);
+    const stopped = await chat("stopped", "stop");
+    const id = reportIdOf(stopped.reply);
+    expect(id).toBeDefined();
+    expect(stopped.reply).toContain("later om het rapport af te maken");
+
+    const resumed = await chat("stopped", "Maak het rapport af");
+    expect(resumed.status).toBe("clarification");
+    // the draft still knows the company and KVK number: only the three open questions come back
+    expect(resumed.reply).toBe(
+      "1. Wat is het adres van de inspectielocatie?\n2. Was de hygiëne in orde?\n3. Zijn er overtredingen geconstateerd?",
+    );
+    const done = await chat("stopped", "hoofdstraat 2, ja, nee");
+    expect(done.reply).toContain("# Inspectierapport Restaurant Bella Rosa");
+    expect(done.reply).toContain("- KVK-nummer: 92251854");
+    expect(reportIdOf(done.reply)).toBe(id);
+  });
+
+  it("asks a rejected answer again with the reason, and prints numbers the Dutch way", async () => {
+    await chat("rejected", ASK);
+    const asked = await chat("rejected", "hoofdstraat 2, misschien, soms");
+    expect(asked.status).toBe("clarification");
+    expect(asked.reply).toBe(
+      '1. Was de hygiëne in orde? (Antwoord "misschien" niet bruikbaar; antwoord met ja of nee.)\n' +
+        '2. Zijn er overtredingen geconstateerd? (Antwoord "soms" niet bruikbaar; antwoord met ja of nee.)',
+    );
+    const done = await chat("rejected", "ja, nee");
+    expect(done.reply).toContain("Het inspectierapport is klaar (oordeel: Voldoet).");
+    expect(done.reply).toMatch(/betrouwbaarheid 0,\d\d,/);
+    expect(done.reply).not.toMatch(/betrouwbaarheid 0\.\d/);
+  });
+});

@@ -81,8 +81,8 @@ describe("AG-UI resume entries over the WebSocket", () => {
     expect(after.body.messages).toEqual(before.body.messages);
 
     // the pending clarification named by the id RUN_FINISHED gave is answered
-    const pending = (asked.finished?.result as { pending_clarification: { interrupt_id: string } })
-      .pending_clarification;
+    const result = asked.finished?.result as { pending_clarification: { interrupt_id: string } } | undefined;
+    const pending = result?.pending_clarification as { interrupt_id: string };
     const answered = await frontend.sendRaw(
       resumeFrame("bogus-resume", "r-ok", pending.interrupt_id, "hoofdstraat 2, ja, nee"),
     );

@@ -15,6 +15,7 @@ import { openPostgresDatabase } from "./database/postgres-database.js";
 import type { SqlDatabase } from "./database/sql-database.js";
 import { openSqliteDatabase } from "./database/sqlite-database.js";
 import { consoleLogger, type Logger } from "./logger.js";
+import { buildLlmSupervisor } from "./supervisor/llm-supervisor.js";
 import { buildSupervisorGraph, type supervisorSchema } from "./supervisor/supervisor-graph.js";
 import type { TranscriptStore } from "./transcript/chat-message.js";
 import { RedisTranscriptStore } from "./transcript/redis-transcript-store.js";
@@ -26,6 +27,12 @@ export interface MarketAssistantOptions {
   config?: Partial<MarketAssistantConfig>;
   /** Default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The model of the supervisor behind `query_graph_database`: an LLM agent whose tools query the
+   * company graph. Default: the model configured in the environment when there is one; `null` (or no
+   * configured model) keeps the offline keyword planner.
+   */
+  supervisorModel?: ChatModel | null;
   /** The model, or a function of the database's directory building it. Default: from the environment, else offline. */
   model?: ChatModel | ((directory: CompanyDirectory) => ChatModel);
   /** The transcript store. Default: Redis with `REDIS_URL`, else the embedded SQLite file. */
@@ -72,12 +79,20 @@ export async function createMarketAssistant(options: MarketAssistantOptions = {}
     const companies = new CompanyGraph(database);
     const directory = await companies.directory();
     const offline = createOfflineMarketModel(directory);
+    const fromEnv = options.model === undefined ? modelFromEnv(env, offline) : undefined;
     const model =
-      typeof options.model === "function" ? options.model(directory) : (options.model ?? modelFromEnv(env, offline));
+      typeof options.model === "function" ? options.model(directory) : (options.model ?? fromEnv ?? offline);
+    // With a real model configured, the supervisor is an LLM agent querying the graph (seed 003); the
+    // keyword planner stands in for it offline.
+    const supervisorModel =
+      options.supervisorModel !== undefined ? options.supervisorModel : fromEnv !== offline ? (fromEnv ?? null) : null;
     const store = options.store ?? openStore(config, logger);
     if (!options.store) opened.push(store);
     const supervisor = buildSupervisorGraph(companies);
-    const queryTool = createQueryGraphDatabaseTool({ supervisor, logger });
+    const llmSupervisor = supervisorModel
+      ? { agent: buildLlmSupervisor(companies, supervisorModel, directory.currency), notice: directory.notice }
+      : undefined;
+    const queryTool = createQueryGraphDatabaseTool({ supervisor, logger, ...(llmSupervisor ? { llmSupervisor } : {}) });
     const graph = buildConversationGraph({ model, tools: [queryTool], logger, transcriptLimits: config.transcript });
     return {
       config,

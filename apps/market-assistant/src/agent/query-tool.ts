@@ -2,11 +2,20 @@ import { type CompiledGraph, isControlFlowSignal } from "@trellis/core";
 import { type Tool, tool } from "@trellis/models";
 import { z } from "zod";
 import type { Logger } from "../logger.js";
+import { type buildLlmSupervisor, runLlmSupervisorQuery } from "../supervisor/llm-supervisor.js";
 import { runSupervisorQuery, type supervisorSchema } from "../supervisor/supervisor-graph.js";
+
+type LlmSupervisor = ReturnType<typeof buildLlmSupervisor>;
 
 /** Options of {@link createQueryGraphDatabaseTool}. */
 export interface QueryToolOptions {
+  /** The keyword-planner supervisor: the offline model's. */
   supervisor: CompiledGraph<typeof supervisorSchema>;
+  /**
+   * The LLM supervisor (a real model is configured): answers instead of the planner, and its answer
+   * gets the dataset's `notice`.
+   */
+  llmSupervisor?: { agent: LlmSupervisor; notice: string };
   /** Most tasks the supervisor hands out per query. Default 10 (hardcoded in the seed). */
   maxIterations?: number;
   logger?: Logger;
@@ -37,10 +46,16 @@ export function createQueryGraphDatabaseTool(options: QueryToolOptions): Tool {
     }),
     fn: async ({ query }, ctx) => {
       try {
-        const result = await runSupervisorQuery(options.supervisor, query, {
+        const runOptions = {
           maxIterations: options.maxIterations ?? 10,
           ...(ctx.signal ? { signal: ctx.signal } : {}),
-        });
+        };
+        if (options.llmSupervisor) {
+          const answer = await runLlmSupervisorQuery(options.llmSupervisor.agent, query, runOptions);
+          if (!answer) return "No answer generated";
+          return options.llmSupervisor.notice ? `${answer}\n\n(${options.llmSupervisor.notice})` : answer;
+        }
+        const result = await runSupervisorQuery(options.supervisor, query, runOptions);
         return result.answer || "No answer generated";
       } catch (error) {
         if (isControlFlowSignal(error) || ctx.signal?.aborted) throw error;

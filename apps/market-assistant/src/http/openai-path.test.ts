@@ -31,6 +31,9 @@ describe("the LLM path, through a local server speaking OpenAI's protocol", () =
       env: openAiEnv(server.url),
       config: { sqlitePath: ":memory:" },
       logger: recordingLogger(),
+      // the keyword planner behind the tool, so that every request here is the main agent's
+      // (the LLM supervisor is llm-supervisor.test.ts)
+      supervisorModel: null,
     });
     try {
       expect(assistant.model).toMatchObject({ provider: "openai", model: "gpt-4o-mini" });

@@ -200,6 +200,9 @@ function finishedResult(view: ThreadView | undefined, currentAgent: string): Rec
  * the questions (`clarification-<call id>`) and their results the inspector's answers
  * (`answer-<call id>`, role `user`): no tool call is left without a result while the thread waits.
  *
+ * Each agent's part of the turn is a step: STEP_STARTED / STEP_FINISHED with the agent's id as
+ * `stepName`, so a frontend sees the conversation move from the general agent to a specialist.
+ *
  * The frontend answers with an ordinary user message, which the graph's paused-input policy makes the
  * answer, or with an AG-UI `resume` entry naming the pending clarification. An input without a new user
  * message on a known thread runs nothing: the client gets the conversation (how a client that
@@ -218,6 +221,7 @@ export async function runAgUiTurn(
   emit({ type: "RUN_STARTED", ...ids });
   const user = options.user ?? null;
   let translator = new AgUiTranslator(input.messages);
+  let step: string | undefined;
   try {
     const before = await orchestrator.getThread(input.threadId, user).catch((error: unknown) => {
       if (error instanceof TrellisError && error.code === "NOT_FOUND") return undefined;
@@ -270,13 +274,22 @@ export async function runAgUiTurn(
       }
       emit(e);
     };
+    // STEP_STARTED / STEP_FINISHED around each agent's part of the turn (the agent is the subgraph the
+    // event comes from: "messages|reporting-agent:<task>")
+    const enter = (agent: string | undefined) => {
+      if (!agent || agent === step) return;
+      if (step) emit({ type: "STEP_FINISHED", stepName: step });
+      step = agent;
+      emit({ type: "STEP_STARTED", stepName: agent });
+    };
     const result = await orchestrator.processMessage(input.threadId, intent.content, {
       ...(intent.id ? { messageId: intent.id } : {}),
       ...(intent.answers ? { answers: intent.answers } : {}),
       user,
       source: options.source ?? "ag-ui",
       onEvent: (event) => {
-        const mode = event.event.split("|")[0];
+        const [mode, namespace] = event.event.split("|");
+        enter(namespace?.split(":")[0]);
         if (event.event === "values") {
           for (const e of translator.translate("values", clientValues(event.data as Record<string, unknown>))) send(e);
         } else if (mode === "values") {
@@ -295,6 +308,8 @@ export async function runAgUiTurn(
       emit({ type: "TEXT_MESSAGE_CONTENT", messageId, delta: result.reply });
       emit({ type: "TEXT_MESSAGE_END", messageId });
     }
+    if (step) emit({ type: "STEP_FINISHED", stepName: step });
+    step = undefined;
     emit({ type: "MESSAGES_SNAPSHOT", messages: agUiMessages(after.messages) });
     emit({
       type: "RUN_FINISHED",
@@ -305,6 +320,7 @@ export async function runAgUiTurn(
     return result;
   } catch (error) {
     for (const e of translator.flush()) emit(e);
+    if (step) emit({ type: "STEP_FINISHED", stepName: step });
     const code = error instanceof TrellisError ? error.code : "INTERNAL";
     emit({ type: "RUN_ERROR", message: (error as Error).message ?? String(error), code, ...ids });
     return undefined;

@@ -111,6 +111,35 @@ describe("AG-UI over the WebSocket at /apps/inspection-reporter/ws", () => {
   });
 });
 
+describe("AG-UI steps", () => {
+  it("wraps each agent's part of a turn in STEP_STARTED / STEP_FINISHED (issue 24, finding 6)", async () => {
+    const frontend = await WsFrontend.connect(server.wsUrl);
+    const turn = await frontend.say("Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854");
+    const steps = turn.events
+      .filter((e) => e.type === "STEP_STARTED" || e.type === "STEP_FINISHED")
+      .map((e) => `${e.type} ${e.stepName as string}`);
+    expect(steps).toEqual([
+      "STEP_STARTED general-agent",
+      "STEP_FINISHED general-agent",
+      "STEP_STARTED reporting-agent",
+      "STEP_FINISHED reporting-agent",
+    ]);
+    const types = turn.events.map((e) => e.type);
+    // the questions belong to the reporting agent's step; the step ends before the run does
+    const questions = turn.events.findIndex((e) => e.type === "TEXT_MESSAGE_CONTENT" && e.delta === QUESTIONS);
+    expect(questions).toBeLessThan(types.lastIndexOf("STEP_FINISHED"));
+    expect(types.lastIndexOf("STEP_FINISHED")).toBeLessThan(types.indexOf("RUN_FINISHED"));
+    frontend.close();
+
+    // @ag-ui/client checks the order of the events it gets (steps included) and keeps the steps apart
+    const agent = new HttpAgent({ url: `${server.url}/apps/inspection-reporter/ag-ui` });
+    agent.messages = [{ id: "u1", role: "user", content: "Wat zijn de regels voor het koelen van levensmiddelen?" }];
+    const started: string[] = [];
+    await agent.runAgent({}, { onStepStartedEvent: ({ event }) => void started.push(event.stepName) });
+    expect(started).toEqual(["general-agent", "regulation-agent"]);
+  });
+});
+
 describe("AG-UI over SSE at /apps/inspection-reporter/ag-ui, driven by @ag-ui/client", () => {
   it("runs the clarification flow with ordinary messages", async () => {
     const agent = new HttpAgent({ url: `${server.url}/apps/inspection-reporter/ag-ui` });

@@ -102,7 +102,7 @@ describe("with a real model configured, the supervisor is an LLM agent querying 
         body: JSON.stringify({ thread_id: "llm-unknown", message: "Who owns Acme?" }),
       });
       expect(res.status).toBe(200);
-      const owners = (server.requests[2]?.body as Body).messages.find((m) => m.role === "tool");
+      const owners = (server.requests[2]?.body as Body | undefined)?.messages.find((m) => m.role === "tool");
       expect(owners?.content).toContain('No company named "Acme Corp" in the database. Its companies: ');
       expect(owners?.content).toContain("John Keells Holdings PLC (JKH)");
     } finally {

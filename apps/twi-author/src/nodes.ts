@@ -270,9 +270,19 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
 
     /** Pause #2. Runs after the final approval card wrote `{status:"approved", approval_timestamp}`. */
     approve(state) {
-      if (state.status !== "approved" || !state.approval_timestamp) {
+      if (state.status !== "approved") {
         throw new DecisionError(
-          `The final approval pause expects status "approved" with an approval_timestamp, found "${state.status}".`,
+          `The final approval pause expects status "approved" with an approval_timestamp, found status "${state.status}".`,
+          "WRONG_PAUSE",
+        );
+      }
+      if (!state.approval_timestamp || Number.isNaN(Date.parse(state.approval_timestamp))) {
+        throw new DecisionError(
+          `The final approval needs the time the person approved: found status "approved" ${
+            state.approval_timestamp
+              ? `with approval_timestamp ${JSON.stringify(state.approval_timestamp)}, which is not a date`
+              : "without an approval_timestamp"
+          }. Resume with { status: "approved", approval_timestamp: "<ISO 8601 time>" }.`,
           "WRONG_PAUSE",
         );
       }

@@ -4,8 +4,20 @@
  * the section its words point to. What it cannot place is reported, never silently dropped. Clauses
  * are separated by new lines or semicolons.
  */
-import type { TwiDocument } from "../twi-document.js";
+import type { TwiDocument, TwiStep } from "../twi-document.js";
 import { parseStep, sentence, splitItems } from "./request-parser.js";
+
+/** Marks what the reviewer's step did not say, for the expert to fill in (as a new draft does). */
+const TO_COMPLETE = "[KIEGÉSZÍTENDŐ]";
+
+/** A step from feedback with its missing key points and reason marked, never left empty. */
+function completeStep(step: TwiStep): TwiStep {
+  return {
+    action: step.action,
+    keyPoints: step.keyPoints.length > 0 ? step.keyPoints : [`${TO_COMPLETE} kulcspont (a kérés nem adta meg)`],
+    rationale: step.rationale || `${TO_COMPLETE} indoklás (a kérés nem adta meg)`,
+  };
+}
 
 /**
  * The outcome of applying feedback.
@@ -93,14 +105,14 @@ const RULES: readonly Rule[] = [
     apply: (doc, m) => {
       const index = Number(m[1] ?? m[2]) - 1;
       if (!doc.steps[index]) return false;
-      doc.steps[index] = parseStep(m[3] ?? "");
+      doc.steps[index] = completeStep(parseStep(m[3] ?? ""));
       return true;
     },
   },
   {
     re: /^(?:új lépés|lépés|add (?:a )?step|new step|step)\s*:\s*(.+)$/iu,
     apply: (doc, m) => {
-      doc.steps.push(parseStep(m[1] ?? ""));
+      doc.steps.push(completeStep(parseStep(m[1] ?? "")));
       return true;
     },
   },

@@ -1,0 +1,70 @@
+/**
+ * Issue 22, twi-author finding 6, through the Agent Server API: a revision that adds a step with
+ * `Új lépés:` marks its missing key point and reason `[KIEGÉSZÍTENDŐ]` instead of leaving them empty,
+ * and a final approval without its time is refused with a message that says so (not `found
+ * "approved"`); the conversation stays at the final approval and a proper one then publishes.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { PALLET_REQUEST } from "../test/test-app.js";
+import { type DoorServer, startDoorServer } from "../test/webhook-door.js";
+import { parseTwiText } from "../twi-document.js";
+
+const dataDir = mkdtempSync(join(tmpdir(), "twi-review-details-"));
+let door: DoorServer;
+
+beforeAll(async () => {
+  vi.stubEnv("TWI_DATA_DIR", dataDir);
+  vi.stubEnv("TWI_URL_SIGNING_SECRET", "review-details-secret-0123456789");
+  for (const name of ["TWI_AUDIT_DATABASE_URL", "TWI_MODEL_PROVIDER", "TRELLIS_MODEL_PROVIDER"]) vi.stubEnv(name, "");
+  door = await startDoorServer();
+});
+
+afterAll(async () => {
+  await door?.close();
+  vi.unstubAllEnvs();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function api(path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${door.url}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+describe("review details", () => {
+  it("Új lépés: the new step's key point and reason are marked [KIEGÉSZÍTENDŐ]; a final approval without its time is refused, saying so", async () => {
+    const threadId = String((await api("/threads", {})).thread_id);
+    const run = (body: Record<string, unknown>) =>
+      api(`/threads/${threadId}/runs/wait`, { assistant_id: "twi-author", ...body });
+    await run({ input: { user_id: "u", tenant_id: "acme", channel: "cli", message: PALLET_REQUEST } });
+    const revised = await run({
+      command: {
+        update: { status: "revision_requested", revision_feedback: "Új lépés: Takarítsa le a munkaasztalt." },
+      },
+    });
+    const doc = parseTwiText(String(revised.draft));
+    expect(doc?.steps.at(-1)).toEqual({
+      action: "Takarítsa le a munkaasztalt.",
+      keyPoints: ["[KIEGÉSZÍTENDŐ] kulcspont (a kérés nem adta meg)"],
+      rationale: "[KIEGÉSZÍTENDŐ] indoklás (a kérés nem adta meg)",
+    });
+
+    await run({ command: { update: { status: "approved" } } });
+    const refused = await run({ command: { update: { status: "approved" } } });
+    expect((refused.__error__ as { message: string }).message).toBe(
+      'The final approval needs the time the person approved: found status "approved" without an approval_timestamp. Resume with { status: "approved", approval_timestamp: "<ISO 8601 time>" }.',
+    );
+    expect((await door.thread(threadId)).next).toEqual(["approve"]);
+    const done = await run({
+      command: { update: { status: "approved", approval_timestamp: "2026-01-02T10:00:00.000Z" } },
+    });
+    expect(done).toMatchObject({ status: "completed", approval_timestamp: "2026-01-02T10:00:00.000Z" });
+  });
+});

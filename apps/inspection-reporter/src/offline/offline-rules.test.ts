@@ -25,6 +25,18 @@ describe("reportFacts", () => {
       address: "Kerkstraat 5",
     });
     expect(reportFacts("Maak een inspectierapport")).toEqual({});
+    expect(
+      reportFacts("Vandaag Restaurant Bella Rosa (KVK 9225 1854) bezocht; hygiëne was in orde, geen overtredingen"),
+    ).toEqual({
+      company_name: "Restaurant Bella Rosa",
+      kvk_number: "92251854",
+      hygiene_ok: true,
+      violations_found: false,
+    });
+    expect(reportFacts("De hygiëne was niet in orde en er zijn overtredingen geconstateerd")).toEqual({
+      hygiene_ok: false,
+      violations_found: true,
+    });
   });
 });
 

@@ -58,7 +58,7 @@ describe("a writer SIGKILLed while it holds the thread: another process of this 
         await withPlace(kind, async (place) => {
           const out = await takeoverChain(driver, place, {
             threadId: `takeover-${kind}`,
-            rounds: 40, // long enough that the random kill finds the run still going
+            rounds: 24, // long enough that the random kill finds the run still going
             kills: KILLS,
             workMs: 20,
             window: [30, 300],
@@ -85,10 +85,12 @@ describe("a process that cannot judge the dead holder (as one of another host) w
         leaseTtlMs: ttl,
         runId: "run-elsewhere",
       };
+      const taker = driver.start({ ...job, cannotJudge: true, waitForGo: true });
+      await taker.next("ready", 30_000);
       const victim = driver.start({ ...job, killAt: "mid-superstep:0" });
       await victim.exit;
       const killedAt = Date.now();
-      const taker = driver.start({ ...job, cannotJudge: true });
+      taker.send({ type: "go" });
       const acquired = await taker.next("acquired", 20_000);
       const waited = Date.now() - killedAt;
       expect((await taker.next("done", 20_000)).status).toBe("done");
@@ -96,7 +98,7 @@ describe("a process that cannot judge the dead holder (as one of another host) w
         `[reliability] dead holder, judged from "another host": ${acquired.busy} THREAD_BUSY, thread taken ${waited} ms after the kill (lease TTL ${ttl} ms)`,
       );
       expect(Number(acquired.busy)).toBeGreaterThan(0);
-      expect(waited).toBeGreaterThan(ttl / 2);
+      expect(waited).toBeGreaterThan(1_000); // what was left of the lease (renewed every third of it)
     });
   });
 });

@@ -24,9 +24,13 @@ export interface LeaseKeeper {
  * time), so the lease is free at once for this host when the process dies. @internal
  */
 export function executionLeaseOwner(config: { runId?: string | undefined; leaseOwner?: string | undefined }): string {
-  const name = config.leaseOwner ?? `${config.runId ?? "run"}.${randomBytes(6).toString("hex")}`;
+  const name = config.leaseOwner ?? `${config.runId ?? "run"}.${EXECUTION_PREFIX}${(++executions).toString(36)}`;
   return processLeaseOwner(name);
 }
+
+/** Random per process, then counted: unique per execution without a random draw per run. */
+const EXECUTION_PREFIX = randomBytes(4).toString("hex");
+let executions = 0;
 
 /**
  * Takes the thread's lease (failing with `THREAD_BUSY` if another writer holds it) and renews it every

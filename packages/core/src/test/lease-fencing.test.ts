@@ -138,11 +138,11 @@ describe("every execution is a lease holder of its own", () => {
     await graph.invoke({ log: [] }, { threadId: "c", leaseOwner: "r:attempt-3" });
     await graph.updateState({ threadId: "c", runId: "r" }, { log: ["x"] });
     const parsed = owners.map(parseLeaseOwner);
-    expect(parsed[0]?.name).toMatch(/^r\.[0-9a-f]{12}$/);
-    expect(parsed[1]?.name).toMatch(/^r\.[0-9a-f]{12}$/);
+    expect(parsed[0]?.name).toMatch(/^r\.[0-9a-f]{8}[0-9a-z]+$/);
+    expect(parsed[1]?.name).toMatch(/^r\.[0-9a-f]{8}[0-9a-z]+$/);
     expect(parsed[0]?.name).not.toBe(parsed[1]?.name);
     expect(parsed[2]?.name).toBe("r:attempt-3");
-    expect(parsed[3]?.name).toMatch(/^r\.[0-9a-f]{12}$/);
+    expect(parsed[3]?.name).toMatch(/^r\.[0-9a-f]{8}[0-9a-z]+$/);
     for (const p of parsed) expect(p.holder?.pid).toBe(process.pid);
     await expect(graph.invoke({ log: [] }, { threadId: "d", leaseOwner: "" })).rejects.toMatchObject({
       code: "INVALID_CONFIG",

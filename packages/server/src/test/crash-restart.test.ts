@@ -61,7 +61,10 @@ describe("a server killed mid-run", () => {
 
     const second = await startChild();
     const again = new Client({ apiUrl: second.url, apiKey: null });
+    const restarted = Date.now();
     const result = (await again.runs.join(thread.thread_id, run.run_id)) as { log: string[] };
+    // the dead process's lease on the thread (30 s TTL) is free at once: its holder is provably gone
+    expect(Date.now() - restarted).toBeLessThan(10_000);
     expect(result.log).toEqual(["a", "b", "c"]);
     const finished = await again.runs.get(thread.thread_id, run.run_id);
     expect(finished.status).toBe("success");
@@ -71,6 +74,9 @@ describe("a server killed mid-run", () => {
     expect(count("start b")).toBe(2); // b was cut off mid-way: run again
     expect(count("end b")).toBe(1);
     expect(count("end c")).toBe(1);
+    // and the thread takes a state update at once
+    await again.threads.updateState(thread.thread_id, { values: { log: ["edited"] }, asNode: "c" });
+    expect((await again.threads.getState(thread.thread_id)).values).toMatchObject({ log: ["a", "b", "c", "edited"] });
     second.child.kill("SIGTERM");
   });
 });

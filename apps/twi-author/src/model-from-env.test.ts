@@ -49,6 +49,31 @@ describe("the model from the environment", () => {
     },
   );
 
+  it("azure with a Foundry /models endpoint: the seed's inference route, api-version and api-key", async () => {
+    const server = await startFakeOpenAiServer([" generate_twi", DRAFT]);
+    cleanup.push(() => server.close());
+    const foundry = `${server.url.replace(/\/v1$/, "")}/models`;
+    const model = twiModelFromEnv({
+      TWI_MODEL_PROVIDER: "azure",
+      TWI_MODEL: "mistral-large-latest",
+      TWI_MODEL_BASE_URL: foundry,
+      TWI_MODEL_MAX_RETRIES: "0",
+      AZURE_API_KEY: "foundry-key",
+    });
+    const app = createTestApp({ model });
+    cleanup.push(() => app.dispose());
+    expect((await app.assistant.start(conversation("c1", PALLET_REQUEST))).kind).toBe("review");
+    expect(server.requests.map((r) => r.path)).toEqual([
+      "/models/chat/completions?api-version=2024-05-01-preview",
+      "/models/chat/completions?api-version=2024-05-01-preview",
+    ]);
+    expect(server.requests[0]?.headers["api-key"]).toBe("foundry-key");
+    const [intent, generate] = server.requests.map((r) => r.body as Record<string, unknown>);
+    expect(intent).toMatchObject({ model: "mistral-large-latest", temperature: 0.1, max_tokens: 20 });
+    expect(generate).toMatchObject({ model: "mistral-large-latest", temperature: 0.3, max_tokens: 4000 });
+    expect((await app.assistant.state("c1")).draft).toBe(`${AI_LABEL}\n\n${DRAFT}`);
+  });
+
   it("TRELLIS_MODEL_* applies when no TWI_MODEL_* is set", () => {
     const model = twiModelFromEnv({
       TRELLIS_MODEL_PROVIDER: "mistral",

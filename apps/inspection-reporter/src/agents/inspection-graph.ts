@@ -4,6 +4,7 @@ import { type ChatModel, type Message, systemMessage } from "@trellis/models";
 import { AGENT_DEFINITIONS, AGENT_IDS, type AgentId, DEFAULT_AGENT } from "./agent-definitions.js";
 import { type AgentToolSources, getToolsForAgent } from "./agent-tools.js";
 import { INSPECTION_PAUSED_INPUT_POLICY } from "./paused-input.js";
+import { withDutchRoundCap } from "./round-cap.js";
 import { currentUserSettings, settingsLine } from "./user-settings.js";
 
 /** The state of the inspection graph: the conversation and the agent that has it (`activeAgent`, the seed's `current_agent`). */
@@ -25,6 +26,8 @@ export interface InspectionGraphOptions extends AgentToolSources {
  * new user messages.
  */
 const REPORTING_MAX_ITERATIONS = 40;
+/** The other agents' cap (`createReactAgent`'s default). */
+const DEFAULT_MAX_ITERATIONS = 10;
 
 /**
  * Builds the four agents (ReAct agents with their instructions, the user's settings in the system
@@ -46,12 +49,14 @@ export function buildInspectionGraph(options: InspectionGraphOptions): Inspectio
         const text = settings ? `${definition.instructions}\n\n${settings}` : definition.instructions;
         return [systemMessage(text, { id: `system-${id}` }), ...messages];
       };
+      const maxIterations = id === "reporting-agent" ? REPORTING_MAX_ITERATIONS : DEFAULT_MAX_ITERATIONS;
       const agent = createReactAgent({
         name: id,
-        model: options.models[id],
+        // ends a turn that reaches the cap in Dutch, before the framework's English cap message
+        model: withDutchRoundCap(options.models[id], maxIterations),
         tools: getToolsForAgent(id, options),
         prompt,
-        ...(id === "reporting-agent" ? { maxIterations: REPORTING_MAX_ITERATIONS } : {}),
+        maxIterations,
       });
       return [id, agent as unknown as CompiledGraph<StateSchema>] as const;
     }),

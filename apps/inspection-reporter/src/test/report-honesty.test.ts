@@ -112,3 +112,21 @@ describe("the report through /chat", () => {
     expect(done.reply).not.toMatch(/betrouwbaarheid 0\.\d/);
   });
 });
+
+describe("a conversation that reaches the reporting agent's round cap", () => {
+  it("ends in Dutch and keeps the draft (issue 24, finding 4: the 40-round cap message was English)", async () => {
+    await chat("cap", ASK);
+    let last = { status: "clarification", reply: "" };
+    let rounds = 0;
+    // every answer unusable: the agent asks again, three model turns a round, until its cap
+    while (last.status === "clarification") {
+      last = await chat("cap", "?, ?, ?");
+      rounds += 1;
+      expect(rounds).toBeLessThan(20);
+    }
+    expect(last.reply).toContain("Ik stop hier: na 39 stappen is er nog geen volledig antwoord.");
+    expect(last.reply).not.toMatch(/I stopped after|tool rounds/);
+    const resumed = await chat("cap", "Maak het rapport af");
+    expect(resumed.status).toBe("clarification");
+  });
+});

@@ -130,6 +130,16 @@ function intentOf(input: RunAgentInput, view: ThreadView | undefined): Intent {
   }
   const messages = input.messages;
   const last = messages.at(-1);
+  if (last?.role === "tool" && !(view && agUiMessages(view.messages).some((m) => m.id === last.id))) {
+    // a frontend tool's result: this app's agents call no frontend tools, so it answers nothing
+    return {
+      kind: "error",
+      error: new TrellisError(
+        "INVALID_ARGUMENT",
+        "The inspection agents call no frontend tools: a tool result they did not ask for answers nothing. Send the inspector's message as a user message.",
+      ),
+    };
+  }
   if (last?.role !== "user") {
     if (view) return { kind: "sync" };
     return {

@@ -136,6 +136,26 @@ describe("malformed WebSocket frames", () => {
   });
 });
 
+describe("a frontend tool result", () => {
+  it("is refused with a message that says the agents call no frontend tools, and runs nothing", async () => {
+    const frontend = await WsFrontend.connect(server.wsUrl, "frontend-tool");
+    await frontend.say("Hallo");
+    const before = await threadView("frontend-tool");
+    const events = await frontend.sendRaw(
+      JSON.stringify({
+        threadId: "frontend-tool",
+        runId: "r-tool",
+        tools: [{ name: "show_map", description: "Shows a map", parameters: { type: "object" } }],
+        messages: [{ id: "t1", role: "tool", toolCallId: "never-asked", content: "{}" }],
+      }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "INVALID_ARGUMENT", threadId: "frontend-tool" });
+    expect(String(events.at(-1)?.message)).toContain("call no frontend tools");
+    expect((await threadView("frontend-tool")).body.messages).toEqual(before.body.messages);
+    frontend.close();
+  });
+});
+
 describe("one message limit for every door", () => {
   const long = "a".repeat(MAX_MESSAGE_CHARS + 1);
   const limit = new RegExp(`at most ${MAX_MESSAGE_CHARS.toLocaleString("en-US")} characters`);

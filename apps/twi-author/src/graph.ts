@@ -13,7 +13,7 @@
 import { type CheckpointSaver, type Clock, END, START, StateGraph, systemClock } from "@trellis/core";
 import type { ChatModel } from "@trellis/models";
 import type { AuditStore } from "./audit/audit-store.js";
-import { createNodes } from "./nodes.js";
+import { checkTypedInput, createNodes } from "./nodes.js";
 import type { PdfRenderer } from "./pdf/twi-pdf-renderer.js";
 import { type AgentState, agentStateSchema, MAX_REVISIONS } from "./state.js";
 import type { BlobStorage } from "./storage/blob-storage.js";
@@ -126,6 +126,8 @@ export function buildTwiGraph(services: TwiServices, options: BuildGraphOptions 
       // decision is an explicit answer to the pause it was shown for (README: "Input while a pause
       // waits"). The core applies the policy to interrupt() pauses; see the README for breakpoints.
       onInputWhilePaused: "reject",
+      // typed fields a caller sets are checked before anything is written: a 400 over the API
+      validateState: checkTypedInput,
       ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
     });
 }

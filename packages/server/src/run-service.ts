@@ -65,6 +65,11 @@ export interface RunServiceParts {
   authEnabled: boolean;
 }
 
+/** A command's update as the Agent Server sends it: an object, or a list of `[key, value]` pairs. */
+function toUpdate(update: unknown): unknown {
+  return Array.isArray(update) ? Object.fromEntries(update as Array<[string, unknown]>) : update;
+}
+
 /** A thread belongs to the graph of its first run: another graph on it is a 409. */
 function checkBinding(thread: ThreadRecord | undefined, assistantId: string): void {
   if (!thread?.graphId || thread.graphId === assistantId) return;
@@ -308,6 +313,11 @@ export class RunService {
     }
     const snapshot = thread ? await hosted.graph.getState({ threadId: thread.threadId }) : undefined;
     const command = kwargs.command;
+    // the graph's own check of what the input or update would make of the state: a 400 now, not a failed run
+    const proposed = command?.update ?? kwargs.input;
+    if (proposed !== null && proposed !== undefined) {
+      hosted.graph.checkInput(snapshot?.values as Record<string, unknown> | undefined, toUpdate(proposed));
+    }
     if (command?.resume !== undefined) {
       if (!snapshot?.checkpointId) {
         throw new TrellisError("NOTHING_TO_RESUME", "The thread has no checkpoint yet: start it with an input.");

@@ -50,9 +50,12 @@ describe("typed input fields are checked", () => {
       assistant_id: "twi-author",
       input: { user_id: "u", tenant_id: "acme", channel: "cli", message: PALLET_REQUEST, ...bad },
     });
-    expect(res.json.__error__).toEqual({ error: "INVALID_ARGUMENT", message, details: expect.any(Object) });
+    // refused when the request is accepted: a 400 naming the field, and no run is queued
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: "INVALID_ARGUMENT", message });
+    expect((await api(`/threads/${threadId}/runs`)).json).toEqual([]);
     const state = await api(`/threads/${threadId}/state`);
-    expect((state.json.values as { draft: unknown }).draft).toBeNull();
+    expect((state.json.values as { draft?: unknown }).draft ?? null).toBeNull();
   });
 });
 

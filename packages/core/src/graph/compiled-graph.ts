@@ -1,5 +1,5 @@
 import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
-import { initialValues } from "../runtime/apply.js";
+import { applyWrites, initialValues } from "../runtime/apply.js";
 import { type Command, GraphInterrupt, type Interrupt, ParentCommand } from "../runtime/command.js";
 import { normalizeConfig, type RunConfig } from "../runtime/config.js";
 import { childSink, eventStream, type RunEventStream } from "../runtime/event-stream.js";
@@ -15,6 +15,7 @@ import { executeRun, type RunOutcome } from "../runtime/run-loop.js";
 import { emptySnapshot, type StateSnapshot, snapshotOf } from "../runtime/state-snapshot.js";
 import type { StreamEvent, StreamMode } from "../runtime/stream-events.js";
 import { updateThreadState } from "../runtime/update-state.js";
+import { validateUpdate } from "../runtime/validate-update.js";
 import type { StateOf, StateSchema, UpdateOf } from "../state.js";
 import { drawingOf, type GraphDrawing, mermaidOf } from "./draw.js";
 import type { GraphSpec } from "./spec.js";
@@ -106,6 +107,22 @@ export class CompiledGraph<S extends StateSchema> {
       interrupts: snapshot.interrupts.length,
     });
     return decidePausedInput(this.#spec.onInputWhilePaused, snapshot.interrupts, input, threadId, breakpoint);
+  }
+
+  /**
+   * Checks an input (or a `Command`'s `update`) against the graph's `validateState` as the runtime
+   * will when the run starts, applied to `current` (the thread's values; the defaults for a new
+   * thread): throws the validator's error, or the runtime's for keys the schema does not have.
+   *
+   * @example
+   * graph.checkInput((await graph.getState({ threadId })).values, { dry_run: "no" }); // throws INVALID_ARGUMENT
+   */
+  checkInput(current: Record<string, unknown> | undefined, input: unknown): void {
+    const spec = this.#spec;
+    const update = validateUpdate(spec.schema, "input", input) ?? {};
+    if (!spec.validateState) return;
+    const { values } = applyWrites(spec.schema, current ?? initialValues(spec.schema), [{ node: "input", update }]);
+    spec.validateState(values);
   }
 
   /** The state keys of the graph's schema. */

@@ -68,4 +68,6 @@ export interface GraphSpec {
   snapshotEvery: number;
   /** What an input does when it arrives while the thread waits on an interrupt. */
   onInputWhilePaused: PausedInputPolicy;
+  /** Checks the state an input or a state update would produce, before anything of it is written. */
+  validateState?: ((state: Record<string, unknown>) => void) | undefined;
 }

@@ -33,7 +33,7 @@ export type Router<S extends StateSchema> = (
 ) => RouterResult | Promise<RouterResult>;
 
 /** Options of {@link StateGraph.compile}. */
-export interface CompileOptions {
+export interface CompileOptions<S extends StateSchema = StateSchema> {
   /** Where checkpoints go. Needed for interrupts, resume, time travel. */
   checkpointer?: CheckpointSaver;
   /** Pause before these nodes run ("*" for all). */
@@ -60,6 +60,16 @@ export interface CompileOptions {
    * (`THREAD_PAUSED`). Every door applies it the same way; see {@link PausedInputPolicy}.
    */
   onInputWhilePaused?: PausedInputPolicy;
+  /**
+   * Checks the state a caller's input (or `Command({ update })`) would produce, before anything of it
+   * is written: throw a `TrellisError` (`INVALID_ARGUMENT`) naming the field. Node writes are not
+   * checked. A server calls it when it accepts a request (`graph.checkInput`), so bad input is a 400
+   * and nothing is queued.
+   *
+   * @example
+   * compile({ validateState: (s) => { if (typeof s.dry_run !== "boolean") throw new TrellisError("INVALID_ARGUMENT", "dry_run must be true or false."); } })
+   */
+  validateState?: (state: StateOf<S>) => void;
 }
 
 /**
@@ -202,7 +212,7 @@ export class StateGraph<S extends StateSchema> {
   }
 
   /** Checks the graph and returns it ready to run. Throws a {@link GraphValidationError} naming the problem. */
-  compile(options: CompileOptions = {}): CompiledGraph<S> {
+  compile(options: CompileOptions<S> = {}): CompiledGraph<S> {
     const name = options.name ?? this.#name ?? "graph";
     validateGraph({
       name,
@@ -241,6 +251,7 @@ export class StateGraph<S extends StateSchema> {
       snapshotEvery: options.snapshotEvery ?? 1000,
       leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
       onInputWhilePaused: checkPolicy(options.onInputWhilePaused ?? "restart"),
+      validateState: options.validateState as GraphSpec["validateState"],
     };
     return new CompiledGraph<S>(spec);
   }

@@ -221,6 +221,7 @@ class GraphRun {
     }
     const { values, changed } = applyWrites(this.#spec.schema, state.values, writes);
     this.#checkSize(values, state);
+    this.#spec.validateState?.(values);
     const { next, barriers } = await route(
       this.#spec,
       values,
@@ -278,6 +279,7 @@ class GraphRun {
     const update = validateUpdate(this.#spec.schema, "input", command.update) ?? {};
     const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
     this.#checkSize(values, state);
+    this.#spec.validateState?.(values);
     const next =
       command.goto.length > 0
         ? (await route(this.#spec, values, [{ node: "input", goto: command.goto }], {}, this.#controller.signal)).next
@@ -307,6 +309,7 @@ class GraphRun {
     const update = validateUpdate(this.#spec.schema, "input", raw) ?? {};
     const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
     this.#checkSize(values, state);
+    this.#spec.validateState?.(values);
     this.#advance(
       state,
       {

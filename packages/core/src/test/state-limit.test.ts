@@ -1,6 +1,9 @@
-/** `maxStateBytes`: a state too large is refused before anything of its step is written. */
+/**
+ * Input checked before it is written: `maxStateBytes` (a state too large) and `validateState` (the
+ * graph's own check of what an input or update makes of the state).
+ */
 import { describe, expect, it } from "vitest";
-import { channel, MemorySaver, START, StateGraph, TrellisError } from "../index.js";
+import { Command, channel, MemorySaver, START, StateGraph, TrellisError } from "../index.js";
 import { caught } from "./caught.js";
 
 function grower() {
@@ -44,5 +47,49 @@ describe("maxStateBytes", () => {
     const { graph } = grower();
     const done = await graph.invoke({ size: 100 }, { threadId: "ok", maxStateBytes: 10_000 });
     expect(done.blob).toHaveLength(100);
+  });
+});
+
+describe("validateState", () => {
+  function gated() {
+    const runs = { count: 0 };
+    const graph = new StateGraph({ dryRun: channel.value<unknown>(true), done: channel.value(false) })
+      .addNode("deploy", (s) => {
+        runs.count++;
+        return { done: s.dryRun === false };
+      })
+      .addEdge(START, "deploy")
+      .compile({
+        checkpointer: new MemorySaver(),
+        validateState: (s) => {
+          if (typeof s.dryRun !== "boolean") {
+            throw new TrellisError(
+              "INVALID_ARGUMENT",
+              `dryRun must be true or false, got ${JSON.stringify(s.dryRun)}.`,
+            );
+          }
+        },
+      });
+    return { graph, runs };
+  }
+
+  it("an input that makes the state invalid is refused before anything is written or run", async () => {
+    const { graph, runs } = gated();
+    await caught(() => graph.invoke({ dryRun: "no" }, { threadId: "v1" }), TrellisError, "INVALID_ARGUMENT");
+    expect(runs.count).toBe(0);
+    expect(await checkpoints(graph as never, "v1")).toHaveLength(0);
+    expect(() => graph.checkInput(undefined, { dryRun: "no" })).toThrow(/dryRun must be true or false/);
+    expect(() => graph.checkInput(undefined, { dryRun: false })).not.toThrow();
+  });
+
+  it("a Command's update is checked the same way; node writes are not", async () => {
+    const { graph } = gated();
+    await graph.invoke({ dryRun: false }, { threadId: "v2" });
+    await caught(
+      () => graph.invoke(new Command({ update: { dryRun: 3 } }), { threadId: "v2" }),
+      TrellisError,
+      "INVALID_ARGUMENT",
+    );
+    expect((await graph.getState({ threadId: "v2" })).values.done).toBe(true);
   });
 });

@@ -26,12 +26,15 @@ export function jsonPatch(before: unknown, after: unknown, path = ""): JsonPatch
   if (same(before, after)) return [];
   if (isObject(before) && isObject(after)) {
     const ops: JsonPatchOp[] = [];
+    // a key whose value is undefined is not on the wire (JSON drops it): the client never had it
+    const has = (o: Record<string, unknown>, key: string) => key in o && o[key] !== undefined;
     for (const key of Object.keys(before)) {
-      if (!(key in after)) ops.push({ op: "remove", path: `${path}/${escapeKey(key)}` });
+      if (has(before, key) && !has(after, key)) ops.push({ op: "remove", path: `${path}/${escapeKey(key)}` });
     }
     for (const [key, value] of Object.entries(after)) {
+      if (value === undefined) continue;
       const p = `${path}/${escapeKey(key)}`;
-      if (!(key in before)) ops.push({ op: "add", path: p, value });
+      if (!has(before, key)) ops.push({ op: "add", path: p, value });
       else ops.push(...jsonPatch(before[key], value, p));
     }
     return ops;

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { HttpAgent } from "@ag-ui/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type InspectionServer, startInspectionServer } from "../serve.js";
 import { closeDefaultInspectionReporter } from "../server-entry.js";
@@ -197,5 +198,15 @@ describe("a message while the reporting agent waits answers its question, whatev
     generic.close();
     expect(done.finished).toMatchObject({ outcome: { type: "success" } });
     expect(await lastAssistantText("doors-generic")).toContain("# Inspectierapport Restaurant Bella Rosa");
+  });
+
+  it("@ag-ui/client's HttpAgent on the server's generic endpoint applies every state patch through a handoff", async () => {
+    // the network's activeAgent starts absent; the handoff must add it, not replace a key the client lacks
+    const agent = new HttpAgent({ url: `${server.url}/ag-ui/inspection-reporter`, threadId: "doors-http-agent" });
+    agent.messages = [{ id: "u1", role: "user", content: ASK }];
+    const errors: string[] = [];
+    await agent.runAgent({}, { onRunErrorEvent: ({ event }) => void errors.push(event.message) });
+    expect(errors).toEqual([]);
+    expect((agent.state as { activeAgent?: string }).activeAgent).toBe("reporting-agent");
   });
 });

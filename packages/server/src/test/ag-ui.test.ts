@@ -104,6 +104,15 @@ describe("AG-UI endpoint, driven by @ag-ui/client", () => {
     expect(events.at(-1)?.type).toBe("RUN_FINISHED");
   });
 
+  it("patches a key the snapshot held as undefined (absent on the wire) with add, not replace", () => {
+    // the inspection network's activeAgent starts undefined: the client's snapshot has no such key
+    expect(jsonPatch({ messages: [], activeAgent: undefined }, { messages: [], activeAgent: "reporting" })).toEqual([
+      { op: "add", path: "/activeAgent", value: "reporting" },
+    ]);
+    expect(jsonPatch({ a: 1 }, { a: 1, b: undefined })).toEqual([]);
+    expect(jsonPatch({ a: 1, b: 2 }, { a: 1, b: undefined })).toEqual([{ op: "remove", path: "/b" }]);
+  });
+
   it("makes JSON patches that only append to grown lists", () => {
     expect(jsonPatch({ n: 1, log: ["a"], gone: 1 }, { n: 2, log: ["a", "b"] })).toEqual([
       { op: "remove", path: "/gone" },

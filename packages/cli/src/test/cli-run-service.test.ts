@@ -116,8 +116,15 @@ describe("trellis run through the run service", () => {
     expect(await runStatuses("rj-1")).toEqual(["interrupted", "success"]);
   }, 60_000);
 
+  it("input the graph does not take is refused before any run is stored, and exits 1", async () => {
+    const r = await spawnCli(project, ["run", "approval-flow", "--input", '{"nope":1}', "--thread", "bad-0"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/nope/);
+    expect((await api("/threads/bad-0/runs")).status).toBe(404);
+  }, 60_000);
+
   it("a run that fails is a failed run of the thread, with its error, and exits 1", async () => {
-    const r = await spawnCli(project, ["run", "approval-flow", "--input", '{"nope":1}', "--thread", "bad-1"]);
+    const r = await spawnCli(project, ["run", "fail-flow", "--input", '{"reason":"nope"}', "--thread", "bad-1"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/✗ The run failed: .*nope/);
     const runs = (await api("/threads/bad-1/runs")).json as Json[];

@@ -40,3 +40,19 @@ export function slowGraph() {
     .addEdge("wait", END)
     .compile({ checkpointer: new MemorySaver() });
 }
+
+/**
+ * A graph whose one node fails with the text it was given: a run that fails at its turn.
+ *
+ * @example
+ * await failGraph().invoke({ reason: "nope" }, { threadId: "t" }); // throws Error("model down: nope")
+ */
+export function failGraph() {
+  return new StateGraph({ reason: channel.value("") })
+    .addNode("work", (s) => {
+      throw new Error(`model down: ${s.reason}`);
+    })
+    .addEdge(START, "work")
+    .addEdge("work", END)
+    .compile({ checkpointer: new MemorySaver() });
+}

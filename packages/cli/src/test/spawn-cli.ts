@@ -90,6 +90,7 @@ export function makeServiceProject(): TestProject {
   const module = join(REPO_DIR, "packages/cli/src/test/run-service-graphs.ts");
   config.graphs["reject-flow"] = { module, graph: "rejectGraph" };
   config.graphs["slow-flow"] = { module, graph: "slowGraph" };
+  config.graphs["fail-flow"] = { module, graph: "failGraph" };
   writeFileSync(project.config, JSON.stringify(config));
   return project;
 }

@@ -55,7 +55,8 @@ async function openStream(path: string, headers: Record<string, string>, body?: 
 describe("limits.streamsPerUser", () => {
   it("the stream past the limit is a 429 that stores nothing; other users are not affected", async () => {
     const T = (await call("POST", "/threads", ANA, {})).json.thread_id as string;
-    const run = await call("POST", `/threads/${T}/runs`, ANA, { assistant_id: "slow", input: { delayMs: 3_000 } });
+    // a run that outlives the test (it is cancelled at the end): its streams stay open however slow the machine
+    const run = await call("POST", `/threads/${T}/runs`, ANA, { assistant_id: "slow", input: { delayMs: 20_000 } });
     const R = run.json.run_id as string;
     const streams = [];
     for (let i = 0; i < 3; i++) {

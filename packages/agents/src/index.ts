@@ -4,7 +4,7 @@ export {
   createAgentNetwork,
   createHandoffTool,
 } from "./handoff.js";
-export { type LoadMcpToolsOptions, loadMcpTools } from "./mcp-tools.js";
+export { type LoadMcpToolsOptions, loadMcpTools, mcpContentText } from "./mcp-tools.js";
 export { installMessageStreaming } from "./message-streaming.js";
 export { createReactAgent, type ReactAgentOptions, reactAgentSchema } from "./react-agent.js";
 export { createToolNode, type ToolNodeOptions } from "./tool-node.js";

@@ -39,7 +39,7 @@ export async function loadMcpTools(client: Client, options: LoadMcpToolsOptions 
               undefined,
               ctx.signal ? { signal: ctx.signal } : {},
             );
-            const text = contentText(result.content);
+            const text = mcpContentText(result.content);
             if (result.isError) throw new Error(text || `MCP tool ${remoteName} failed`);
             if (result.structuredContent !== undefined) return result.structuredContent;
             return text;
@@ -52,7 +52,13 @@ export async function loadMcpTools(client: Client, options: LoadMcpToolsOptions 
   return tools;
 }
 
-function contentText(content: unknown): string {
+/**
+ * The text parts of an MCP tool result's `content`, joined by newlines (other parts are left out).
+ *
+ * @example
+ * mcpContentText([{ type: "text", text: "ok" }, { type: "image", data: "…" }]); // "ok"
+ */
+export function mcpContentText(content: unknown): string {
   if (!Array.isArray(content)) return "";
   return content
     .map((part: { type?: string; text?: string }) => (part?.type === "text" ? (part.text ?? "") : ""))

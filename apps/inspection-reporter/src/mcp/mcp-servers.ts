@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { mcpContentText } from "@trellis/agents";
 import { type JsonSchema, type Tool, tool } from "@trellis/models";
 
 /** The MCP servers shipped with the app (in `mcp-servers/`). */
@@ -343,21 +344,13 @@ async function supervisedTools(server: SupervisedServer): Promise<Tool[]> {
       parameters: { ...(spec.inputSchema as JsonSchema), type: "object" },
       fn: async (args, ctx) => {
         const result = await server.callTool(spec.name, args, { signal: ctx.signal, repeatable });
-        const text = contentText(result.content);
+        const text = mcpContentText(result.content);
         if (result.isError) throw new Error(text || `MCP tool ${spec.name} failed`);
         if (result.structuredContent !== undefined) return result.structuredContent;
         return text;
       },
     });
   });
-}
-
-function contentText(content: unknown): string {
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part: { type?: string; text?: string }) => (part?.type === "text" ? (part.text ?? "") : ""))
-    .filter(Boolean)
-    .join("\n");
 }
 
 /**

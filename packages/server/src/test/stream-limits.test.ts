@@ -10,6 +10,8 @@ let t: TestServer;
 const ANA = { "x-api-key": "key-ana" };
 const BO = { "x-api-key": "key-bo" };
 const open: AbortController[] = [];
+/** Open responses, kept referenced: undici cancels the body of a response it has garbage-collected. */
+const held: Response[] = [];
 
 beforeAll(async () => {
   t = await startTestServer({
@@ -48,6 +50,7 @@ async function openStream(path: string, headers: Record<string, string>, body?: 
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     signal: abort.signal,
   });
+  held.push(res);
   const json = res.status === 200 ? undefined : ((await res.json()) as { error: string; message: string });
   return { status: res.status, json, close: () => abort.abort() };
 }
@@ -65,7 +68,8 @@ describe("limits.streamsPerUser", () => {
       streams.push(s);
     }
     const refused = await openStream(`/threads/${T}/runs/${R}/stream`, ANA);
-    expect(refused.status).toBe(429);
+    const runNow = (await call("GET", `/threads/${T}/runs/${R}`, ANA)).json;
+    expect(refused.status, `the run is ${runNow.status} ${JSON.stringify(runNow.error)}`).toBe(429);
     expect(refused.json?.error).toBe("TOO_MANY_REQUESTS");
     expect(refused.json?.message).toMatch(/3 open streams/);
 

@@ -1,54 +1,19 @@
-// The app served by the Trellis server: the AG-UI WebSocket and SSE bindings under
-// /apps/inspection-reporter/, the server's own endpoints next to them, and the Agent Server API.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HttpAgent } from "@ag-ui/client";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type InspectionServer, startInspectionServer } from "../serve.js";
-import { closeDefaultInspectionReporter } from "../server-entry.js";
+import { describe, expect, it } from "vitest";
+import { startInspectionServer } from "../serve.js";
 import { WsFrontend } from "./ag-ui-client.js";
+import { servedInspectionApp } from "./served-app.js";
 
 const QUESTIONS =
   "1. Wat is het adres van de inspectielocatie?\n2. Was de hygiëne in orde?\n3. Zijn er overtredingen geconstateerd?";
 
-let dir: string;
-let server: InspectionServer;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "inspection-ag-ui-"));
-  vi.stubEnv("INSPECTION_DATA_DIR", join(dir, "data"));
-  vi.stubEnv("INSPECTION_MODEL_PROVIDER", "");
-  vi.stubEnv("TRELLIS_MODEL_PROVIDER", "");
-  vi.spyOn(console, "info").mockImplementation(() => {});
-  server = await startInspectionServer({
-    port: 0,
-    env: {},
-    config: {
-      graphs: {
-        "inspection-reporter": {
-          module: "@trellis/app-inspection-reporter/server",
-          graph: "buildGraph",
-          routes: "createRoutes",
-        },
-      },
-      saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") },
-      baseDir: dir,
-    },
-  });
-});
-afterAll(async () => {
-  await server.close();
-  await closeDefaultInspectionReporter();
-  vi.unstubAllEnvs();
-  vi.restoreAllMocks();
-  rmSync(dir, { recursive: true, force: true });
-});
+const app = servedInspectionApp("inspection-ag-ui-");
 
 describe("AG-UI over the WebSocket at /apps/inspection-reporter/ws", () => {
   it("shows the questions as an ordinary assistant text, takes the answer as an ordinary user message, ends with the report", async () => {
-    expect(server.wsUrl).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/apps\/inspection-reporter\/ws$/);
-    const frontend = await WsFrontend.connect(server.wsUrl);
+    expect(app.server.wsUrl).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/apps\/inspection-reporter\/ws$/);
+    const frontend = await WsFrontend.connect(app.server.wsUrl);
     const first = await frontend.say("Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854");
     expect(first.events[0]).toMatchObject({ type: "RUN_STARTED", threadId: frontend.threadId });
     expect(first.texts).toEqual([
@@ -92,7 +57,7 @@ describe("AG-UI over the WebSocket at /apps/inspection-reporter/ws", () => {
   });
 
   it("keeps the server's own AG-UI WebSocket working next to the app's", async () => {
-    const generic = await WsFrontend.connect(`${server.url.replace(/^http/, "ws")}/ag-ui/inspection-reporter/ws`);
+    const generic = await WsFrontend.connect(`${app.server.url.replace(/^http/, "ws")}/ag-ui/inspection-reporter/ws`);
     const turn = await generic.say("Wat zijn de regels voor het koelen van levensmiddelen?");
     expect(turn.finished).toMatchObject({ outcome: { type: "success" } });
     expect(turn.texts.at(-1)).toContain("VW-KOEL-01");
@@ -100,7 +65,7 @@ describe("AG-UI over the WebSocket at /apps/inspection-reporter/ws", () => {
   });
 
   it("answers a bad input with RUN_ERROR and keeps the socket open", async () => {
-    const frontend = await WsFrontend.connect(server.wsUrl);
+    const frontend = await WsFrontend.connect(app.server.wsUrl);
     const broken = await frontend.sendRaw("{ not json");
     expect(broken).toEqual([expect.objectContaining({ type: "RUN_ERROR", code: "INVALID_ARGUMENT" })]);
     const noUser = await frontend.sendRaw(JSON.stringify({ threadId: "x", runId: "r", messages: [] }));
@@ -113,7 +78,7 @@ describe("AG-UI over the WebSocket at /apps/inspection-reporter/ws", () => {
 
 describe("AG-UI steps", () => {
   it("wraps each agent's part of a turn in STEP_STARTED / STEP_FINISHED (issue 24, finding 6)", async () => {
-    const frontend = await WsFrontend.connect(server.wsUrl);
+    const frontend = await WsFrontend.connect(app.server.wsUrl);
     const turn = await frontend.say("Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854");
     const steps = turn.events
       .filter((e) => e.type === "STEP_STARTED" || e.type === "STEP_FINISHED")
@@ -132,7 +97,7 @@ describe("AG-UI steps", () => {
     frontend.close();
 
     // @ag-ui/client checks the order of the events it gets (steps included) and keeps the steps apart
-    const agent = new HttpAgent({ url: `${server.url}/apps/inspection-reporter/ag-ui` });
+    const agent = new HttpAgent({ url: `${app.server.url}/apps/inspection-reporter/ag-ui` });
     agent.messages = [{ id: "u1", role: "user", content: "Wat zijn de regels voor het koelen van levensmiddelen?" }];
     const started: string[] = [];
     await agent.runAgent({}, { onStepStartedEvent: ({ event }) => void started.push(event.stepName) });
@@ -142,7 +107,7 @@ describe("AG-UI steps", () => {
 
 describe("AG-UI over SSE at /apps/inspection-reporter/ag-ui, driven by @ag-ui/client", () => {
   it("runs the clarification flow with ordinary messages", async () => {
-    const agent = new HttpAgent({ url: `${server.url}/apps/inspection-reporter/ag-ui` });
+    const agent = new HttpAgent({ url: `${app.server.url}/apps/inspection-reporter/ag-ui` });
     agent.messages = [
       { id: "u1", role: "user", content: "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854" },
     ];
@@ -159,7 +124,7 @@ describe("AG-UI over SSE at /apps/inspection-reporter/ag-ui, driven by @ag-ui/cl
 
   it("serves /chat and /threads/:id next to it", async () => {
     const post = (body: unknown) =>
-      fetch(`${server.url}/apps/inspection-reporter/chat`, {
+      fetch(`${app.server.url}/apps/inspection-reporter/chat`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
@@ -169,7 +134,7 @@ describe("AG-UI over SSE at /apps/inspection-reporter/ag-ui, driven by @ag-ui/cl
       reply: string;
     };
     expect(asked.status).toBe("clarification");
-    const view = (await (await fetch(`${server.url}/apps/inspection-reporter/threads/chat-1`)).json()) as {
+    const view = (await (await fetch(`${app.server.url}/apps/inspection-reporter/threads/chat-1`)).json()) as {
       current_agent: string;
       pending_clarification: { type: string } | null;
     };
@@ -184,7 +149,7 @@ describe("AG-UI over SSE at /apps/inspection-reporter/ag-ui, driven by @ag-ui/cl
 describe("the registered graph through the Agent Server API", () => {
   it("shows the clarification interrupt and resumes with command.resume", async () => {
     const call = async (path: string, body: unknown) => {
-      const res = await fetch(`${server.url}${path}`, {
+      const res = await fetch(`${app.server.url}${path}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
@@ -223,7 +188,7 @@ describe("with the server's auth on", () => {
             routes: "createRoutes",
           },
         },
-        saver: { kind: "sqlite", path: join(dir, "secured.sqlite") },
+        saver: { kind: "sqlite", path: join(app.dir, "secured.sqlite") },
         auth: {
           enabled: true,
           credentials: [
@@ -231,7 +196,7 @@ describe("with the server's auth on", () => {
             { user: "bo", apiKey: "key-bo" },
           ],
         },
-        baseDir: dir,
+        baseDir: app.dir,
       },
     });
     try {

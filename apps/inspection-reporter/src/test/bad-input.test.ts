@@ -1,56 +1,17 @@
-// Issue 24, finding 5: bad input at the doors. An AG-UI resume naming an interrupt that is not pending
-// is refused, as is a resume on a thread that waits for nothing; a malformed frame is answered with an
-// error that names the thread and run when it can; one message limit for every door, with a message
-// that says so; unknown threads are 404.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { HttpAgent } from "@ag-ui/client";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_MESSAGE_CHARS } from "../orchestrator/orchestrator.js";
-import { type InspectionServer, startInspectionServer } from "../serve.js";
-import { closeDefaultInspectionReporter } from "../server-entry.js";
 import { type ReceivedEvent, WsFrontend } from "./ag-ui-client.js";
+import { servedInspectionApp } from "./served-app.js";
 
 const ASK = "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854";
 const QUESTIONS =
   "1. Wat is het adres van de inspectielocatie?\n2. Was de hygiëne in orde?\n3. Zijn er overtredingen geconstateerd?";
 
-let dir: string;
-let server: InspectionServer;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "inspection-bad-input-"));
-  vi.stubEnv("INSPECTION_DATA_DIR", join(dir, "data"));
-  vi.stubEnv("INSPECTION_MODEL_PROVIDER", "");
-  vi.stubEnv("TRELLIS_MODEL_PROVIDER", "");
-  vi.spyOn(console, "info").mockImplementation(() => {});
-  server = await startInspectionServer({
-    port: 0,
-    env: {},
-    config: {
-      graphs: {
-        "inspection-reporter": {
-          module: "@trellis/app-inspection-reporter/server",
-          graph: "buildGraph",
-          routes: "createRoutes",
-        },
-      },
-      saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") },
-      baseDir: dir,
-    },
-  });
-});
-afterAll(async () => {
-  await server.close();
-  await closeDefaultInspectionReporter();
-  vi.unstubAllEnvs();
-  vi.restoreAllMocks();
-  rmSync(dir, { recursive: true, force: true });
-});
+const app = servedInspectionApp("inspection-bad-input-");
 
 async function threadView(threadId: string) {
-  const res = await fetch(`${server.url}/apps/inspection-reporter/threads/${threadId}`);
+  const res = await fetch(`${app.server.url}/apps/inspection-reporter/threads/${threadId}`);
   return {
     status: res.status,
     body: (await res.json()) as { messages: unknown[]; pending_clarification: { display_text: string } | null },
@@ -63,7 +24,7 @@ function resumeFrame(threadId: string, runId: string, interruptId: string, paylo
 
 describe("AG-UI resume entries over the WebSocket", () => {
   it("refuses one that names an interrupt that is not pending, and leaves the questions waiting", async () => {
-    const frontend = await WsFrontend.connect(server.wsUrl, "bogus-resume");
+    const frontend = await WsFrontend.connect(app.server.wsUrl, "bogus-resume");
     const asked = await frontend.say(ASK);
     expect(asked.finished).toMatchObject({ result: { awaiting_clarification: true } });
     const before = await threadView("bogus-resume");
@@ -91,7 +52,7 @@ describe("AG-UI resume entries over the WebSocket", () => {
   });
 
   it("refuses one on a thread that waits for nothing, instead of taking it as a new message", async () => {
-    const frontend = await WsFrontend.connect(server.wsUrl, "nothing-pending");
+    const frontend = await WsFrontend.connect(app.server.wsUrl, "nothing-pending");
     await frontend.say("Wat zijn de regels voor het koelen van levensmiddelen?");
     const before = await threadView("nothing-pending");
     const events = await frontend.sendRaw(resumeFrame("nothing-pending", "r-1", "bogus-id", "Hallo"));
@@ -101,7 +62,7 @@ describe("AG-UI resume entries over the WebSocket", () => {
   });
 
   it("is refused through @ag-ui/client's HttpAgent over SSE too", async () => {
-    const agent = new HttpAgent({ url: `${server.url}/apps/inspection-reporter/ag-ui`, threadId: "bogus-sse" });
+    const agent = new HttpAgent({ url: `${app.server.url}/apps/inspection-reporter/ag-ui`, threadId: "bogus-sse" });
     agent.messages = [{ id: "u1", role: "user", content: ASK }];
     await agent.runAgent({});
     const errors: ReceivedEvent[] = [];
@@ -122,7 +83,7 @@ describe("AG-UI resume entries over the WebSocket", () => {
 
 describe("malformed WebSocket frames", () => {
   it("get RUN_ERROR naming the thread and run when the frame names them", async () => {
-    const frontend = await WsFrontend.connect(server.wsUrl);
+    const frontend = await WsFrontend.connect(app.server.wsUrl);
     const noMessages = await frontend.sendRaw(JSON.stringify({ threadId: "never-started", runId: "r-x", messages: 5 }));
     expect(noMessages.at(-1)).toMatchObject({
       type: "RUN_ERROR",
@@ -138,7 +99,7 @@ describe("malformed WebSocket frames", () => {
 
 describe("a frontend tool result", () => {
   it("is refused with a message that says the agents call no frontend tools, and runs nothing", async () => {
-    const frontend = await WsFrontend.connect(server.wsUrl, "frontend-tool");
+    const frontend = await WsFrontend.connect(app.server.wsUrl, "frontend-tool");
     await frontend.say("Hallo");
     const before = await threadView("frontend-tool");
     const events = await frontend.sendRaw(
@@ -161,7 +122,7 @@ describe("one message limit for every door", () => {
   const limit = new RegExp(`at most ${MAX_MESSAGE_CHARS.toLocaleString("en-US")} characters`);
 
   it("refuses a longer message over the WebSocket, stores nothing and echoes nothing", async () => {
-    const frontend = await WsFrontend.connect(server.wsUrl, "long-ws");
+    const frontend = await WsFrontend.connect(app.server.wsUrl, "long-ws");
     const events = await frontend.sendRaw(
       JSON.stringify({ threadId: "long-ws", runId: "r-long", messages: [{ id: "u1", role: "user", content: long }] }),
     );
@@ -173,7 +134,7 @@ describe("one message limit for every door", () => {
   });
 
   it("refuses it over /chat and AG-UI SSE with the same message", async () => {
-    const chat = await fetch(`${server.url}/apps/inspection-reporter/chat`, {
+    const chat = await fetch(`${app.server.url}/apps/inspection-reporter/chat`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ thread_id: "long-chat", message: long }),
@@ -181,7 +142,7 @@ describe("one message limit for every door", () => {
     expect(chat.status).toBe(400);
     expect(((await chat.json()) as { message: string }).message).toMatch(limit);
 
-    const sse = await fetch(`${server.url}/apps/inspection-reporter/ag-ui`, {
+    const sse = await fetch(`${app.server.url}/apps/inspection-reporter/ag-ui`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
@@ -198,7 +159,7 @@ describe("one message limit for every door", () => {
   });
 
   it("takes a message of exactly the limit", async () => {
-    const res = await fetch(`${server.url}/apps/inspection-reporter/chat`, {
+    const res = await fetch(`${app.server.url}/apps/inspection-reporter/chat`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ thread_id: "long-ok", message: `Hallo ${"a".repeat(MAX_MESSAGE_CHARS - 6)}` }),
@@ -209,7 +170,7 @@ describe("one message limit for every door", () => {
 
 describe("unknown threads", () => {
   it("are 404 on the app's GET /threads/:id", async () => {
-    const res = await fetch(`${server.url}/apps/inspection-reporter/threads/never-seen`);
+    const res = await fetch(`${app.server.url}/apps/inspection-reporter/threads/never-seen`);
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: "NOT_FOUND" });
   });

@@ -1,54 +1,14 @@
-// One thread whatever door drives it (issue 18): the app's WebSocket, its /chat, the Agent Server API
-// and the server's generic AG-UI endpoint all reach the same thread record, and a message sent while
-// the reporting agent waits for a clarification answers it through every door (the graph's
-// paused-input policy `resume`). Issue 24, finding 3 (part): what is pending is visible to a client
-// that comes back.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { HttpAgent } from "@ag-ui/client";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type InspectionServer, startInspectionServer } from "../serve.js";
-import { closeDefaultInspectionReporter } from "../server-entry.js";
+import { describe, expect, it } from "vitest";
 import { WsFrontend } from "./ag-ui-client.js";
+import { servedInspectionApp } from "./served-app.js";
 
 const ASK = "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854";
 const ANSWER = "hoofdstraat 2, ja, nee";
 const QUESTIONS =
   "1. Wat is het adres van de inspectielocatie?\n2. Was de hygiëne in orde?\n3. Zijn er overtredingen geconstateerd?";
 
-let dir: string;
-let server: InspectionServer;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "inspection-doors-"));
-  vi.stubEnv("INSPECTION_DATA_DIR", join(dir, "data"));
-  vi.stubEnv("INSPECTION_MODEL_PROVIDER", "");
-  vi.stubEnv("TRELLIS_MODEL_PROVIDER", "");
-  vi.spyOn(console, "info").mockImplementation(() => {});
-  server = await startInspectionServer({
-    port: 0,
-    env: {},
-    config: {
-      graphs: {
-        "inspection-reporter": {
-          module: "@trellis/app-inspection-reporter/server",
-          graph: "buildGraph",
-          routes: "createRoutes",
-        },
-      },
-      saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") },
-      baseDir: dir,
-    },
-  });
-});
-afterAll(async () => {
-  await server.close();
-  await closeDefaultInspectionReporter();
-  vi.unstubAllEnvs();
-  vi.restoreAllMocks();
-  rmSync(dir, { recursive: true, force: true });
-});
+const app = servedInspectionApp("inspection-doors-");
 
 /** The fields of the API's and the app's JSON answers these tests read. */
 interface Answer {
@@ -62,7 +22,7 @@ interface Answer {
 }
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Answer }> {
-  const res = await fetch(`${server.url}${path}`, {
+  const res = await fetch(`${app.server.url}${path}`, {
     method,
     headers: { "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -82,7 +42,7 @@ async function lastAssistantText(threadId: string): Promise<string> {
 
 describe("threads driven through the app's doors are threads of the Agent Server API", () => {
   it("a WebSocket thread: GET /threads/{id}, /threads/search, and its pending clarification in /state", async () => {
-    const frontend = await WsFrontend.connect(server.wsUrl);
+    const frontend = await WsFrontend.connect(app.server.wsUrl);
     const asked = await frontend.say(ASK);
     expect(asked.texts.at(-1)).toBe(QUESTIONS);
     frontend.close();
@@ -123,7 +83,7 @@ describe("threads driven through the app's doors are threads of the Agent Server
   });
 
   it("an AG-UI thread over SSE at /apps/inspection-reporter/ag-ui is the API's thread", async () => {
-    const res = await fetch(`${server.url}/apps/inspection-reporter/ag-ui`, {
+    const res = await fetch(`${app.server.url}/apps/inspection-reporter/ag-ui`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
@@ -148,7 +108,7 @@ describe("threads driven through the app's doors are threads of the Agent Server
     });
     expect((await call("GET", `/threads/${threadId}`)).json.status).toBe("interrupted");
 
-    const frontend = await WsFrontend.connect(server.wsUrl, threadId);
+    const frontend = await WsFrontend.connect(app.server.wsUrl, threadId);
     const done = await frontend.say(ANSWER);
     frontend.close();
     expect(done.finished).toMatchObject({
@@ -164,7 +124,7 @@ describe("threads driven through the app's doors are threads of the Agent Server
 
 describe("a message while the reporting agent waits answers its question, whatever the door (policy: resume)", () => {
   it("asked over the WebSocket, answered with a plain input over the Agent Server API", async () => {
-    const frontend = await WsFrontend.connect(server.wsUrl);
+    const frontend = await WsFrontend.connect(app.server.wsUrl);
     await frontend.say(ASK);
     frontend.close();
     const done = await call("POST", `/threads/${frontend.threadId}/runs/wait`, {
@@ -191,7 +151,7 @@ describe("a message while the reporting agent waits answers its question, whatev
   it("asked over /chat, answered over the server's generic AG-UI WebSocket", async () => {
     await chat("doors-generic", ASK);
     const generic = await WsFrontend.connect(
-      `${server.url.replace(/^http/, "ws")}/ag-ui/inspection-reporter/ws`,
+      `${app.server.url.replace(/^http/, "ws")}/ag-ui/inspection-reporter/ws`,
       "doors-generic",
     );
     const done = await generic.say(ANSWER);
@@ -202,7 +162,7 @@ describe("a message while the reporting agent waits answers its question, whatev
 
   it("@ag-ui/client's HttpAgent on the server's generic endpoint applies every state patch through a handoff", async () => {
     // the network's activeAgent starts absent; the handoff must add it, not replace a key the client lacks
-    const agent = new HttpAgent({ url: `${server.url}/ag-ui/inspection-reporter`, threadId: "doors-http-agent" });
+    const agent = new HttpAgent({ url: `${app.server.url}/ag-ui/inspection-reporter`, threadId: "doors-http-agent" });
     agent.messages = [{ id: "u1", role: "user", content: ASK }];
     const errors: string[] = [];
     await agent.runAgent({}, { onRunErrorEvent: ({ event }) => void errors.push(event.message) });

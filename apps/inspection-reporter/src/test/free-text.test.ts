@@ -1,48 +1,10 @@
-// Issue 24, finding 7: facts the inspector wrote in the request are not asked for again. Through /chat
-// with the offline models: company name, KVK number, address, hygiene and violations stated in free text
-// fill the draft; only what was not stated is asked.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type InspectionServer, startInspectionServer } from "../serve.js";
-import { closeDefaultInspectionReporter } from "../server-entry.js";
+import { describe, expect, it } from "vitest";
+import { servedInspectionApp } from "./served-app.js";
 
-let dir: string;
-let server: InspectionServer;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "inspection-free-text-"));
-  vi.stubEnv("INSPECTION_DATA_DIR", join(dir, "data"));
-  vi.stubEnv("INSPECTION_MODEL_PROVIDER", "");
-  vi.stubEnv("TRELLIS_MODEL_PROVIDER", "");
-  vi.spyOn(console, "info").mockImplementation(() => {});
-  server = await startInspectionServer({
-    port: 0,
-    env: {},
-    config: {
-      graphs: {
-        "inspection-reporter": {
-          module: "@trellis/app-inspection-reporter/server",
-          graph: "buildGraph",
-          routes: "createRoutes",
-        },
-      },
-      saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") },
-      baseDir: dir,
-    },
-  });
-});
-afterAll(async () => {
-  await server.close();
-  await closeDefaultInspectionReporter();
-  vi.unstubAllEnvs();
-  vi.restoreAllMocks();
-  rmSync(dir, { recursive: true, force: true });
-});
+const app = servedInspectionApp("inspection-free-text-");
 
 async function chat(threadId: string, message: string): Promise<{ status: string; reply: string }> {
-  const res = await fetch(`${server.url}/apps/inspection-reporter/chat`, {
+  const res = await fetch(`${app.server.url}/apps/inspection-reporter/chat`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ thread_id: threadId, message }),

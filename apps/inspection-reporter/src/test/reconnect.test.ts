@@ -1,56 +1,18 @@
-// Issue 24, finding 3: an AG-UI client that disconnects while the reporting agent waits for answers
-// learns, when it comes back, the conversation with the pending questions (MESSAGES_SNAPSHOT), the
-// questions and the inspector's answers are messages of that conversation, and a paused thread leaves
-// the client no tool call without a result. Driven by @ag-ui/client's HttpAgent (SSE) and the WebSocket.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { HttpAgent, type Message } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type InspectionServer, startInspectionServer } from "../serve.js";
-import { closeDefaultInspectionReporter } from "../server-entry.js";
+import { describe, expect, it } from "vitest";
 import { WsFrontend } from "./ag-ui-client.js";
+import { servedInspectionApp } from "./served-app.js";
 
 const ASK = "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854";
 const ANSWER = "hoofdstraat 2, ja, nee";
 const QUESTIONS =
   "1. Wat is het adres van de inspectielocatie?\n2. Was de hygiëne in orde?\n3. Zijn er overtredingen geconstateerd?";
 
-let dir: string;
-let server: InspectionServer;
+const app = servedInspectionApp("inspection-reconnect-");
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "inspection-reconnect-"));
-  vi.stubEnv("INSPECTION_DATA_DIR", join(dir, "data"));
-  vi.stubEnv("INSPECTION_MODEL_PROVIDER", "");
-  vi.stubEnv("TRELLIS_MODEL_PROVIDER", "");
-  vi.spyOn(console, "info").mockImplementation(() => {});
-  server = await startInspectionServer({
-    port: 0,
-    env: {},
-    config: {
-      graphs: {
-        "inspection-reporter": {
-          module: "@trellis/app-inspection-reporter/server",
-          graph: "buildGraph",
-          routes: "createRoutes",
-        },
-      },
-      saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") },
-      baseDir: dir,
-    },
-  });
-});
-afterAll(async () => {
-  await server.close();
-  await closeDefaultInspectionReporter();
-  vi.unstubAllEnvs();
-  vi.restoreAllMocks();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const agentFor = (threadId: string) => new HttpAgent({ url: `${server.url}/apps/inspection-reporter/ag-ui`, threadId });
+const agentFor = (threadId: string) =>
+  new HttpAgent({ url: `${app.server.url}/apps/inspection-reporter/ag-ui`, threadId });
 
 /** Tool calls of assistant messages that have no tool message answering them. */
 function callsWithoutResult(messages: readonly Message[]): string[] {
@@ -134,11 +96,11 @@ describe("an HttpAgent that disconnects while the questions wait", () => {
 
 describe("a WebSocket client that reconnects while the questions wait", () => {
   it("gets MESSAGES_SNAPSHOT with the questions and RUN_FINISHED naming them, without a new run", async () => {
-    const before = await WsFrontend.connect(server.wsUrl, "reconnect-ws");
+    const before = await WsFrontend.connect(app.server.wsUrl, "reconnect-ws");
     await before.say(ASK);
     before.close();
 
-    const after = await WsFrontend.connect(server.wsUrl, "reconnect-ws");
+    const after = await WsFrontend.connect(app.server.wsUrl, "reconnect-ws");
     const events = await after.sendRaw(
       JSON.stringify({ threadId: "reconnect-ws", runId: "sync-1", messages: [], tools: [], context: [], state: {} }),
     );

@@ -1,51 +1,12 @@
-// Issue 24, finding 4: the report never claims what the inspector did not state. Through /chat: a
-// fact the verdict rests on that is missing gives no verdict and is named as missing; a stopped draft
-// is finished later instead of replaced by a blank one; a rejected answer is asked again with the
-// reason; numbers are printed the Dutch way.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type InspectionServer, startInspectionServer } from "../serve.js";
-import { closeDefaultInspectionReporter } from "../server-entry.js";
+import { describe, expect, it } from "vitest";
+import { servedInspectionApp } from "./served-app.js";
 
 const ASK = "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854";
 
-let dir: string;
-let server: InspectionServer;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "inspection-honesty-"));
-  vi.stubEnv("INSPECTION_DATA_DIR", join(dir, "data"));
-  vi.stubEnv("INSPECTION_MODEL_PROVIDER", "");
-  vi.stubEnv("TRELLIS_MODEL_PROVIDER", "");
-  vi.spyOn(console, "info").mockImplementation(() => {});
-  server = await startInspectionServer({
-    port: 0,
-    env: {},
-    config: {
-      graphs: {
-        "inspection-reporter": {
-          module: "@trellis/app-inspection-reporter/server",
-          graph: "buildGraph",
-          routes: "createRoutes",
-        },
-      },
-      saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") },
-      baseDir: dir,
-    },
-  });
-});
-afterAll(async () => {
-  await server.close();
-  await closeDefaultInspectionReporter();
-  vi.unstubAllEnvs();
-  vi.restoreAllMocks();
-  rmSync(dir, { recursive: true, force: true });
-});
+const app = servedInspectionApp("inspection-honesty-");
 
 async function chat(threadId: string, message: string): Promise<{ status: string; reply: string }> {
-  const res = await fetch(`${server.url}/apps/inspection-reporter/chat`, {
+  const res = await fetch(`${app.server.url}/apps/inspection-reporter/chat`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ thread_id: threadId, message }),

@@ -1,3 +1,5 @@
+// The app served by the Trellis server: the AG-UI WebSocket and SSE bindings under
+// /apps/inspection-reporter/, the server's own endpoints next to them, and the Agent Server API.
 import { join } from "node:path";
 import { HttpAgent } from "@ag-ui/client";
 import { describe, expect, it } from "vitest";

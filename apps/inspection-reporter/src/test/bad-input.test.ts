@@ -1,3 +1,7 @@
+// Issue 24, finding 5: bad input at the doors. An AG-UI resume naming an interrupt that is not pending
+// is refused, as is a resume on a thread that waits for nothing; a malformed frame is answered with an
+// error that names the thread and run when it can; one message limit for every door, with a message
+// that says so; unknown threads are 404.
 import { HttpAgent } from "@ag-ui/client";
 import { describe, expect, it } from "vitest";
 import { MAX_MESSAGE_CHARS } from "../orchestrator/orchestrator.js";

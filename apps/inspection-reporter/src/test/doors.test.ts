@@ -1,3 +1,8 @@
+// One thread whatever door drives it (issue 18): the app's WebSocket, its /chat, the Agent Server API
+// and the server's generic AG-UI endpoint all reach the same thread record, and a message sent while
+// the reporting agent waits for a clarification answers it through every door (the graph's
+// paused-input policy `resume`). Issue 24, finding 3 (part): what is pending is visible to a client
+// that comes back.
 import { HttpAgent } from "@ag-ui/client";
 import { describe, expect, it } from "vitest";
 import { WsFrontend } from "./ag-ui-client.js";

@@ -1,3 +1,6 @@
+// Issue 24, finding 7: facts the inspector wrote in the request are not asked for again. Through /chat
+// with the offline models: company name, KVK number, address, hygiene and violations stated in free text
+// fill the draft; only what was not stated is asked.
 import { describe, expect, it } from "vitest";
 import { servedInspectionApp } from "./served-app.js";
 

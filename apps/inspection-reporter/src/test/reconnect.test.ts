@@ -1,3 +1,7 @@
+// Issue 24, finding 3: an AG-UI client that disconnects while the reporting agent waits for answers
+// learns, when it comes back, the conversation with the pending questions (MESSAGES_SNAPSHOT), the
+// questions and the inspector's answers are messages of that conversation, and a paused thread leaves
+// the client no tool call without a result. Driven by @ag-ui/client's HttpAgent (SSE) and the WebSocket.
 import { HttpAgent, type Message } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { describe, expect, it } from "vitest";

@@ -1,3 +1,7 @@
+// Issue 24, finding 4: the report never claims what the inspector did not state. Through /chat: a
+// fact the verdict rests on that is missing gives no verdict and is named as missing; a stopped draft
+// is finished later instead of replaced by a blank one; a rejected answer is asked again with the
+// reason; numbers are printed the Dutch way.
 import { describe, expect, it } from "vitest";
 import { servedInspectionApp } from "./served-app.js";
 

@@ -6,46 +6,15 @@
  * each signed link serves its own thread's document; a thread that names another's conversation id
  * cannot overwrite it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SqliteAuditStore } from "../audit/sqlite-audit-store.js";
+import { apiDoor } from "../test/api-door.js";
 import { extractPdfText } from "../test/pdf-text.js";
 import { PALLET_REQUEST } from "../test/test-app.js";
-import { type DoorServer, startDoorServer } from "../test/webhook-door.js";
 
-const dataDir = mkdtempSync(join(tmpdir(), "twi-api-identity-"));
-let door: DoorServer;
-
-beforeAll(async () => {
-  vi.stubEnv("TWI_DATA_DIR", dataDir);
-  vi.stubEnv("TWI_URL_SIGNING_SECRET", "api-identity-secret-0123456789");
-  for (const name of [
-    "TWI_AUDIT_DATABASE_URL",
-    "TWI_PUBLIC_BASE_URL",
-    "TWI_MODEL_PROVIDER",
-    "TRELLIS_MODEL_PROVIDER",
-  ]) {
-    vi.stubEnv(name, "");
-  }
-  door = await startDoorServer();
-});
-
-afterAll(async () => {
-  await door?.close();
-  vi.unstubAllEnvs();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-async function api(path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${door.url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
+const t = apiDoor("twi-api-identity-");
+const api = (path: string, body?: unknown) => t.api(path, body);
 
 type Values = { conversation_id: string; pdf_url: string | null; pdf_blob_name: string | null; status: string };
 
@@ -68,7 +37,7 @@ async function conversationOverApi(input: Record<string, unknown>): Promise<{ th
 
 async function fetchPdf(signedUrl: string): Promise<{ status: number; text: string }> {
   const url = new URL(signedUrl);
-  const res = await fetch(`${door.url}${url.pathname}${url.search}`);
+  const res = await fetch(`${t.door.url}${url.pathname}${url.search}`);
   if (res.status !== 200) return { status: res.status, text: "" };
   return { status: 200, text: await extractPdfText(new Uint8Array(await res.arrayBuffer())) };
 }
@@ -92,7 +61,7 @@ describe("identity comes from the thread (Agent Server API)", () => {
     const names = new Set([first, second, third].map((c) => c.values.pdf_blob_name));
     expect(names.size).toBe(3);
 
-    const audit = new SqliteAuditStore({ filename: join(dataDir, "audit.sqlite") });
+    const audit = new SqliteAuditStore({ filename: join(t.dataDir, "audit.sqlite") });
     try {
       const rows = await audit.list();
       expect(rows.map((r) => r.conversation_id).sort()).toEqual(

@@ -4,37 +4,12 @@
  * before anything is generated, with an error naming the field; `GET /apps/twi-author/` with its
  * trailing slash is the route list, as without it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { apiDoor } from "../test/api-door.js";
 import { PALLET_REQUEST } from "../test/test-app.js";
-import { type DoorServer, startDoorServer } from "../test/webhook-door.js";
 
-const dataDir = mkdtempSync(join(tmpdir(), "twi-api-input-"));
-let door: DoorServer;
-
-beforeAll(async () => {
-  vi.stubEnv("TWI_DATA_DIR", dataDir);
-  vi.stubEnv("TWI_URL_SIGNING_SECRET", "api-input-secret-0123456789");
-  for (const name of ["TWI_AUDIT_DATABASE_URL", "TWI_MODEL_PROVIDER", "TRELLIS_MODEL_PROVIDER"]) vi.stubEnv(name, "");
-  door = await startDoorServer();
-});
-
-afterAll(async () => {
-  await door?.close();
-  vi.unstubAllEnvs();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-async function api(path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${door.url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
+const t = apiDoor("twi-api-input-");
+const api = (path: string, body?: unknown) => t.api(path, body);
 
 describe("typed input fields are checked", () => {
   it.each([

@@ -4,38 +4,18 @@
  * and a final approval without its time is refused with a message that says so (not `found
  * "approved"`); the conversation stays at the final approval and a proper one then publishes.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { apiDoor } from "../test/api-door.js";
 import { PALLET_REQUEST } from "../test/test-app.js";
-import { type DoorServer, startDoorServer } from "../test/webhook-door.js";
 import { parseTwiText } from "../twi-document.js";
 
-const dataDir = mkdtempSync(join(tmpdir(), "twi-review-details-"));
-let door: DoorServer;
+const t = apiDoor("twi-review-details-");
 
-beforeAll(async () => {
-  vi.stubEnv("TWI_DATA_DIR", dataDir);
-  vi.stubEnv("TWI_URL_SIGNING_SECRET", "review-details-secret-0123456789");
-  for (const name of ["TWI_AUDIT_DATABASE_URL", "TWI_MODEL_PROVIDER", "TRELLIS_MODEL_PROVIDER"]) vi.stubEnv(name, "");
-  door = await startDoorServer();
-});
-
-afterAll(async () => {
-  await door?.close();
-  vi.unstubAllEnvs();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
+/** A call that must succeed: its JSON answer. */
 async function api(path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${door.url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  const res = await t.api(path, body);
   expect(res.status).toBe(200);
-  return (await res.json()) as Record<string, unknown>;
+  return res.json;
 }
 
 describe("review details", () => {
@@ -61,7 +41,7 @@ describe("review details", () => {
     expect((refused.__error__ as { message: string }).message).toBe(
       'The final approval needs the time the person approved: found status "approved" without an approval_timestamp. Resume with { status: "approved", approval_timestamp: "<ISO 8601 time>" }.',
     );
-    expect((await door.thread(threadId)).next).toEqual(["approve"]);
+    expect((await t.door.thread(threadId)).next).toEqual(["approve"]);
     const done = await run({
       command: { update: { status: "approved", approval_timestamp: "2026-01-02T10:00:00.000Z" } },
     });

@@ -3,45 +3,18 @@
  * number — "(1. revízió)", "(2. revízió)", … — in the drafts and in the approved PDF, instead of every
  * note reading "(1. revízió)".
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { apiDoor } from "../test/api-door.js";
 import { extractPdfText } from "../test/pdf-text.js";
 import { PALLET_REQUEST } from "../test/test-app.js";
-import { type DoorServer, startDoorServer } from "../test/webhook-door.js";
 
-const dataDir = mkdtempSync(join(tmpdir(), "twi-revision-notes-"));
-let door: DoorServer;
+const t = apiDoor("twi-revision-notes-");
 
-beforeAll(async () => {
-  vi.stubEnv("TWI_DATA_DIR", dataDir);
-  vi.stubEnv("TWI_URL_SIGNING_SECRET", "revision-notes-secret-0123456789");
-  for (const name of [
-    "TWI_AUDIT_DATABASE_URL",
-    "TWI_PUBLIC_BASE_URL",
-    "TWI_MODEL_PROVIDER",
-    "TRELLIS_MODEL_PROVIDER",
-  ]) {
-    vi.stubEnv(name, "");
-  }
-  door = await startDoorServer();
-});
-
-afterAll(async () => {
-  await door?.close();
-  vi.unstubAllEnvs();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
+/** A call that must succeed: its JSON answer. */
 async function api(path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${door.url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  const res = await t.api(path, body);
   expect(res.status).toBe(200);
-  return (await res.json()) as Record<string, unknown>;
+  return res.json;
 }
 
 describe("revision notes", () => {
@@ -63,7 +36,7 @@ describe("revision notes", () => {
       command: { update: { status: "approved", approval_timestamp: "2026-01-02T10:00:00.000Z" } },
     });
     const url = new URL(String(done.pdf_url));
-    const pdf = await fetch(`${door.url}${url.pathname}${url.search}`);
+    const pdf = await fetch(`${t.door.url}${url.pathname}${url.search}`);
     expect(pdf.status).toBe(200);
     const text = await extractPdfText(new Uint8Array(await pdf.arrayBuffer()));
     expect(text).toContain("(2. revízió)");

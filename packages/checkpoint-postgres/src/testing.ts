@@ -15,7 +15,7 @@ export const POSTGRES_URL = process.env.TRELLIS_POSTGRES_URL ?? "postgres://post
 
 /**
  * Resolves true when PostgreSQL answers; under CI a missing server fails the run (see requireService).
- * @internal
+ * Part of the `./testing` export: other packages' tests and the reliability suite use it.
  */
 export function requirePostgres(): Promise<boolean> {
   return requireService(

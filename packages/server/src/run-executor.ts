@@ -356,7 +356,7 @@ function fencedSaver(
   return fenced;
 }
 
-/** An interrupt in the Agent Server's JSON shape. @internal */
+/** An interrupt in the Agent Server's JSON shape (public: the thread-state shape in the .d.ts names it). */
 export function toApiInterrupt(i: { id: string; value: unknown; node: string; namespace: string }) {
   return { id: i.id, value: i.value, when: "during", resumable: true, ns: i.namespace ? i.namespace.split("|") : [] };
 }

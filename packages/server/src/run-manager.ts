@@ -45,7 +45,10 @@ export interface RunManagerOptions {
   wake?: QueueWake;
   /** Where log lines go. Default: JSON lines; info lines (claims, ends) only when `shared`. */
   log?: Logger;
-  /** Test hook: called at named points of an attempt (`claimed`, `before-finish:<status>`). @internal */
+  /**
+   * Test hook: called at named points of an attempt (`claimed`, `before-finish:<status>`). Not for
+   * applications; public because the reliability suite (another package) injects faults through it.
+   */
   point?: (name: string, run: RunRecord) => Promise<void>;
 }
 

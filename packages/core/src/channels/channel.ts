@@ -21,7 +21,7 @@ export interface Channel<V, U = V> {
   apply(current: V, updates: readonly U[]): { value: V; appended: unknown[] | null };
 }
 
-/** Any channel, whatever its value and update types. @internal */
+/** Any channel, whatever its value and update types (public: state schemas in the .d.ts name it). */
 // biome-ignore lint/suspicious/noExplicitAny: a schema mixes channels of every value type.
 export type AnyChannel = Channel<any, any>;
 

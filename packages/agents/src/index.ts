@@ -1,4 +1,13 @@
 export {
+  checkToolResults,
+  FRONTEND_TOOLS_KEY,
+  FrontendToolError,
+  frontendToolDefinitions,
+  frontendTools,
+  openToolCalls,
+  withFrontendTools,
+} from "./frontend-tools.js";
+export {
   type AgentNetworkOptions,
   agentNetworkSchema,
   createAgentNetwork,

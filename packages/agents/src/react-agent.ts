@@ -8,6 +8,7 @@ import {
   systemMessage,
   type Tool,
 } from "@trellis/models";
+import { frontendTools, openToolCalls } from "./frontend-tools.js";
 import { createToolNode } from "./tool-node.js";
 import type { InterruptOn } from "./tool-review.js";
 import { toolsCondition } from "./tools-condition.js";
@@ -40,6 +41,13 @@ export interface ReactAgentOptions {
  * goes on until the model answers without tool calls or `maxIterations` is reached. The model call is a
  * durable step, and its tokens go to the `messages` stream mode.
  *
+ * Frontend tools: the run's config may declare tools the client executes (`withFrontendTools`, what
+ * the server's AG-UI endpoint does with `RunAgentInput.tools`). The model is offered them next to
+ * `tools`; a call to one is not run here: once the agent's own calls of that turn have run, the run
+ * ends with the call open. The next run brings its result (a tool message) as input, and the loop goes
+ * on from the model with it. A frontend tool named like one of `tools` fails the turn with a
+ * `FrontendToolError`.
+ *
  * @example
  * const agent = createReactAgent({ model, tools: [search], prompt: "Answer briefly.", checkpointer });
  * const out = await agent.invoke({ messages: [userMessage("Who owns Acme?")] }, { threadId });
@@ -49,12 +57,13 @@ export function createReactAgent(options: ReactAgentOptions): CompiledGraph<type
   const maxIterations = options.maxIterations ?? 10;
   const definitions = tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
   const agent = async (state: { messages: Message[] }, ctx: NodeContext) => {
+    const offered = [...definitions, ...frontendTools(ctx.config, tools)];
     const turns = turnsSinceUser(state.messages);
     if (turns >= maxIterations) return { messages: [stoppedEarly(state.messages, maxIterations)] };
     const input = buildPrompt(options.prompt, state.messages);
     const reply = await ctx.step("model", () =>
       model.invoke(input, {
-        ...(definitions.length > 0 ? { tools: definitions } : {}),
+        ...(offered.length > 0 ? { tools: offered } : {}),
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         signal: ctx.signal,
         onChunk: (delta) => emitMessageChunk(delta),
@@ -62,13 +71,16 @@ export function createReactAgent(options: ReactAgentOptions): CompiledGraph<type
     );
     return { messages: [reply] };
   };
-  return new StateGraph(reactAgentSchema, { name: options.name ?? "agent" })
-    .addNode("agent", agent)
-    .addNode("tools", createToolNode(tools, options.interruptOn ? { interruptOn: options.interruptOn } : {}))
-    .addEdge(START, "agent")
-    .addConditionalEdges("agent", toolsCondition, ["tools", END])
-    .addEdge("tools", "agent")
-    .compile(options.checkpointer ? { checkpointer: options.checkpointer } : {});
+  return (
+    new StateGraph(reactAgentSchema, { name: options.name ?? "agent" })
+      .addNode("agent", agent)
+      .addNode("tools", createToolNode(tools, options.interruptOn ? { interruptOn: options.interruptOn } : {}))
+      .addEdge(START, "agent")
+      .addConditionalEdges("agent", toolsCondition, ["tools", END])
+      // calls left open after the tools ran are the client's (frontend tools): the run ends and waits
+      .addConditionalEdges("tools", (s) => (openToolCalls(s.messages).length > 0 ? END : "agent"), ["agent", END])
+      .compile(options.checkpointer ? { checkpointer: options.checkpointer } : {})
+  );
 }
 
 function buildPrompt(prompt: ReactAgentOptions["prompt"], messages: readonly Message[]): readonly Message[] {

@@ -16,6 +16,7 @@ import {
   type ToolCall,
   type ToolMessage,
 } from "@trellis/models";
+import { frontendTools } from "./frontend-tools.js";
 import { type InterruptOn, reviewCalls } from "./tool-review.js";
 
 /** Options of {@link createToolNode}. */
@@ -43,7 +44,8 @@ interface CallRecord {
  * interrupt in one tool, a crash or a retry) calls that already have a result are not run again. Tool
  * errors and invalid arguments become tool messages the model can read. Interrupts raised by several
  * tools surface together, each with its own id. A tool that returns a `Command` (a handoff) makes the
- * node return that command.
+ * node return that command. Calls of the run's frontend tools (see `withFrontendTools`) are left open
+ * for the client: route on `openToolCalls` after this node to end the run while one waits.
  *
  * @example
  * builder.addNode("tools", createToolNode([searchTool, weatherTool]));
@@ -60,7 +62,8 @@ export function createToolNode<S extends StateSchema = StateSchema>(
     if (last?.role !== "assistant" || !(last as AssistantMessage).toolCalls?.length) return {};
     const calls = (last as AssistantMessage).toolCalls as ToolCall[];
     const answered = new Set(messages.filter((m) => m.role === "tool").map((m) => (m as ToolMessage).toolCallId));
-    const pending = calls.filter((call) => !answered.has(call.id));
+    const clients = new Set(frontendTools(ctx.config, tools).map((t) => t.name));
+    const pending = calls.filter((call) => !answered.has(call.id) && !clients.has(call.name));
     const plan = options.interruptOn ? reviewCalls(pending, options.interruptOn, ctx) : pending.map((run) => ({ run }));
     const settled = await Promise.allSettled(
       plan.map((p) =>

@@ -13,9 +13,19 @@ export {
   createAgentNetwork,
   createHandoffTool,
 } from "./handoff.js";
+export {
+  editedActionOf,
+  type HitlAction,
+  hitlRequest,
+  type ReadDecisions,
+  type ReviewDecision,
+  type ReviewDecisionType,
+  readDecisions,
+  type ToolReviewRequest,
+} from "./hitl-request.js";
 export { type LoadMcpToolsOptions, loadMcpTools, mcpContentText } from "./mcp-tools.js";
 export { installMessageStreaming } from "./message-streaming.js";
 export { createReactAgent, type ReactAgentOptions, reactAgentSchema } from "./react-agent.js";
 export { createToolNode, type ToolNodeOptions } from "./tool-node.js";
-export type { InterruptOn, ReviewDecision, ReviewDecisionType, ToolReviewRequest } from "./tool-review.js";
+export type { InterruptOn } from "./tool-review.js";
 export { toolsCondition } from "./tools-condition.js";

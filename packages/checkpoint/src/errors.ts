@@ -7,6 +7,8 @@ export type TrellisErrorCode =
   | "INVALID_UPDATE"
   | "UNKNOWN_STATE_KEY"
   | "NOT_PLAIN_DATA"
+  | "INVALID_STATE"
+  | "INVALID_RESUME"
   | "GRAPH_RECURSION"
   | "INVALID_ROUTE"
   | "RESUME_MISMATCH"
@@ -45,6 +47,9 @@ const HTTP_STATUS: Record<TrellisErrorCode, number> = {
   INVALID_UPDATE: 400,
   UNKNOWN_STATE_KEY: 400,
   NOT_PLAIN_DATA: 400,
+  // a caller's value that its declared schema refuses (a state key's, or a node's resumeSchema)
+  INVALID_STATE: 400,
+  INVALID_RESUME: 400,
   GRAPH_RECURSION: 500,
   INVALID_ROUTE: 500,
   RESUME_MISMATCH: 400,

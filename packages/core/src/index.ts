@@ -14,6 +14,7 @@ export {
   type AnyChannel,
   type Channel,
   type ChannelKind,
+  type ChannelOptions,
   channel,
   type MessageLike,
   normalizeRole,
@@ -40,7 +41,14 @@ export {
 } from "./graph/compiled-graph.js";
 export type { GraphDrawing } from "./graph/draw.js";
 export type { NodeOptions } from "./graph/spec.js";
-export { type CompileOptions, type NodeFn, type NodeReturn, type Router, StateGraph } from "./graph/state-graph.js";
+export {
+  type CompileOptions,
+  type NodeFn,
+  type NodeReturn,
+  type Router,
+  StateGraph,
+  type StateGraphOptions,
+} from "./graph/state-graph.js";
 export { Command, type CommandInit, type Goto, GraphInterrupt, type Interrupt, Send } from "./runtime/command.js";
 export type { Durability, RunConfig } from "./runtime/config.js";
 export type { RunEventStream } from "./runtime/event-stream.js";
@@ -64,4 +72,6 @@ export type { RetryPolicy } from "./runtime/retry.js";
 export type { RunOutcome } from "./runtime/run-loop.js";
 export type { StateSnapshot, StateTask } from "./runtime/state-snapshot.js";
 export type { DebugEvent, MessageChunkMeta, StreamEvent, StreamMode } from "./runtime/stream-events.js";
+export type { GraphSchemas } from "./schema/graph-schemas.js";
+export type { JsonSchema, SchemaIssue, StandardSchemaV1 } from "./schema/standard-schema.js";
 export type { StateOf, StateSchema, UpdateOf } from "./state.js";

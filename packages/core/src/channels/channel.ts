@@ -1,3 +1,5 @@
+import type { JsonSchema, StandardSchemaV1 } from "../schema/standard-schema.js";
+
 /** How a channel combines the writes of one superstep. */
 export type ChannelKind = "value" | "reduce" | "append" | "messages";
 
@@ -19,6 +21,33 @@ export interface Channel<V, U = V> {
    * when the change was a pure append, else `null`.
    */
   apply(current: V, updates: readonly U[]): { value: V; appended: unknown[] | null };
+  /**
+   * Checks the key's value after a caller's write (a run's input, `updateState`, a `Command`'s update):
+   * a value that fails is refused with `INVALID_STATE` naming the key, and nothing is written. Node
+   * writes are not checked.
+   */
+  readonly schema?: StandardSchemaV1 | undefined;
+  /** The key's JSON Schema for `getSchemas()`; by default the `schema`'s own (zod ≥ 4.2 has one). */
+  readonly jsonSchema?: JsonSchema | undefined;
+}
+
+/**
+ * What a channel builder takes besides its default: the schema its values must meet.
+ *
+ * @example
+ * import { z } from "zod";
+ * const schema = { revision_count: channel.value(0, { schema: z.number().int().min(0) }) };
+ */
+export interface ChannelOptions<V> {
+  /** A Standard Schema (zod 4, Valibot, ArkType…) that the key's value must meet after a caller's write. */
+  schema?: StandardSchemaV1<unknown, V>;
+  /** The JSON Schema shown by `getSchemas()`, for a `schema` that cannot produce one (or to override it). */
+  jsonSchema?: JsonSchema;
+}
+
+function typed<V, U>(channel: Channel<V, U>, options: ChannelOptions<V> | undefined): Channel<V, U> {
+  if (options?.schema === undefined && options?.jsonSchema === undefined) return channel;
+  return { ...channel, schema: options.schema as StandardSchemaV1 | undefined, jsonSchema: options.jsonSchema };
 }
 
 /** Any channel, whatever its value and update types (public: state schemas in the .d.ts name it). */
@@ -32,21 +61,29 @@ function initialOf<T>(initial: Initial<T>): () => T {
 }
 
 /**
- * Last write wins. Two nodes writing it in the same superstep is an `InvalidUpdateError`.
+ * Last write wins. Two nodes writing it in the same superstep is an `InvalidUpdateError`. With a
+ * `schema`, what callers write must meet it (see {@link ChannelOptions}).
  *
  * @example
- * const schema = { status: channel.value<"draft" | "approved">("draft"), note: channel.value<string>() };
+ * const schema = {
+ *   status: channel.value<"draft" | "approved">("draft"),
+ *   note: channel.value<string>(),
+ *   channel: channel.value("teams", { schema: z.enum(["teams", "slack"]) }),
+ * };
  */
-export function value<T>(initial: Initial<T>): Channel<T>;
-export function value<T>(): Channel<T | undefined>;
-export function value<T>(initial?: Initial<T>): Channel<T | undefined> {
+export function value<T>(initial: Initial<T>, options?: ChannelOptions<T>): Channel<T>;
+export function value<T>(initial?: undefined, options?: ChannelOptions<T | undefined>): Channel<T | undefined>;
+export function value<T>(initial?: Initial<T>, options?: ChannelOptions<T | undefined>): Channel<T | undefined> {
   const make = initial === undefined ? () => undefined : initialOf(initial);
-  return {
-    kind: "value",
-    appendOnly: false,
-    initial: make,
-    apply: (_current, updates) => ({ value: updates[updates.length - 1], appended: null }),
-  };
+  return typed(
+    {
+      kind: "value",
+      appendOnly: false,
+      initial: make,
+      apply: (_current, updates) => ({ value: updates[updates.length - 1], appended: null }),
+    },
+    options,
+  );
 }
 
 /**
@@ -59,19 +96,22 @@ export function value<T>(initial?: Initial<T>): Channel<T | undefined> {
 export function reduce<V, U = V>(
   fn: (current: V, update: U) => V,
   initial: Initial<V>,
-  options: { appendOnly?: boolean } = {},
+  options: { appendOnly?: boolean } & ChannelOptions<V> = {},
 ): Channel<V, U> {
   const appendOnly = options.appendOnly === true;
-  return {
-    kind: "reduce",
-    appendOnly,
-    initial: initialOf(initial),
-    apply(current, updates) {
-      let next = current;
-      for (const update of updates) next = fn(next, update);
-      return { value: next, appended: appendOnly ? appendedItems(current, next) : null };
+  return typed(
+    {
+      kind: "reduce",
+      appendOnly,
+      initial: initialOf(initial),
+      apply(current, updates) {
+        let next = current;
+        for (const update of updates) next = fn(next, update);
+        return { value: next, appended: appendOnly ? appendedItems(current, next) : null };
+      },
     },
-  };
+    options,
+  );
 }
 
 /** The items `next` adds after `current`, or null when `next` is not `current` plus a tail. */
@@ -88,19 +128,22 @@ function appendedItems(current: unknown, next: unknown): unknown[] | null {
  * const schema = { results: channel.append<string>() };
  * // a node returns { results: ["one more"] }
  */
-export function append<T>(initial: Initial<T[]> = () => []): Channel<T[], T[]> {
+export function append<T>(initial: Initial<T[]> = () => [], options?: ChannelOptions<T[]>): Channel<T[], T[]> {
   const make = initialOf(initial);
-  return {
-    kind: "append",
-    appendOnly: true,
-    initial: () => make().slice(),
-    apply(current, updates) {
-      const appended: T[] = [];
-      for (const update of updates) {
-        if (Array.isArray(update)) for (const item of update) appended.push(item);
-        else appended.push(update as T);
-      }
-      return { value: current.length === 0 ? appended.slice() : current.concat(appended), appended };
+  return typed(
+    {
+      kind: "append",
+      appendOnly: true,
+      initial: () => make().slice(),
+      apply(current: T[], updates: readonly T[][]) {
+        const appended: T[] = [];
+        for (const update of updates) {
+          if (Array.isArray(update)) for (const item of update) appended.push(item);
+          else appended.push(update as T);
+        }
+        return { value: current.length === 0 ? appended.slice() : current.concat(appended), appended };
+      },
     },
-  };
+    options,
+  );
 }

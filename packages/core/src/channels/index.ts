@@ -13,7 +13,7 @@ import { messages } from "./messages.js";
  * };
  */
 export const channel = { value, reduce, append, messages } as const;
-export type { AnyChannel, Channel, ChannelKind } from "./channel.js";
+export type { AnyChannel, Channel, ChannelKind, ChannelOptions } from "./channel.js";
 export {
   type MessageLike,
   normalizeRole,

@@ -11,6 +11,20 @@ export interface MessageLike {
   content?: unknown;
 }
 
+/** What `getSchemas()` shows for a `messages` key: a list of messages in any of the accepted shapes. */
+const MESSAGES_JSON_SCHEMA = {
+  type: "array",
+  items: {
+    type: "object",
+    properties: {
+      role: { type: "string" },
+      type: { type: "string" },
+      content: {},
+      id: { type: "string" },
+    },
+  },
+} as const satisfies Record<string, unknown>;
+
 /** Id that, in a {@link removeMessage} marker, removes every message. */
 export const REMOVE_ALL_MESSAGES = "__remove_all__";
 
@@ -134,6 +148,7 @@ export function messages<M extends MessageLike = MessageLike>(): Channel<
   return {
     kind: "messages",
     appendOnly: true,
+    jsonSchema: MESSAGES_JSON_SCHEMA,
     initial: () => [],
     apply(current, updates) {
       const incoming: M[] = [];

@@ -16,6 +16,8 @@ import { emptySnapshot, type StateSnapshot, snapshotOf } from "../runtime/state-
 import type { StreamEvent, StreamMode } from "../runtime/stream-events.js";
 import { updateThreadState } from "../runtime/update-state.js";
 import { validateUpdate } from "../runtime/validate-update.js";
+import { checkAgainst, checkResumeAnswers, checkTypedKeys } from "../schema/check-state.js";
+import { type GraphSchemas, graphSchemas } from "../schema/graph-schemas.js";
 import type { StateOf, StateSchema, UpdateOf } from "../state.js";
 import { drawingOf, type GraphDrawing, mermaidOf } from "./draw.js";
 import type { GraphSpec } from "./spec.js";
@@ -120,9 +122,48 @@ export class CompiledGraph<S extends StateSchema> {
   checkInput(current: Record<string, unknown> | undefined, input: unknown): void {
     const spec = this.#spec;
     const update = validateUpdate(spec.schema, "input", input) ?? {};
-    if (!spec.validateState) return;
+    if (!spec.validateState && spec.typedKeys.size === 0) return;
     const { values } = applyWrites(spec.schema, current ?? initialValues(spec.schema), [{ node: "input", update }]);
-    spec.validateState(values);
+    checkTypedKeys(spec, values, Object.keys(update), "The run's input");
+    spec.validateState?.(values);
+  }
+
+  /**
+   * Checks resume answers (interrupt id → value, as {@link bindResume} binds them) against the
+   * `resumeSchema` of the node each pending interrupt paused in, as the runtime will when the run
+   * starts: throws `INVALID_RESUME` naming the node and interrupt.
+   *
+   * @example
+   * const binding = bindResume(snapshot, resume);
+   * if (binding.kind === "interrupts") graph.checkResume(snapshot.interrupts, binding.resume);
+   */
+  checkResume(pending: readonly Interrupt[], answers: Readonly<Record<string, unknown>>): void {
+    checkResumeAnswers(this.#spec, pending, answers);
+  }
+
+  /**
+   * Checks a run's `configurable` and `context` against the graph's `configSchema` / `contextSchema`
+   * (when declared): throws `INVALID_CONFIG` naming the key.
+   *
+   * @example
+   * graph.checkConfig({ configurable: { model: "gpt-4o" }, context: { userId: "u1" } });
+   */
+  checkConfig(run: { configurable?: unknown; context?: unknown }): void {
+    checkAgainst(this.#spec.configSchema, run.configurable, "configurable");
+    if (run.context !== undefined && run.context !== null)
+      checkAgainst(this.#spec.contextSchema, run.context, "context");
+  }
+
+  /**
+   * The graph's JSON Schemas, built from its channels' schemas (a key without one is `{}`) and its
+   * `configSchema` / `contextSchema`: what a client needs to build an input form.
+   *
+   * @example
+   * const { input } = graph.getSchemas();
+   * input.properties.revision_count; // { type: "integer", minimum: 0, default: 0 }
+   */
+  getSchemas(): GraphSchemas {
+    return graphSchemas(this.#spec);
   }
 
   /** The state keys of the graph's schema. */

@@ -2,6 +2,7 @@ import type { CheckpointSaver, Clock } from "@trellis/checkpoint";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { PausedInputPolicy } from "../runtime/paused-input.js";
 import type { RetryPolicy } from "../runtime/retry.js";
+import type { StandardSchemaV1 } from "../schema/standard-schema.js";
 import type { StateSchema } from "../state.js";
 
 /** What a router may return: node names (or path-map keys), END, Send packets, or a list of them. */
@@ -17,6 +18,14 @@ export interface NodeOptions {
   ends?: readonly string[];
   /** Free-form metadata shown by `getGraph()`. */
   metadata?: Record<string, unknown>;
+  /**
+   * The answer this node's `interrupt()` expects (a Standard Schema: zod 4, Valibot…). A resume value
+   * that fails it is refused with `INVALID_RESUME` and the thread stays paused.
+   *
+   * @example
+   * builder.addNode("review", review, { resumeSchema: z.object({ approved: z.boolean() }) });
+   */
+  resumeSchema?: StandardSchemaV1;
 }
 
 /** A node as the runtime sees it. @internal */
@@ -70,4 +79,12 @@ export interface GraphSpec {
   onInputWhilePaused: PausedInputPolicy;
   /** Checks the state an input or a state update would produce, before anything of it is written. */
   validateState?: ((state: Record<string, unknown>) => void) | undefined;
+  /** The keys whose channel carries a schema: the only ones a caller's write is checked on. */
+  typedKeys: ReadonlySet<string>;
+  /** True when some node declares a `resumeSchema`. */
+  hasResumeSchemas: boolean;
+  /** What a run's `configurable` must meet. */
+  configSchema?: StandardSchemaV1 | undefined;
+  /** What a run's `context` must meet. */
+  contextSchema?: StandardSchemaV1 | undefined;
 }

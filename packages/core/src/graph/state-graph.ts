@@ -5,6 +5,7 @@ import type { Command } from "../runtime/command.js";
 import { DEFAULT_LEASE_TTL_MS } from "../runtime/lease-keeper.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { PausedInputPolicy } from "../runtime/paused-input.js";
+import type { StandardSchemaV1 } from "../schema/standard-schema.js";
 import type { StateOf, StateSchema, UpdateOf } from "../state.js";
 import { CompiledGraph } from "./compiled-graph.js";
 import type { BranchSpec, GraphSpec, JoinSpec, NodeOptions, NodeSpec, RouterResult } from "./spec.js";
@@ -72,6 +73,19 @@ export interface CompileOptions<S extends StateSchema = StateSchema> {
   validateState?: (state: StateOf<S>) => void;
 }
 
+/** Options of the {@link StateGraph} constructor. */
+export interface StateGraphOptions {
+  /** Name shown in errors, drawings and `getSchemas()`. */
+  name?: string;
+  /**
+   * What a run's `configurable` must meet (LangGraph's config schema): refused with `INVALID_CONFIG`
+   * when it does not, and shown by `getSchemas().config`.
+   */
+  configSchema?: StandardSchemaV1;
+  /** What a run's `context` must meet (LangGraph's `context_schema`), shown by `getSchemas().context`. */
+  contextSchema?: StandardSchemaV1;
+}
+
 /**
  * Builds a graph over a state schema: nodes, edges, conditional edges. `compile()` checks it and returns
  * the runnable graph.
@@ -91,8 +105,9 @@ export class StateGraph<S extends StateSchema> {
   readonly #joins: JoinSpec[] = [];
   readonly #branches: BranchSpec[] = [];
   readonly #name: string | undefined;
+  readonly #options: StateGraphOptions;
 
-  constructor(schema: S, options: { name?: string } = {}) {
+  constructor(schema: S, options: StateGraphOptions = {}) {
     if (typeof schema !== "object" || schema === null) {
       throw new GraphValidationError(
         "StateGraph needs a state schema: an object of channels, e.g. { topic: channel.value('') }.",
@@ -108,6 +123,7 @@ export class StateGraph<S extends StateSchema> {
     }
     this.#schema = schema;
     this.#name = options.name;
+    this.#options = options;
   }
 
   /** Adds a node: a function of the state, or a compiled graph used as a subgraph. */
@@ -252,6 +268,10 @@ export class StateGraph<S extends StateSchema> {
       leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
       onInputWhilePaused: checkPolicy(options.onInputWhilePaused ?? "restart"),
       validateState: options.validateState as GraphSpec["validateState"],
+      typedKeys: new Set(Object.keys(this.#schema).filter((k) => this.#schema[k]?.schema !== undefined)),
+      hasResumeSchemas: [...this.#nodes.values()].some((n) => n.options.resumeSchema !== undefined),
+      configSchema: this.#options.configSchema,
+      contextSchema: this.#options.contextSchema,
     };
     return new CompiledGraph<S>(spec);
   }

@@ -3,6 +3,7 @@ import { type CheckpointSaver, type Lease, LeaseError, type PlannedTask, Trellis
 import { START, WRITE } from "../constants.js";
 import { GraphRecursionError, ResumeError, RunCancelledError } from "../errors.js";
 import type { GraphSpec } from "../graph/spec.js";
+import { checkResumeAnswers, checkTypedKeys } from "../schema/check-state.js";
 import { applyWrites, type TaskWrite } from "./apply.js";
 import { CheckpointWriter } from "./checkpoint-writer.js";
 import { Command, type Interrupt, ParentCommand } from "./command.js";
@@ -221,6 +222,7 @@ class GraphRun {
     }
     const { values, changed } = applyWrites(this.#spec.schema, state.values, writes);
     this.#checkSize(values, state);
+    checkTypedKeys(this.#spec, values, Object.keys(update), "The run's input");
     this.#spec.validateState?.(values);
     const { next, barriers } = await route(
       this.#spec,
@@ -269,6 +271,9 @@ class GraphRun {
         threadId: this.#threadId,
         strict: !this.request.parent,
       });
+      if (this.#spec.hasResumeSchemas) {
+        checkResumeAnswers(this.#spec, pending, Object.assign({}, ...answers.values()));
+      }
       for (const [taskId, given] of answers) {
         const previous = (state.pending.get(taskId)?.get(WRITE.resume) ?? {}) as Record<string, unknown>;
         await this.#writer.writes(state, taskId, [[WRITE.resume, { ...previous, ...given }]]);
@@ -279,6 +284,7 @@ class GraphRun {
     const update = validateUpdate(this.#spec.schema, "input", command.update) ?? {};
     const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
     this.#checkSize(values, state);
+    checkTypedKeys(this.#spec, values, Object.keys(update), "The run's input");
     this.#spec.validateState?.(values);
     const next =
       command.goto.length > 0
@@ -309,6 +315,7 @@ class GraphRun {
     const update = validateUpdate(this.#spec.schema, "input", raw) ?? {};
     const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
     this.#checkSize(values, state);
+    checkTypedKeys(this.#spec, values, Object.keys(update), "The run's input");
     this.#spec.validateState?.(values);
     this.#advance(
       state,

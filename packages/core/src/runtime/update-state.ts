@@ -1,6 +1,7 @@
 import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
 import { START } from "../constants.js";
 import type { GraphSpec } from "../graph/spec.js";
+import { checkTypedKeys } from "../schema/check-state.js";
 import { applyWrites } from "./apply.js";
 import { CheckpointWriter } from "./checkpoint-writer.js";
 import type { NormalizedConfig } from "./config.js";
@@ -51,6 +52,9 @@ export async function updateThreadState(
     }
     const update = validateUpdate(spec.schema, node, values) ?? {};
     const applied = applyWrites(spec.schema, state.values, [{ node, update }]);
+    // a caller's write, as a run's input is: checked against the declared schemas before it is stored
+    checkTypedKeys(spec, applied.values, Object.keys(update), "updateState");
+    spec.validateState?.(applied.values);
     const signal = new AbortController().signal;
     const routed = await route(
       spec,

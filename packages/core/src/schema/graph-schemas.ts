@@ -1,0 +1,43 @@
+import type { GraphSpec } from "../graph/spec.js";
+import { type JsonSchema, jsonSchemaOf } from "./standard-schema.js";
+
+/**
+ * The JSON Schemas of a compiled graph, from {@link CompiledGraph.getSchemas}: what a run's input may
+ * hold, the state, what it returns, and the run's `configurable` and `context`.
+ */
+export interface GraphSchemas {
+  input: JsonSchema;
+  output: JsonSchema;
+  state: JsonSchema;
+  config: JsonSchema;
+  /** `null` when the graph declares no context schema. */
+  context: JsonSchema | null;
+}
+
+/** Builds {@link GraphSchemas} from the channels' schemas (a key without one is `{}`: anything). @internal */
+export function graphSchemas(spec: GraphSpec): GraphSchemas {
+  const properties: Record<string, JsonSchema> = {};
+  for (const [key, channel] of Object.entries(spec.schema)) {
+    const own = channel.jsonSchema ?? jsonSchemaOf(channel.schema) ?? {};
+    properties[key] = withDefault(own, channel.initial());
+  }
+  const state = { title: spec.name, type: "object", properties };
+  return {
+    input: state,
+    output: state,
+    state,
+    config: jsonSchemaOf(spec.configSchema) ?? { type: "object", properties: {} },
+    context: jsonSchemaOf(spec.contextSchema) ?? null,
+  };
+}
+
+/** Adds the channel's default, when it is plain JSON and the schema does not state one. */
+function withDefault(schema: JsonSchema, initial: unknown): JsonSchema {
+  if (initial === undefined || "default" in schema) return schema;
+  if (Array.isArray(initial) && initial.length === 0) return { ...schema, default: [] };
+  const kind = typeof initial;
+  if (initial === null || kind === "string" || kind === "number" || kind === "boolean") {
+    return { ...schema, default: initial };
+  }
+  return schema;
+}

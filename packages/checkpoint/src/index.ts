@@ -9,6 +9,7 @@ export {
 } from "./errors.js";
 export { currentHolder, isLocalHolderDead, processLeaseOwner, retireLeaseOwner } from "./holder.js";
 export { createIdGenerator } from "./ids.js";
+export { ItemStore, type ItemStoreOptions, type StoreBackend, type StoreRow } from "./item-store.js";
 export {
   assertLeaseCurrent,
   type HolderCheck,
@@ -18,6 +19,7 @@ export {
   parseLeaseOwner,
 } from "./lease.js";
 export { MemorySaver, type MemorySaverOptions, matchesFilter } from "./memory-saver.js";
+export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
 export { describeNonPlainData, MAX_PLAIN_DATA_DEPTH } from "./plain-data.js";
 export {
   type BlobRow,
@@ -36,6 +38,28 @@ export {
 } from "./row-codec.js";
 export type { CheckpointSaver } from "./saver.js";
 export { checksum, jsonSerializer, type Serializer } from "./serializer.js";
+export type {
+  SearchItem,
+  Store,
+  StoreFilter,
+  StoreGetOptions,
+  StoreIndexConfig,
+  StoreItem,
+  StoreListNamespacesOptions,
+  StorePutOptions,
+  StoreSearchOptions,
+  StoreTtlConfig,
+} from "./store.js";
+export { cosine, textsAt } from "./store-embedding.js";
+export {
+  checkFilter,
+  checkNamespace,
+  joinNamespace,
+  listNamespacesOf,
+  matchesStoreFilter,
+  splitStoredNamespace,
+  underPrefix,
+} from "./store-rules.js";
 export {
   CHECKPOINT_FORMAT_VERSION,
   type ChannelBlob,

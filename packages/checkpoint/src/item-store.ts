@@ -1,0 +1,259 @@
+import { type Clock, systemClock } from "./clock.js";
+import { TrellisError } from "./errors.js";
+import type {
+  SearchItem,
+  Store,
+  StoreGetOptions,
+  StoreIndexConfig,
+  StoreItem,
+  StoreListNamespacesOptions,
+  StorePutOptions,
+  StoreSearchOptions,
+  StoreTtlConfig,
+} from "./store.js";
+import { cosine, embedChecked, textsAt } from "./store-embedding.js";
+import {
+  checkCount,
+  checkFilter,
+  checkKey,
+  checkNamespace,
+  checkTtl,
+  checkValue,
+  joinNamespace,
+  listNamespacesOf,
+  matchesStoreFilter,
+  splitStoredNamespace,
+} from "./store-rules.js";
+
+/**
+ * One item as a backend stores it: the namespace joined with `.`, times in epoch milliseconds.
+ * @internal
+ */
+export interface StoreRow {
+  namespace: string;
+  key: string;
+  value: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+  /** The TTL the item was put with (minutes), for refreshes; null: never expires. */
+  ttlMinutes: number | null;
+  expiresAt: number | null;
+  /** The embeddings of the item's indexed fields; null when not indexed. */
+  vectors: number[][] | null;
+}
+
+/**
+ * What a store keeps in a database: rows and nothing else. {@link ItemStore} holds every rule on top.
+ * "Live" rows are those whose `expiresAt` is null or later than `now`.
+ * @internal
+ */
+export interface StoreBackend {
+  /** The live row, if any. */
+  read(namespace: string, key: string, now: number): Promise<StoreRow | undefined>;
+  /** Upserts the row; a live row's `createdAt` is kept, an expired one's is replaced. */
+  write(row: StoreRow): Promise<void>;
+  remove(namespace: string, key: string): Promise<void>;
+  /**
+   * Live rows whose namespace is `prefix` or lies under it (`""`: all). With `page`: newest `updatedAt`
+   * first (ties by namespace, then key), `offset` skipped, at most `limit`; without: every one, any order.
+   */
+  scan(prefix: string, now: number, page?: { limit: number; offset: number }): Promise<StoreRow[]>;
+  /** Sets `expiresAt = now + ttlMinutes` for these rows where they have a TTL. */
+  refresh(rows: ReadonlyArray<{ namespace: string; key: string }>, now: number): Promise<void>;
+  /** The distinct namespaces of live rows. */
+  namespaces(now: number): Promise<string[]>;
+  /** Deletes rows expired at `now`; returns how many. */
+  sweep(now: number): Promise<number>;
+  close?(): Promise<void>;
+}
+
+/**
+ * Options every store takes.
+ *
+ * @example
+ * new SqliteStore({ filename: "./memory.db", index: { embed, dims: 256 }, ttl: { defaultTtl: 60 } });
+ */
+export interface ItemStoreOptions {
+  /** Semantic search: how items and queries are embedded. Without it, `query` is ignored. */
+  index?: StoreIndexConfig;
+  ttl?: StoreTtlConfig;
+  clock?: Clock;
+}
+
+const MINUTE_MS = 60_000;
+
+/**
+ * A {@link Store} over a {@link StoreBackend}: validation, TTL, filters, paging and semantic ranking in
+ * one place, so the memory, SQLite and Postgres stores behave the same. Filters and similarity are
+ * evaluated in this process over the rows under the namespace prefix (the prefix narrows in the
+ * database); a search with neither pages in the database.
+ * @internal
+ */
+export class ItemStore implements Store {
+  readonly #backend: StoreBackend;
+  readonly #index: StoreIndexConfig | undefined;
+  readonly #ttl: StoreTtlConfig;
+  readonly #clock: Clock;
+  #sweepTimer: unknown;
+  #closed = false;
+
+  constructor(backend: StoreBackend, options: ItemStoreOptions = {}) {
+    this.#backend = backend;
+    this.#index = options.index;
+    this.#ttl = options.ttl ?? {};
+    this.#clock = options.clock ?? systemClock;
+    checkTtl(this.#ttl.defaultTtl);
+    const every = this.#ttl.sweepIntervalMinutes;
+    if (every !== undefined) {
+      checkTtl(every);
+      this.#armSweep(every * MINUTE_MS);
+    }
+  }
+
+  async get(namespace: readonly string[], key: string, options: StoreGetOptions = {}): Promise<StoreItem | null> {
+    checkNamespace(namespace, "namespace");
+    checkKey(key);
+    const now = this.#clock.now();
+    const row = await this.#backend.read(joinNamespace(namespace), key, now);
+    if (!row) return null;
+    if (this.#refreshes(options.refreshTtl) && row.ttlMinutes !== null) {
+      await this.#backend.refresh([row], now);
+    }
+    return toItem(row);
+  }
+
+  async put(
+    namespace: readonly string[],
+    key: string,
+    value: Record<string, unknown>,
+    options?: StorePutOptions | false | string[],
+  ): Promise<void> {
+    checkNamespace(namespace, "namespace");
+    checkKey(key);
+    checkValue(value);
+    const opts: StorePutOptions = options === false || Array.isArray(options) ? { index: options } : (options ?? {});
+    checkTtl(opts.ttl);
+    // a copy through JSON: what is stored is data, and later changes to `value` do not reach it
+    const stored = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+    const vectors = await this.#vectorsFor(stored, opts.index);
+    const now = this.#clock.now();
+    const ttl = opts.ttl !== undefined ? opts.ttl : (this.#ttl.defaultTtl ?? null);
+    await this.#backend.write({
+      namespace: joinNamespace(namespace),
+      key,
+      value: stored,
+      createdAt: now,
+      updatedAt: now,
+      ttlMinutes: ttl,
+      expiresAt: ttl === null ? null : now + ttl * MINUTE_MS,
+      vectors,
+    });
+  }
+
+  async delete(namespace: readonly string[], key: string): Promise<void> {
+    checkNamespace(namespace, "namespace");
+    checkKey(key);
+    await this.#backend.remove(joinNamespace(namespace), key);
+  }
+
+  async search(namespacePrefix: readonly string[], options: StoreSearchOptions = {}): Promise<SearchItem[]> {
+    checkNamespace(namespacePrefix, "namespace prefix", true);
+    checkFilter(options.filter);
+    checkCount(options.limit, "limit", 0);
+    checkCount(options.offset, "offset", 0);
+    if (options.query !== undefined && typeof options.query !== "string") {
+      throw new TrellisError("INVALID_ARGUMENT", `query must be a string; got ${JSON.stringify(options.query)}.`);
+    }
+    const limit = options.limit ?? 10;
+    const offset = options.offset ?? 0;
+    const prefix = joinNamespace(namespacePrefix);
+    const now = this.#clock.now();
+    const filter = options.filter && Object.keys(options.filter).length > 0 ? options.filter : undefined;
+    const ranked = this.#index !== undefined && options.query !== undefined && options.query !== "";
+    let hits: SearchItem[];
+    if (!filter && !ranked) {
+      hits = (await this.#backend.scan(prefix, now, { limit, offset })).map(toItem);
+    } else {
+      const rows = (await this.#backend.scan(prefix, now)).filter((r) => matchesStoreFilter(r.value, filter));
+      hits = ranked ? await this.#rank(rows, options.query as string) : rows.sort(newestFirst).map(toItem);
+      hits = hits.slice(offset, offset + limit);
+    }
+    if (this.#refreshes(options.refreshTtl) && hits.length > 0) {
+      await this.#backend.refresh(
+        hits.map((h) => ({ namespace: joinNamespace(h.namespace), key: h.key })),
+        now,
+      );
+    }
+    return hits;
+  }
+
+  async listNamespaces(options: StoreListNamespacesOptions = {}): Promise<string[][]> {
+    const stored = await this.#backend.namespaces(this.#clock.now());
+    return listNamespacesOf(stored.map(splitStoredNamespace), options);
+  }
+
+  sweepExpired(): Promise<number> {
+    return this.#backend.sweep(this.#clock.now());
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#sweepTimer !== undefined) this.#clock.clearTimeout(this.#sweepTimer);
+    await this.#backend.close?.();
+  }
+
+  #refreshes(asked: boolean | undefined): boolean {
+    return asked ?? this.#ttl.refreshOnRead ?? true;
+  }
+
+  async #vectorsFor(value: Record<string, unknown>, index: false | string[] | undefined): Promise<number[][] | null> {
+    if (!this.#index || index === false) return null;
+    const texts = textsAt(value, index ?? this.#index.fields ?? ["$"]);
+    return texts.length === 0 ? null : embedChecked(this.#index, texts);
+  }
+
+  /** Scored rows first (best first; an item scores its best field), then rows without vectors, newest first. */
+  async #rank(rows: StoreRow[], query: string): Promise<SearchItem[]> {
+    const [q] = await embedChecked(this.#index as StoreIndexConfig, [query]);
+    const scored: Array<{ row: StoreRow; score: number }> = [];
+    const unscored: StoreRow[] = [];
+    for (const row of rows) {
+      if (!row.vectors || row.vectors.length === 0) unscored.push(row);
+      else scored.push({ row, score: Math.max(...row.vectors.map((v) => cosine(q as number[], v))) });
+    }
+    scored.sort((a, b) => b.score - a.score || newestFirst(a.row, b.row));
+    return [...scored.map(({ row, score }) => ({ ...toItem(row), score })), ...unscored.sort(newestFirst).map(toItem)];
+  }
+
+  #armSweep(ms: number): void {
+    this.#sweepTimer = this.#clock.setTimeout(() => {
+      if (this.#closed) return;
+      // a failed sweep (database briefly away) is retried at the next interval
+      void this.sweepExpired()
+        .catch(() => 0)
+        .finally(() => {
+          if (!this.#closed) this.#armSweep(ms);
+        });
+    }, ms);
+  }
+}
+
+function toItem(row: StoreRow): StoreItem {
+  return {
+    namespace: splitStoredNamespace(row.namespace),
+    key: row.key,
+    value: row.value,
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+  };
+}
+
+/**
+ * The order of unranked results: newest update first, then namespace, then key.
+ * @internal
+ */
+export function newestFirst(a: StoreRow, b: StoreRow): number {
+  if (a.updatedAt !== b.updatedAt) return b.updatedAt - a.updatedAt;
+  if (a.namespace !== b.namespace) return a.namespace < b.namespace ? -1 : 1;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}

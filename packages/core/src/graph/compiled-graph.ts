@@ -334,18 +334,24 @@ export class CompiledGraph<S extends StateSchema> {
 
   /**
    * The compiled graphs used as nodes of this one, keyed by their namespace (the node's name; nested
-   * ones `parent|child` with `recurse`), each with its name and state keys.
+   * ones `parent|child` with `recurse`), each with its name, state keys and JSON Schemas.
    *
    * @example
    * Object.keys(tutor.getSubgraphs()); // ["test_session"]
    */
-  getSubgraphs(options: { recurse?: boolean } = {}): Record<string, { name: string; schemaKeys: readonly string[] }> {
-    const out: Record<string, { name: string; schemaKeys: readonly string[] }> = {};
+  getSubgraphs(
+    options: { recurse?: boolean } = {},
+  ): Record<string, { name: string; schemaKeys: readonly string[]; schemas: GraphSchemas }> {
+    const out: Record<string, { name: string; schemaKeys: readonly string[]; schemas: GraphSchemas }> = {};
     const visit = (spec: GraphSpec, prefix: string) => {
       for (const node of spec.nodes.values()) {
         if (!node.subgraph) continue;
         const namespace = prefix ? `${prefix}|${node.name}` : node.name;
-        out[namespace] = { name: node.subgraph.spec.name, schemaKeys: node.subgraph.schemaKeys };
+        out[namespace] = {
+          name: node.subgraph.spec.name,
+          schemaKeys: node.subgraph.schemaKeys,
+          schemas: graphSchemas(node.subgraph.spec),
+        };
         if (options.recurse) visit(node.subgraph.spec, namespace);
       }
     };

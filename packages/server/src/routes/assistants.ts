@@ -70,15 +70,15 @@ export function assistantRoutes(ctx: ServerContext): Hono<ServerEnv> {
 
   app.get("/:assistant_id/schemas", (c) => {
     const hosted = ctx.graphFor(c.req.param("assistant_id"));
-    const properties = Object.fromEntries(hosted.graph.schemaKeys.map((k) => [k, {}]));
-    const state = { type: "object", title: hosted.graph.name, properties };
+    // JSON Schema built from the channels' declared schemas (a key without one is `{}`: anything)
+    const schemas = hosted.graph.getSchemas();
     return c.json({
       graph_id: hosted.assistantId,
-      input_schema: state,
-      output_schema: state,
-      state_schema: state,
-      config_schema: { type: "object", properties: {} },
-      context_schema: null,
+      input_schema: schemas.input,
+      output_schema: schemas.output,
+      state_schema: schemas.state,
+      config_schema: schemas.config,
+      context_schema: schemas.context,
     });
   });
 
@@ -90,17 +90,12 @@ export function assistantRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const out: Record<string, unknown> = {};
     for (const [ns, sub] of Object.entries(all)) {
       if (namespace !== undefined && ns !== namespace && !(recurse && ns.startsWith(`${namespace}|`))) continue;
-      const state = {
-        type: "object",
-        title: sub.name,
-        properties: Object.fromEntries(sub.schemaKeys.map((k) => [k, {}])),
-      };
       out[ns] = {
         graph_id: sub.name,
-        input_schema: state,
-        output_schema: state,
-        state_schema: state,
-        config_schema: { type: "object", properties: {} },
+        input_schema: sub.schemas.input,
+        output_schema: sub.schemas.output,
+        state_schema: sub.schemas.state,
+        config_schema: sub.schemas.config,
       };
     }
     return c.json(out);

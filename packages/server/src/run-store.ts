@@ -42,6 +42,14 @@ export interface RunKwargs {
    * run fails with `RESUME_MISMATCH`, writing nothing, when the thread has moved on by its turn.
    */
   expectedCheckpointId?: string;
+  /**
+   * The run's `context` merged over its assistant's (LangGraph's runtime context). Nodes read it, with
+   * the run's `configurable`, as `ctx.config.configurable`; the run service folds it in when it accepts
+   * the run.
+   */
+  context?: Record<string, unknown>;
+  /** The graph the run's assistant ran when the run was accepted (the thread's graph). */
+  graphId?: string;
 }
 
 /** A run as the server stores it. */

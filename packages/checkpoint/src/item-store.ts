@@ -145,7 +145,7 @@ export class ItemStore implements Store {
       createdAt: now,
       updatedAt: now,
       ttlMinutes: ttl,
-      expiresAt: ttl === null ? null : now + ttl * MINUTE_MS,
+      expiresAt: ttl === null ? null : Math.round(now + ttl * MINUTE_MS),
       vectors,
     });
   }

@@ -39,7 +39,7 @@ class MemoryBackend implements StoreBackend {
     for (const { namespace, key } of rows) {
       const entry = this.#rows.get(`${namespace}\u0000${key}`);
       if (entry?.row.ttlMinutes != null && live(entry.row, now)) {
-        entry.row.expiresAt = now + entry.row.ttlMinutes * 60_000;
+        entry.row.expiresAt = Math.round(now + entry.row.ttlMinutes * 60_000);
       }
     }
   }

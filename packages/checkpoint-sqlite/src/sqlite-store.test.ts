@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describeStoreConformance } from "@trellis/checkpoint/testing";
+import { afterAll, describe, expect, it } from "vitest";
+import { SqliteSaver } from "./sqlite-saver.js";
+import { SqliteStore } from "./sqlite-store.js";
+
+const dir = mkdtempSync(join(tmpdir(), "trellis-sqlite-store-"));
+let files = 0;
+const filenames = new WeakMap<SqliteStore, string>();
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describeStoreConformance({
+  name: "SqliteStore (file)",
+  create: (options) => {
+    const filename = join(dir, `store-${++files}.db`);
+    const store = new SqliteStore({ filename, ...options });
+    filenames.set(store, filename);
+    return store;
+  },
+  reopen: (store, { clock }) => new SqliteStore({ filename: filenames.get(store) as string, clock }),
+});
+
+describe("SqliteStore in the saver's file", () => {
+  it("shares the saver's database, keeps its own migrations, and survives a reopen of the file", async () => {
+    const filename = join(dir, "shared.db");
+    const saver = new SqliteSaver({ filename });
+    const store = new SqliteStore({ database: saver.database });
+    await store.put(["memories", "ana"], "m1", { text: "likes tea" });
+    await store.close(); // does not close the saver's database
+    expect(saver.database.open).toBe(true);
+    const versions = saver.database.prepare("SELECT version FROM trellis_store_migrations").all();
+    expect(versions).toEqual([{ version: 1 }]);
+    await saver.close?.();
+    const again = new SqliteStore({ filename });
+    expect((await again.get(["memories", "ana"], "m1"))?.value).toEqual({ text: "likes tea" });
+    await again.close();
+  });
+});

@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { WebSocketServer } from "ws";
 import { type AgUiEvent, AgUiTranslator } from "../ag-ui-events.js";
+import { agUiTools, checkToolResults, closingResults, FRONTEND_TOOLS_KEY, stateUpdate } from "../ag-ui-input.js";
 import { threadSnapshot } from "../api-shapes.js";
 import type { Authenticate } from "../auth.js";
 import { checkId, invalid, parseBody, readBody } from "../request-body.js";
@@ -51,8 +52,17 @@ function toStateMessage(m: AgUiMessage): Record<string, unknown> {
 
 /**
  * Checks an AG-UI `RunAgentInput`, creates the thread when new, and queues the run: new messages (those
- * the thread does not hold yet) and known state keys become the input; `resume` entries answer the
- * pending interrupts. Nothing is stored when the input is bad.
+ * the thread does not hold yet) and the state keys the client changed become the input; `resume`
+ * entries answer the pending interrupts. Nothing is stored when the input is bad.
+ *
+ * - `tools` (frontend tools) go to the run's config (`configurable.frontend_tools`): agents built with
+ *   `@trellis/agents` offer them to their model and end the run with such a call open (TOOL_CALL_*
+ *   events, then RUN_FINISHED); the client runs it and sends the result as a `tool` message of the next
+ *   input, which continues the agent. A tool result no open call waits for is refused, naming it; open
+ *   calls the client went past with a new user message are closed with an error result first.
+ * - `state`: keys the graph does not declare are refused (`UNKNOWN_STATE_KEY`, naming them); declared
+ *   keys whose value differs from the thread's are applied as an update, through the graph's reducers
+ *   and input check; `messages` comes from `messages`, not from `state`.
  * @internal
  */
 export async function prepareAgUiRun(
@@ -71,6 +81,7 @@ export async function prepareAgUiRun(
   if (!Array.isArray(messages) || messages.some((m) => typeof m?.id !== "string" || typeof m.role !== "string")) {
     throw invalid("RunAgentInput.messages must be a list of messages with id and role.");
   }
+  const tools = agUiTools(body.tools);
   if (await ctx.store.getRun(runId)) throw new TrellisError("CONFLICT", `Run id "${runId}" was used already.`);
   const as = { user };
   const thread: ThreadRecord | undefined = (await ctx.store.getThread(threadId))
@@ -101,14 +112,14 @@ export async function prepareAgUiRun(
     const known = new Set(
       ((snapshot?.values.messages as Array<{ id?: string }> | undefined) ?? []).map((m) => m.id).filter(Boolean),
     );
-    input = {};
+    const current = snapshot?.values as Record<string, unknown> | undefined;
+    input = stateUpdate(body.state, graph.schemaKeys, current);
     if (graph.schemaKeys.includes("messages")) {
+      const thread = (current?.messages as Array<Record<string, unknown>> | undefined) ?? [];
       const fresh = messages.filter((m) => !known.has(m.id)).map(toStateMessage);
-      if (fresh.length) input.messages = fresh;
-    }
-    const state = body.state;
-    if (state && typeof state === "object" && !Array.isArray(state)) {
-      for (const [k, v] of Object.entries(state)) if (k !== "messages" && graph.schemaKeys.includes(k)) input[k] = v;
+      checkToolResults(thread, fresh);
+      const closing = closingResults(thread, fresh, (snapshot?.interrupts.length ?? 0) > 0);
+      if (fresh.length) input.messages = [...closing, ...fresh];
     }
     if (Object.keys(input).length === 0 && !snapshot?.checkpointId) {
       throw invalid("RunAgentInput has no new messages or state for this agent to start from.");
@@ -129,7 +140,10 @@ export async function prepareAgUiRun(
     runId,
     metadata: { source: "ag-ui" },
     multitaskStrategy: chosen,
-    kwargs: { streamMode: ["values", "messages-tuple", "custom"] },
+    kwargs: {
+      streamMode: ["values", "messages-tuple", "custom"],
+      ...(tools.length > 0 ? { config: { configurable: { [FRONTEND_TOOLS_KEY]: tools } } } : {}),
+    },
   });
   return { run, translator: new AgUiTranslator(messages), input: body };
 }

@@ -27,7 +27,9 @@ import {
 
 /**
  * One item as a backend stores it: the namespace joined with `.`, times in epoch milliseconds.
- * @internal
+ *
+ * @example
+ * const row: StoreRow = { namespace: "memories.ana", key: "m1", value: { text: "tea" }, createdAt: 0, updatedAt: 0, ttlMinutes: null, expiresAt: null, vectors: null };
  */
 export interface StoreRow {
   namespace: string;
@@ -44,8 +46,11 @@ export interface StoreRow {
 
 /**
  * What a store keeps in a database: rows and nothing else. {@link ItemStore} holds every rule on top.
- * "Live" rows are those whose `expiresAt` is null or later than `now`.
- * @internal
+ * "Live" rows are those whose `expiresAt` is null or later than `now`. Implement it to put a store on
+ * another database; `MemoryStore`, `SqliteStore` and `PostgresStore` are built this way.
+ *
+ * @example
+ * class MyStore extends ItemStore { constructor(options: ItemStoreOptions) { super(new MyBackend(), options); } }
  */
 export interface StoreBackend {
   /** The live row, if any. */
@@ -87,7 +92,9 @@ const MINUTE_MS = 60_000;
  * one place, so the memory, SQLite and Postgres stores behave the same. Filters and similarity are
  * evaluated in this process over the rows under the namespace prefix (the prefix narrows in the
  * database); a search with neither pages in the database.
- * @internal
+ *
+ * @example
+ * const store = new ItemStore(backend, { ttl: { defaultTtl: 60 } });
  */
 export class ItemStore implements Store {
   readonly #backend: StoreBackend;

@@ -68,13 +68,13 @@ describe("soak: recovery never executes past a pause", () => {
               threadStatus: "interrupted",
               problems: [],
             });
-            expect(out.run.status).toBe("interrupted");
+            expect(out.run.status).toBe("success"); // ended at the breakpoint, as LangGraph reports a pause
           } finally {
             await place.dispose();
           }
         }
         console.log(
-          `[reliability] soak breakpoint kill (server) ${kind}: ${REPEAT}/${REPEAT} runs ended interrupted on attempt 2, b never ran`,
+          `[reliability] soak breakpoint kill (server) ${kind}: ${REPEAT}/${REPEAT} runs ended paused (success, thread interrupted) on attempt 2, b never ran`,
         );
       },
     );

@@ -150,17 +150,20 @@ async function stream(
     }
     await events.drain();
     const state = outcome as RunOutcome;
-    const interrupted = state.next.length > 0;
+    const paused = state.next.length > 0;
     // drained for a shutdown: back to the queue, the next attempt continues where this one stopped
-    if (interrupted && ctx.stopReason() === "shutdown") return await release(run, ctx);
+    if (paused && ctx.stopReason() === "shutdown") return await release(run, ctx);
     const last: NewEvent[] = [];
-    if (interrupted && wanted.has("values") && state.interrupts.length > 0) {
+    if (paused && wanted.has("values") && state.interrupts.length > 0) {
       last.push({
         event: "values",
         data: { ...wireValues(state.values), __interrupt__: state.interrupts.map(toApiInterrupt) },
       });
     }
-    return await finish(interrupted ? "interrupted" : "success", null, interrupted ? "interrupted" : "idle", last);
+    // as LangGraph reports it: a run that reached a pause (an interrupt, a breakpoint) succeeded, the
+    // pause is the thread's status; a run drained for a newer one (multitask `interrupt`) was stopped
+    const drained = paused && ctx.stopReason() === "drain";
+    return await finish(drained ? "interrupted" : "success", null, paused ? "interrupted" : "idle", last);
   } catch (error) {
     return await stopped(run, ctx, error, events, graph, saver, finish);
   } finally {

@@ -48,7 +48,13 @@ export interface StartRun {
 /** How a run ended, from {@link RunService.wait}. */
 export interface RunEnd {
   run: RunRecord;
+  /**
+   * The run's status as LangGraph reports it: a run that reached a pause is `success` (see `paused`);
+   * `interrupted` is a run that was stopped (cancel, multitask `interrupt`/`rollback`).
+   */
   status: RunStatus;
+  /** The run succeeded up to a pause: the thread waits at an interrupt or a breakpoint (`next` is not empty). */
+  paused: boolean;
   /** The thread's values after the run (empty when the run failed before any checkpoint). */
   values: Record<string, unknown>;
   /** The interrupts the thread waits on now. */
@@ -220,6 +226,7 @@ export class RunService {
     return {
       run,
       status: run.status,
+      paused: run.status === "success" && (snapshot?.next.length ?? 0) > 0,
       values: (snapshot?.values as Record<string, unknown> | undefined) ?? {},
       interrupts: snapshot?.interrupts ?? [],
       error: run.error,

@@ -1,6 +1,10 @@
 import { TrellisError } from "@trellis/checkpoint";
 
-/** A run's lifecycle, as LangGraph's Agent Server names it. */
+/**
+ * A run's lifecycle, as LangGraph's Agent Server reports it: a run that reached a pause (an interrupt, a
+ * breakpoint) is `success` and its thread `interrupted`; `interrupted` is a run that was stopped (cancel,
+ * multitask `interrupt`/`rollback`).
+ */
 export type RunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
 /** A thread's status: `busy` while a run is queued or running on it. */
 export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";

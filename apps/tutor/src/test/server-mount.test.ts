@@ -108,10 +108,11 @@ describe("registered with the Trellis server (trellis.json)", () => {
 
     expect((await call(s, "/threads/doors")).json.status).toBe("idle");
     const runs = await call(s, "/threads/doors/runs");
+    // newest first; the two that paused at a question are a success, as LangGraph reports them
     expect((runs.json as unknown as { status: string }[]).map((r) => r.status)).toEqual([
       "success",
-      "interrupted",
-      "interrupted",
+      "success",
+      "success",
     ]);
     const values = (await s.graphs.get("tutor")?.graph.getState({ threadId: "doors" }))?.values as {
       user_answers: string[];

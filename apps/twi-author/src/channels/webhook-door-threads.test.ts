@@ -122,7 +122,7 @@ describe("a conversation from a webhook is a thread of the server", () => {
     expect(seen.thread).toMatchObject({ thread_id: "telegram-4242-5", status: "interrupted" });
     expect(seen.thread.metadata.graph_id).toBe("twi-author");
     expect(seen.found).toBe(true);
-    expect(seen.runs.map((r) => r.status)).toEqual(["interrupted"]);
+    expect(seen.runs.map((r) => r.status)).toEqual(["success"]); // paused at the review: a success
 
     // The same approve button pressed twice: the first applies, the second changes nothing.
     const approve = telegramSent().at(-1)?.buttons[0] ?? "";
@@ -148,7 +148,7 @@ describe("a conversation from a webhook is a thread of the server", () => {
     expect(seen.thread).toMatchObject({ thread_id: thread, status: "interrupted" });
     expect(seen.thread.metadata.graph_id).toBe("twi-author");
     expect(seen.found).toBe(true);
-    expect(seen.runs.map((r) => r.status)).toEqual(["interrupted"]);
+    expect(seen.runs.map((r) => r.status)).toEqual(["success"]); // paused at the review: a success
   });
 });
 
@@ -161,7 +161,7 @@ describe("a message delivered twice", () => {
     const [a, b] = await Promise.all([tg(update), tg(update)]);
     expect([a.status, b.status]).toEqual([200, 200]);
     const seen = await seenByApi("telegram-4242-12");
-    expect(seen.runs.map((r) => r.status)).toEqual(["interrupted"]);
+    expect(seen.runs.map((r) => r.status)).toEqual(["success"]); // paused at the review: a success
     expect((await door.thread("telegram-4242-12")).next).toEqual(["review"]);
   });
 });
@@ -217,8 +217,8 @@ describe("a decision answers the pause its card was shown for, once", () => {
     const end = await seenByApi(thread);
     expect(end.thread.status).toBe("idle");
     expect(end.thread.values.status).toBe("completed");
-    // start, revision, approval (each paused), final approval: the refused presses left no run
-    expect(end.runs.map((r) => r.status).sort()).toEqual(["interrupted", "interrupted", "interrupted", "success"]);
+    // start, revision, approval (each paused: a success), final approval: the refused presses left no run
+    expect(end.runs.map((r) => r.status)).toEqual(["success", "success", "success", "success"]);
   });
 });
 
@@ -253,6 +253,6 @@ describe("one thread whatever the door", () => {
       "Erről a lépésről már döntöttek; a beszélgetés a következő lépésnél tart.",
     );
     expect(await door.thread(thread)).toEqual(atApproval);
-    expect((await seenByApi(thread)).runs.map((r) => r.status)).toEqual(["interrupted", "interrupted"]);
+    expect((await seenByApi(thread)).runs.map((r) => r.status)).toEqual(["success", "success"]);
   });
 });

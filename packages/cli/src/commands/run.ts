@@ -156,8 +156,9 @@ class RunSession {
     for (;;) {
       if (turn) {
         const end = await this.#run(turn);
-        if (end.status === "success") return this.#done(end.values);
-        if (end.error || end.status !== "interrupted") return this.#failed(end);
+        // `success` also ends a run that reached a pause (as LangGraph reports it): the thread says which
+        if (end.error || (end.status !== "success" && end.status !== "interrupted")) return this.#failed(end);
+        if (end.status === "success" && !end.paused) return this.#done(end.values);
         state = await this.#state();
         if (state.next.length === 0) return this.#done(state.values);
       }

@@ -51,8 +51,9 @@ describe("trellis run through the run service", () => {
     const found = (await api("/threads/search", { metadata: { graph_id: "approval-flow" } })).json as Json[];
     expect(found.map((t) => t.thread_id)).toContain("cli-a");
     const runs = (await api("/threads/cli-a/runs")).json as Json[];
-    // one run to the first pause, one per answer; all ended (none left running by the CLI)
-    expect(runs.map((run) => run.status).sort()).toEqual(["interrupted", "interrupted", "success"]);
+    // one run to the first pause, one per answer; all ended (none left running by the CLI), each a
+    // success as LangGraph reports a run that reached a pause
+    expect(runs.map((run) => run.status).sort()).toEqual(["success", "success", "success"]);
     expect(runs.every((run) => run.assistant_id === "approval-flow")).toBe(true);
     const state = (await api("/threads/cli-a/state")).json as { values: Json };
     expect(state.values).toMatchObject({ status: "approved", revisions: 1 });
@@ -76,7 +77,7 @@ describe("trellis run through the run service", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("✓ write"); // continued at the pause, not started again
     expect(r.stdout).toContain("status: rejected");
-    expect(await runStatuses("api-1")).toEqual(["interrupted", "interrupted", "success"]);
+    expect(await runStatuses("api-1")).toEqual(["success", "success", "success"]);
     expect((await api("/threads/api-1")).json).toMatchObject({ status: "idle" });
   }, 60_000);
 
@@ -97,7 +98,7 @@ describe("trellis run through the run service", () => {
       expect(r.stderr).toContain("trellis run bp-flow --thread bp-1");
       expect(r.stdout).not.toContain("› "); // nothing asked about another graph's pause
     }
-    expect(await runStatuses("bp-1")).toEqual(["interrupted"]); // nothing stored for the refused runs
+    expect(await runStatuses("bp-1")).toEqual(["success"]); // paused; nothing stored for the refused runs
   }, 60_000);
 
   it("input to a paused thread of a graph that rejects it is refused (exit 1), and the thread stays paused", async () => {
@@ -113,7 +114,7 @@ describe("trellis run through the run service", () => {
     expect(answered.code).toBe(0);
     expect(answered.stdout).toContain("? What about locks?");
     expect(answered.stdout).toContain("answer: brass");
-    expect(await runStatuses("rj-1")).toEqual(["interrupted", "success"]);
+    expect(await runStatuses("rj-1")).toEqual(["success", "success"]);
   }, 60_000);
 
   it("input the graph does not take is refused before any run is stored, and exits 1", async () => {

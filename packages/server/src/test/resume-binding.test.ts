@@ -36,10 +36,10 @@ describe("a plain resume is bound to the pause pending when it is accepted", () 
       const accepted = created.filter((c) => c.status === "fulfilled").map((c) => c.value);
       for (const run of accepted) await server.client.runs.join(threadId, run.run_id);
       const runs = await Promise.all(accepted.map((r) => server.client.runs.get(threadId, r.run_id)));
-      // the one applied answered the review and paused at the approval
-      expect(runs.filter((r) => r.status === "interrupted")).toHaveLength(1);
+      // the one applied answered the review and paused at the approval (a pause is a run's success)
+      expect(runs.filter((r) => r.status === "success")).toHaveLength(1);
       // the others were refused up front (409) or failed at their turn with RESUME_MISMATCH, changing nothing
-      for (const r of runs.filter((r) => r.status !== "interrupted")) {
+      for (const r of runs.filter((r) => r.status !== "success")) {
         expect(r.status).toBe("error");
         expect((r as unknown as { error: { error: string } }).error?.error ?? "RESUME_MISMATCH").toBe(
           "RESUME_MISMATCH",
@@ -65,7 +65,7 @@ describe("a plain resume is bound to the pause pending when it is accepted", () 
       multitaskStrategy: "enqueue",
     });
     await server.client.runs.join(threadId, late.run_id);
-    expect((await server.client.runs.get(threadId, slow.run_id)).status).toBe("interrupted");
+    expect((await server.client.runs.get(threadId, slow.run_id)).status).toBe("success"); // paused at the approval
     const failed = await server.client.runs.get(threadId, late.run_id);
     expect(failed.status).toBe("error");
     expect(JSON.stringify(failed)).toMatch(/RESUME_MISMATCH/);

@@ -167,7 +167,7 @@ describe.each(KINDS)("run store fencing ($name)", ({ open, skip }) => {
     await claim(store, "w1", r1.runId);
     await store.beginAttempt(r1.runId, 1, start());
     // r2 is queued behind r1: the thread stays busy
-    await store.finishRun(r1.runId, 1, { status: "interrupted", error: null, threadStatus: "interrupted", events: [] });
+    await store.finishRun(r1.runId, 1, { status: "success", error: null, threadStatus: "interrupted", events: [] });
     expect((await store.getThread(threadId))?.status).toBe("busy");
     await claim(store, "w1", r2.runId);
     await store.finishRun(r2.runId, 1, {

@@ -39,7 +39,8 @@ describe("RunService", () => {
     expect(new Set(runs.map((r) => r.threadId))).toEqual(new Set([threadId]));
     const ends = await Promise.all(runs.map((r) => t.server.runs.wait(r.runId)));
     // the first paused on its question; the second, queued behind it, met the graph's reject policy
-    expect(ends.map((e) => e.status).sort()).toEqual(["error", "interrupted"]);
+    expect(ends.map((e) => e.status).sort()).toEqual(["error", "success"]);
+    expect(ends.map((e) => e.paused).sort()).toEqual([false, true]);
     expect((await t.server.store.searchThreads({ ids: [threadId], limit: 10, offset: 0 })).length).toBe(1);
   });
 

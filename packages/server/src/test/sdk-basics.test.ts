@@ -63,7 +63,8 @@ describe("the official langgraph-sdk Client against the server", () => {
     expect((await server.client.threads.get(thread.thread_id)).status).toBe("idle");
 
     const runs = await server.client.runs.list(thread.thread_id);
-    expect(runs.map((r) => r.status)).toEqual(["success", "interrupted", "interrupted"]);
+    // as LangGraph reports them: the two runs that paused succeeded; the pause was the thread's status
+    expect(runs.map((r) => r.status)).toEqual(["success", "success", "success"]);
   });
 
   it("updates state as a node and searches threads by metadata and status", async () => {

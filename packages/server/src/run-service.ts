@@ -325,6 +325,8 @@ export class RunService {
     if (proposed !== null && proposed !== undefined) {
       hosted.graph.checkInput(snapshot?.values as Record<string, unknown> | undefined, toUpdate(proposed));
     }
+    // the graph's declared config schema (LangGraph's config_schema), when it has one
+    hosted.graph.checkConfig({ configurable: kwargs.config.configurable });
     if (command?.resume !== undefined) {
       if (!snapshot?.checkpointId) {
         throw new TrellisError("NOTHING_TO_RESUME", "The thread has no checkpoint yet: start it with an input.");
@@ -337,6 +339,8 @@ export class RunService {
         return;
       }
       const binding = bindResume(snapshot, command.resume, threadId);
+      // the answers against the resumeSchema of the nodes that paused: a 400 now, the thread still paused
+      if (binding.kind === "interrupts") hosted.graph.checkResume(snapshot.interrupts, binding.resume);
       if (binding.kind === "interrupts") kwargs.command = { ...command, resume: binding.resume };
       kwargs.expectedCheckpointId = snapshot.checkpointId;
       return;
@@ -351,6 +355,7 @@ export class RunService {
     if (!snapshot?.checkpointId || typeof input !== "object" || Array.isArray(input)) return;
     const decision = hosted.graph.decideInput(snapshot, input as Record<string, unknown>, threadId);
     if (decision.kind === "start") return;
+    if (decision.kind === "resume") hosted.graph.checkResume(snapshot.interrupts, decision.resume);
     // the input answers the pause pending now (an interrupt, or a static breakpoint), and only that one
     kwargs.input = null;
     kwargs.command = decision.kind === "resume" ? { resume: decision.resume } : { update: decision.update };

@@ -1,1 +1,2 @@
 export { PostgresSaver, type PostgresSaverOptions } from "./postgres-saver.js";
+export { PostgresStore, type PostgresStoreOptions } from "./postgres-store.js";

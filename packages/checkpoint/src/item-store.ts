@@ -97,7 +97,8 @@ const MINUTE_MS = 60_000;
  * const store = new ItemStore(backend, { ttl: { defaultTtl: 60 } });
  */
 export class ItemStore implements Store {
-  readonly #backend: StoreBackend;
+  /** Where the rows live (subclasses reach their own backend through it). */
+  protected readonly backend: StoreBackend;
   readonly #index: StoreIndexConfig | undefined;
   readonly #ttl: StoreTtlConfig;
   readonly #clock: Clock;
@@ -105,7 +106,7 @@ export class ItemStore implements Store {
   #closed = false;
 
   constructor(backend: StoreBackend, options: ItemStoreOptions = {}) {
-    this.#backend = backend;
+    this.backend = backend;
     this.#index = options.index;
     this.#ttl = options.ttl ?? {};
     this.#clock = options.clock ?? systemClock;
@@ -121,10 +122,10 @@ export class ItemStore implements Store {
     checkNamespace(namespace, "namespace");
     checkKey(key);
     const now = this.#clock.now();
-    const row = await this.#backend.read(joinNamespace(namespace), key, now);
+    const row = await this.backend.read(joinNamespace(namespace), key, now);
     if (!row) return null;
     if (this.#refreshes(options.refreshTtl) && row.ttlMinutes !== null) {
-      await this.#backend.refresh([row], now);
+      await this.backend.refresh([row], now);
     }
     return toItem(row);
   }
@@ -145,7 +146,7 @@ export class ItemStore implements Store {
     const vectors = await this.#vectorsFor(stored, opts.index);
     const now = this.#clock.now();
     const ttl = opts.ttl !== undefined ? opts.ttl : (this.#ttl.defaultTtl ?? null);
-    await this.#backend.write({
+    await this.backend.write({
       namespace: joinNamespace(namespace),
       key,
       value: stored,
@@ -160,7 +161,7 @@ export class ItemStore implements Store {
   async delete(namespace: readonly string[], key: string): Promise<void> {
     checkNamespace(namespace, "namespace");
     checkKey(key);
-    await this.#backend.remove(joinNamespace(namespace), key);
+    await this.backend.remove(joinNamespace(namespace), key);
   }
 
   async search(namespacePrefix: readonly string[], options: StoreSearchOptions = {}): Promise<SearchItem[]> {
@@ -179,14 +180,14 @@ export class ItemStore implements Store {
     const ranked = this.#index !== undefined && options.query !== undefined && options.query !== "";
     let hits: SearchItem[];
     if (!filter && !ranked) {
-      hits = (await this.#backend.scan(prefix, now, { limit, offset })).map(toItem);
+      hits = (await this.backend.scan(prefix, now, { limit, offset })).map(toItem);
     } else {
-      const rows = (await this.#backend.scan(prefix, now)).filter((r) => matchesStoreFilter(r.value, filter));
+      const rows = (await this.backend.scan(prefix, now)).filter((r) => matchesStoreFilter(r.value, filter));
       hits = ranked ? await this.#rank(rows, options.query as string) : rows.sort(newestFirst).map(toItem);
       hits = hits.slice(offset, offset + limit);
     }
     if (this.#refreshes(options.refreshTtl) && hits.length > 0) {
-      await this.#backend.refresh(
+      await this.backend.refresh(
         hits.map((h) => ({ namespace: joinNamespace(h.namespace), key: h.key })),
         now,
       );
@@ -195,18 +196,18 @@ export class ItemStore implements Store {
   }
 
   async listNamespaces(options: StoreListNamespacesOptions = {}): Promise<string[][]> {
-    const stored = await this.#backend.namespaces(this.#clock.now());
+    const stored = await this.backend.namespaces(this.#clock.now());
     return listNamespacesOf(stored.map(splitStoredNamespace), options);
   }
 
   sweepExpired(): Promise<number> {
-    return this.#backend.sweep(this.#clock.now());
+    return this.backend.sweep(this.#clock.now());
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#sweepTimer !== undefined) this.#clock.clearTimeout(this.#sweepTimer);
-    await this.#backend.close?.();
+    await this.backend.close?.();
   }
 
   #refreshes(asked: boolean | undefined): boolean {

@@ -20,6 +20,7 @@ export { IaCAgent, type IaCAgentOptions, type ImplementRequest } from "./agents/
 export { PlanningAgent, type PlanningAgentOptions } from "./agents/planning-agent.js";
 export { ReviewAgent, type ReviewAgentOptions } from "./agents/review-agent.js";
 export { type AppEnv, modelFromEnv, requestIdGenerator, resolveDatabasePath, resolveDataDir } from "./app-config.js";
+export { type ApprovalRequest, type GateDecision, parseApproval, readGateAnswer } from "./approval-gates.js";
 export { ArtifactStore, isTerraformFileName, type RecordName, type SourceFile, sha256 } from "./artifacts.js";
 export {
   AcceptanceCriterion,
@@ -57,7 +58,7 @@ export {
   type StructuredRequest,
 } from "./llm/structured-output.js";
 export { mermaidEdges, renderMermaid } from "./mermaid.js";
-export { type ApprovalRequest, createNodes, type NodeDeps, parseApproval } from "./nodes.js";
+export { createNodes, type NodeDeps } from "./nodes.js";
 export {
   InfraPipeline,
   outcomeOf,

@@ -3,13 +3,14 @@
  * names but does not show). Nodes return updates; they never mutate the state they receive.
  */
 import type { NodeContext } from "@trellis/core";
-import { interrupt, TrellisError } from "@trellis/core";
+import { TrellisError } from "@trellis/core";
 import type { ChatModel } from "@trellis/models";
 import { handleConversation, handleQuery } from "./agents/assistant-replies.js";
 import { DeployValidateAgent } from "./agents/deploy-validate-agent.js";
 import { IaCAgent } from "./agents/iac-agent.js";
 import { PlanningAgent } from "./agents/planning-agent.js";
 import { ReviewAgent } from "./agents/review-agent.js";
+import { type ApprovalRequest, askUntilDecided, gateRequest } from "./approval-gates.js";
 import type { ArtifactStore } from "./artifacts.js";
 import { Environment } from "./contracts.js";
 import type { ExecutorChoice } from "./deploy/executor.js";
@@ -35,48 +36,6 @@ export interface NodeDeps {
   newRequestId: () => string;
   /** The deployment executor, or why there is none (a deployment is then refused). */
   executor: ExecutorChoice;
-}
-
-/**
- * What an approval gate shows the person (the interrupt's value).
- *
- * @example
- * if (interrupt.value.gate === "plan") ask(interrupt.value.question);
- */
-export interface ApprovalRequest {
-  gate: "plan" | "deploy";
-  question: string;
-  request_id: string;
-  environment: Environment;
-  summary: string;
-  details: string;
-  reasons: string[];
-  /**
-   * Set when the gate asks again: why the previous answer was not taken (it was not a decision).
-   * The pause stays until a yes or no arrives.
-   */
-  not_a_decision?: string;
-}
-
-/**
- * Asks at a gate until the answer is a decision: an answer that is not one ("maybe later", 42, null)
- * re-asks at the same gate with the reason, and the pause stays — it never ends the run with the
- * approval silently pending.
- *
- * @example
- * const approved = askUntilDecided(request); // true | false
- */
-export function askUntilDecided(request: ApprovalRequest): boolean {
-  let answer = interrupt(request);
-  let approved = parseApproval(answer);
-  while (approved === undefined) {
-    answer = interrupt({
-      ...request,
-      not_a_decision: `${JSON.stringify(answer) ?? String(answer)} is not a decision: answer yes or no (true/false, "yes"/"no", or { "approved": true|false }).`,
-    });
-    approved = parseApproval(answer);
-  }
-  return approved;
 }
 
 /** The environments a request may name, and their aliases. */
@@ -106,29 +65,6 @@ export function checkTypedInputs(state: Pick<PipelineState, "environment" | "dry
   const environment = Environment.safeParse(ENV_ALIASES[raw] ?? raw);
   if (!environment.success) return bad("environment", ENV_NAMES, state.environment);
   return environment.data;
-}
-
-/**
- * Reads a person's answer to a gate: booleans, yes/no words, or `{ approved }`. Anything else
- * (null, "later") leaves the approval pending.
- *
- * @example
- * parseApproval("y"); // true
- * parseApproval({ approved: false }); // false
- * parseApproval(null); // undefined
- */
-export function parseApproval(answer: unknown): boolean | undefined {
-  if (typeof answer === "boolean") return answer;
-  if (typeof answer === "string") {
-    const a = answer.trim().toLowerCase();
-    if (["y", "yes", "approve", "approved", "true", "ok"].includes(a)) return true;
-    if (["n", "no", "reject", "rejected", "false"].includes(a)) return false;
-    return undefined;
-  }
-  if (typeof answer === "object" && answer !== null && "approved" in answer) {
-    return parseApproval((answer as { approved: unknown }).approved);
-  }
-  return undefined;
 }
 
 const ENV_ALIASES: Record<string, Environment> = { prod: "prd", production: "prd", test: "tst", development: "dev" };
@@ -230,25 +166,47 @@ export function createNodes(
       };
     },
 
-    plan_approval(state) {
+    async plan_approval(state) {
       const plan = state.planning_output;
       if (state.pending_approval !== "plan" || !plan) return { current_agent: "iac" };
       if (typeof state.plan_approved === "boolean") return { pending_approval: null };
-      const request: ApprovalRequest = {
-        gate: "plan",
-        question: "Approve the plan?",
-        request_id: plan.request_id,
-        environment: plan.environment,
-        summary: plan.summary,
-        details: formatPlanningOutput(plan),
-        reasons: plan.approval_reasons,
-      };
-      const approved = askUntilDecided(request);
+      const request: ApprovalRequest = gateRequest(
+        {
+          gate: "plan",
+          question: "Approve the plan?",
+          request_id: plan.request_id,
+          environment: plan.environment,
+          summary: plan.summary,
+          details: formatPlanningOutput(plan),
+          reasons: plan.approval_reasons,
+        },
+        {
+          request_id: plan.request_id,
+          environment: plan.environment,
+          summary: plan.summary,
+          resources: plan.resources,
+          requirements: plan.requirements,
+          acceptance_criteria: plan.acceptance_criteria,
+          cost_estimate: plan.cost_estimate,
+        },
+      );
+      const decision = askUntilDecided(request, plan);
+      const approved = decision.approved;
+      if (decision.plan) {
+        // the plan the person edited is the plan approved, recorded and implemented
+        await store.writeRecord(decision.plan.request_id, "plan", decision.plan);
+      }
+      const said = decision.plan
+        ? `Plan edited and approved: ${decision.plan.summary}`
+        : approved
+          ? "Plan approved."
+          : `Plan rejected.${decision.message ? ` ${decision.message}` : ""}`;
       return {
         plan_approved: approved,
         pending_approval: null,
         current_agent: approved ? "iac" : "rejected",
-        messages: [say("plan_approval", approved ? "Plan approved." : "Plan rejected.")],
+        ...(decision.plan ? { planning_output: decision.plan, cost_estimate: decision.plan.cost_estimate } : {}),
+        messages: [say("plan_approval", said)],
       };
     },
 
@@ -296,26 +254,39 @@ export function createNodes(
       if (state.dry_run) return { pending_approval: null, current_agent: "end_success" };
       if (typeof state.deploy_approved === "boolean") return { pending_approval: null };
       const plan = state.planning_output;
-      const request: ApprovalRequest = {
-        gate: "deploy",
-        question: "Approve the deployment?",
-        request_id: state.request_id,
-        environment: envOf(state),
-        summary: plan?.summary ?? "",
-        details: [
-          state.review_output ? formatReviewOutput(state.review_output) : "",
-          state.iac_output ? formatIaCOutput(state.iac_output) : "",
-        ]
-          .filter(Boolean)
-          .join("\n"),
-        reasons: ["review passed; deployment always needs approval"],
-      };
-      const approved = askUntilDecided(request);
+      const request: ApprovalRequest = gateRequest(
+        {
+          gate: "deploy",
+          question: "Approve the deployment?",
+          request_id: state.request_id,
+          environment: envOf(state),
+          summary: plan?.summary ?? "",
+          details: [
+            state.review_output ? formatReviewOutput(state.review_output) : "",
+            state.iac_output ? formatIaCOutput(state.iac_output) : "",
+          ]
+            .filter(Boolean)
+            .join("\n"),
+          reasons: ["review passed; deployment always needs approval"],
+        },
+        {
+          request_id: state.request_id,
+          environment: envOf(state),
+          files: (state.iac_output?.files ?? []).map((f) => f.path),
+          review: state.review_output?.summary ?? "",
+        },
+      );
+      const { approved, message } = askUntilDecided(request);
       return {
         deploy_approved: approved,
         pending_approval: null,
         current_agent: approved ? "deploy_validate" : "rejected",
-        messages: [say("deploy_approval", approved ? "Deployment approved." : "Deployment rejected.")],
+        messages: [
+          say(
+            "deploy_approval",
+            approved ? "Deployment approved." : `Deployment rejected.${message ? ` ${message}` : ""}`,
+          ),
+        ],
       };
     },
 

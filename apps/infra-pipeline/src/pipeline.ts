@@ -5,9 +5,9 @@
  */
 import { Command, type Interrupt } from "@trellis/core";
 import { requestIdGenerator } from "./app-config.js";
+import type { ApprovalRequest } from "./approval-gates.js";
 import type { Environment } from "./contracts.js";
 import type { PipelineGraph } from "./graph.js";
-import type { ApprovalRequest } from "./nodes.js";
 import { type ApprovalGate, initialState, type PipelineState } from "./state.js";
 
 /**

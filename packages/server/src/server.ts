@@ -4,7 +4,6 @@ import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
-import { PostgresSaver } from "@trellis/checkpoint-postgres";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -15,8 +14,7 @@ import { takeDataFileLock } from "./data-file-lock.js";
 import { type EventHub, LocalEventHub } from "./event-hub.js";
 import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
 import { answerClientError, errorJson, errorResponse, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
-import { POSTGRES_SESSION_OPTIONS, PostgresRunStore } from "./postgres-run-store.js";
-import { RedisEventHub, RedisQueueWake } from "./redis-fan-out.js";
+import { importOptional } from "./optional-module.js";
 import { RetentionSweeper } from "./retention.js";
 import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
 import { assistantRoutes } from "./routes/assistants.js";
@@ -134,15 +132,35 @@ interface Storage {
   close(): Promise<void>;
 }
 
+/** The Redis fan-out, loaded only for a `redis` queue: a SQLite project never needs ioredis. */
+async function openRedis(queue: ResolvedConfig["queue"]) {
+  if (queue.kind !== "redis") return undefined;
+  const { RedisEventHub, RedisQueueWake } = await importOptional(() => import("./redis-fan-out.js"), {
+    feature: 'the "redis" queue',
+    packages: ["ioredis"],
+  });
+  return {
+    hub: new RedisEventHub({ url: queue.url, ...(queue.prefix ? { prefix: queue.prefix } : {}) }),
+    wake: new RedisQueueWake({ url: queue.url, ...(queue.prefix ? { prefix: queue.prefix } : {}) }),
+  };
+}
+
+/** The PostgreSQL saver and run store, loaded only when the config names them: a SQLite project never installs pg. */
+async function loadPostgres() {
+  const needs = { feature: 'the "postgres" saver', packages: ["@trellis/checkpoint-postgres", "pg"] };
+  const { PostgresSaver } = await importOptional(() => import("@trellis/checkpoint-postgres"), needs);
+  const { POSTGRES_SESSION_OPTIONS, PostgresRunStore } = await importOptional(
+    () => import("./postgres-run-store.js"),
+    needs,
+  );
+  return { PostgresSaver, POSTGRES_SESSION_OPTIONS, PostgresRunStore };
+}
+
 async function openStorage(config: ResolvedConfig): Promise<Storage> {
   const queue = config.queue;
-  const redis =
-    queue.kind === "redis"
-      ? {
-          hub: new RedisEventHub({ url: queue.url, ...(queue.prefix ? { prefix: queue.prefix } : {}) }),
-          wake: new RedisQueueWake({ url: queue.url, ...(queue.prefix ? { prefix: queue.prefix } : {}) }),
-        }
-      : undefined;
+  // the drivers load before any connection opens, so a missing one leaves nothing to close
+  const postgres = config.saver.kind === "postgres" ? await loadPostgres() : undefined;
+  const redis = await openRedis(queue);
   const closeRedis = async () => {
     await redis?.hub.close();
     await redis?.wake.close();
@@ -160,6 +178,7 @@ async function openStorage(config: ResolvedConfig): Promise<Storage> {
     };
     return { saver, store, hub: redis?.hub ?? new LocalEventHub(), close };
   }
+  const { PostgresSaver, POSTGRES_SESSION_OPTIONS, PostgresRunStore } = postgres ?? (await loadPostgres());
   const saver = new PostgresSaver({
     connectionString: config.saver.url,
     // a stalled process (SIGSTOP, a paused VM) cannot hold locks past a few seconds

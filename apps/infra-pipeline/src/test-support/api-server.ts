@@ -20,6 +20,8 @@ export interface ApiServer {
   post(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }>;
   get(path: string): Promise<{ status: number; json: Record<string, unknown> }>;
   /** A new thread; `wait(body)` runs `/threads/{id}/runs/wait` with the assistant on it. */
+  /** Listens on 127.0.0.1 (a random port) for clients over HTTP, such as the official SDK; returns the URL. */
+  listen(): Promise<string>;
   thread(): Promise<{
     id: string;
     wait(body: Record<string, unknown>): Promise<{ status: number; json: Record<string, unknown> }>;
@@ -58,6 +60,9 @@ export async function startApiServer(env: Record<string, string> = {}): Promise<
     dir,
     post: (path, body) => call("POST", path, body),
     get: (path) => call("GET", path),
+    async listen() {
+      return (await server.listen(0)).url;
+    },
     async thread() {
       const id = String((await call("POST", "/threads", {})).json.thread_id);
       return { id, wait: (body) => call("POST", `/threads/${id}/runs/wait`, { assistant_id: ASSISTANT_ID, ...body }) };

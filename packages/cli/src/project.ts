@@ -1,14 +1,13 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type CheckpointSaver, MemorySaver, TrellisError } from "@trellis/checkpoint";
-import { PostgresSaver } from "@trellis/checkpoint-postgres";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import {
   type AnyGraph,
   createServer,
+  importOptional,
   loadConfig,
   loadGraphs,
-  PostgresRunStore,
   type ResolvedConfig,
   type RunStore,
   resolveConfig,
@@ -103,6 +102,10 @@ export async function openStorage(project: Project): Promise<Storage> {
       },
     };
   }
+  // loaded only for a postgres saver: a SQLite project never installs pg
+  const needs = { feature: 'the "postgres" saver', packages: ["@trellis/checkpoint-postgres", "pg"] };
+  const { PostgresSaver } = await importOptional(() => import("@trellis/checkpoint-postgres"), needs);
+  const { PostgresRunStore } = await importOptional(() => import("@trellis/server/postgres"), needs);
   const pg = new PostgresSaver({ connectionString: saver.url, ...(saver.schema ? { schema: saver.schema } : {}) });
   try {
     await pg.setup();

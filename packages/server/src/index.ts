@@ -1,3 +1,14 @@
+/**
+ * `@trellis/server`: the Agent-Server-compatible HTTP server. It loads no database driver but SQLite's:
+ * the PostgreSQL run store is in `@trellis/server/postgres` and the Redis fan-out in
+ * `@trellis/server/redis`, and a config naming them loads them on demand.
+ *
+ * @example
+ * import { createServer, loadConfig } from "@trellis/server";
+ *
+ * const server = await createServer(await loadConfig("trellis.json"));
+ * const { url } = await server.listen();
+ */
 export { type AgUiEvent, AgUiTranslator, type JsonPatchOp, jsonPatch } from "./ag-ui-events.js";
 export { type Authenticate, authMiddleware, credentialAuth } from "./auth.js";
 export {
@@ -21,8 +32,7 @@ export {
   type HostedGraph,
   loadGraphs,
 } from "./graph-registry.js";
-export { POSTGRES_SESSION_OPTIONS, PostgresRunStore, type PostgresRunStoreOptions } from "./postgres-run-store.js";
-export { RedisEventHub, RedisQueueWake } from "./redis-fan-out.js";
+export { importOptional } from "./optional-module.js";
 export { rollbackRun } from "./rollback.js";
 export {
   DEFAULT_HEARTBEAT_MS,

@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RedisQueueWake } from "@trellis/server";
+import { RedisQueueWake } from "@trellis/server/redis";
 import pg from "pg";
 import { openPlace, runRecord, slowRun, startWorker } from "../fixtures/worker-stall.js";
 import { POSTGRES_URL, REDIS_URL } from "../harness/services.js";

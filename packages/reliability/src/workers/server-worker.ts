@@ -19,16 +19,14 @@ import {
   type EventHub,
   type HostedGraph,
   LocalEventHub,
-  POSTGRES_SESSION_OPTIONS,
-  PostgresRunStore,
   type QueueWake,
-  RedisEventHub,
-  RedisQueueWake,
   RunManager,
   type RunStore,
   SqliteRunStore,
   TERMINAL_RUN_STATUSES,
 } from "@trellis/server";
+import { POSTGRES_SESSION_OPTIONS, PostgresRunStore } from "@trellis/server/postgres";
+import { RedisEventHub, RedisQueueWake } from "@trellis/server/redis";
 
 import { askGraph, slowGraph, tickerGraph } from "../fixtures/server-graphs.js";
 import { runRecord } from "../fixtures/worker-stall.js";

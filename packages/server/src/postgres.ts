@@ -1,0 +1,14 @@
+/**
+ * `@trellis/server/postgres`: the PostgreSQL run store, for code that builds a server's parts itself.
+ * A separate entry so that importing `@trellis/server` never loads `pg`: install
+ * `@trellis/checkpoint-postgres` and `pg` only when you use PostgreSQL.
+ *
+ * @example
+ * import { PostgresSaver } from "@trellis/checkpoint-postgres";
+ * import { PostgresRunStore } from "@trellis/server/postgres";
+ *
+ * const saver = new PostgresSaver({ connectionString: process.env.DATABASE_URL });
+ * const store = new PostgresRunStore({ pool: saver.pool });
+ * await store.setup();
+ */
+export { POSTGRES_SESSION_OPTIONS, PostgresRunStore, type PostgresRunStoreOptions } from "./postgres-run-store.js";

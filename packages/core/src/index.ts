@@ -5,6 +5,10 @@ export {
   LeaseError,
   ManualClock,
   MemorySaver,
+  MemoryStore,
+  type SearchItem,
+  type Store,
+  type StoreItem,
   systemClock,
   TrellisError,
   type TrellisErrorCode,
@@ -56,6 +60,7 @@ export type { ForkOptions } from "./runtime/fork.js";
 export {
   emitMessageChunk,
   getNodeContext,
+  getStore,
   interrupt,
   isControlFlowSignal,
   type NodeContext,

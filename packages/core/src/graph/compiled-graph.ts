@@ -1,4 +1,4 @@
-import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
+import { type CheckpointSaver, type Store, TrellisError } from "@trellis/checkpoint";
 import { applyWrites, initialValues } from "../runtime/apply.js";
 import { type Command, GraphInterrupt, type Interrupt, ParentCommand } from "../runtime/command.js";
 import { normalizeConfig, type RunConfig } from "../runtime/config.js";
@@ -82,6 +82,17 @@ export class CompiledGraph<S extends StateSchema> {
    */
   withCheckpointer(checkpointer: CheckpointSaver | undefined): CompiledGraph<S> {
     return new CompiledGraph<S>({ ...this.#spec, checkpointer });
+  }
+
+  /**
+   * The same graph with another long-term memory store (`ctx.store` of its nodes when the run config
+   * gives none).
+   *
+   * @example
+   * const served = graph.withStore(new SqliteStore({ filename: "./memory.db" }));
+   */
+  withStore(store: Store | undefined): CompiledGraph<S> {
+    return new CompiledGraph<S>({ ...this.#spec, store });
   }
 
   /** What an input does when it arrives while the thread waits on an interrupt (see {@link PausedInputPolicy}). */
@@ -391,6 +402,8 @@ export class CompiledGraph<S extends StateSchema> {
     if (parent.metadata !== undefined) inherited.metadata = parent.metadata;
     if (parent.runId !== undefined) inherited.runId = parent.runId;
     if (parent.recursionLimit !== undefined) inherited.recursionLimit = parent.recursionLimit;
+    // the parent node's store (its run config's, else its graph's) reaches the subgraph's nodes
+    if (scope.ctx.store !== undefined) inherited.store = scope.ctx.store;
     const normalized = normalizeConfig({ ...inherited, ...config, durability: parent.durability ?? "sync" });
     try {
       const outcome = await executeRun({

@@ -1,4 +1,4 @@
-import type { CheckpointSaver, Clock } from "@trellis/checkpoint";
+import type { CheckpointSaver, Clock, Store } from "@trellis/checkpoint";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { PausedInputPolicy } from "../runtime/paused-input.js";
 import type { RetryPolicy } from "../runtime/retry.js";
@@ -68,6 +68,8 @@ export interface GraphSpec {
   interruptBefore: ReadonlySet<string> | "*";
   interruptAfter: ReadonlySet<string> | "*";
   checkpointer: CheckpointSaver | undefined;
+  /** The store nodes see as `ctx.store` when the run config gives none. */
+  store?: Store | undefined;
   clock: Clock;
   /** How long a run holds its thread without renewing (renewed every third of it). */
   leaseTtlMs: number;

@@ -1,4 +1,4 @@
-import { type CheckpointSaver, type Clock, createIdGenerator, systemClock } from "@trellis/checkpoint";
+import { type CheckpointSaver, type Clock, createIdGenerator, type Store, systemClock } from "@trellis/checkpoint";
 import { END, RESERVED_NODE_NAMES, START } from "../constants.js";
 import { GraphValidationError } from "../errors.js";
 import type { Command } from "../runtime/command.js";
@@ -37,6 +37,14 @@ export type Router<S extends StateSchema> = (
 export interface CompileOptions<S extends StateSchema = StateSchema> {
   /** Where checkpoints go. Needed for interrupts, resume, time travel. */
   checkpointer?: CheckpointSaver;
+  /**
+   * The long-term memory store shared across threads, reached by nodes as `ctx.store` (and by tools
+   * with `getStore()`), as LangGraph's `compile({ store })`. A run config's `store` overrides it.
+   *
+   * @example
+   * builder.compile({ checkpointer, store: new SqliteStore({ database: checkpointer.database }) });
+   */
+  store?: Store;
   /** Pause before these nodes run ("*" for all). */
   interruptBefore?: readonly string[] | "*";
   /** Pause after these nodes run ("*" for all). */
@@ -262,6 +270,7 @@ export class StateGraph<S extends StateSchema> {
       interruptBefore: breakpoints(options.interruptBefore),
       interruptAfter: breakpoints(options.interruptAfter),
       checkpointer: options.checkpointer,
+      store: options.store,
       clock,
       nextId: createIdGenerator(clock),
       snapshotEvery: options.snapshotEvery ?? 1000,

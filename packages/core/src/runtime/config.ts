@@ -1,4 +1,4 @@
-import { TrellisError } from "@trellis/checkpoint";
+import { type Store, TrellisError } from "@trellis/checkpoint";
 
 /** When checkpoints are written. */
 export type Durability = "sync" | "async" | "exit";
@@ -64,6 +64,11 @@ export interface RunConfig {
    * this fails with `PAYLOAD_TOO_LARGE` before anything of it is written. Default: no limit.
    */
   maxStateBytes?: number;
+  /**
+   * The long-term memory store nodes reach as `ctx.store` (and `getStore()`) in this run and its
+   * subgraphs; overrides the one given to `compile({ store })`. A server passes its own here.
+   */
+  store?: Store;
   /** LangGraph's form: `thread_id`, `checkpoint_id`, and anything else nodes may read. */
   configurable?: { thread_id?: string; checkpoint_id?: string; [key: string]: unknown };
 }

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
-import { type CheckpointSaver, type Lease, TrellisError } from "@trellis/checkpoint";
+import { type CheckpointSaver, type Lease, type Store, TrellisError } from "@trellis/checkpoint";
 import { GraphInterrupt, ParentCommand } from "./command.js";
 import type { RunConfig } from "./config.js";
 import type { EventSink } from "./stream-events.js";
@@ -31,6 +31,14 @@ export interface NodeContext {
   readonly signal: AbortSignal;
   /** The run's configuration (thread id, recursion limit…). */
   readonly config: Readonly<RunConfig>;
+  /**
+   * The long-term memory store shared across threads (LangGraph's `getStore()`): the run config's
+   * `store`, else the one given to `compile({ store })`; undefined when neither gave one.
+   *
+   * @example
+   * await ctx.store?.put(["memories", userId], "likes", { text: "green tea" });
+   */
+  readonly store?: Store | undefined;
   /**
    * Pauses the run and shows `value` to the person; returns their answer when the run resumes. The i-th
    * call in a node returns the i-th answer.
@@ -95,6 +103,17 @@ export function getNodeContext(): NodeContext {
     throw new TrellisError("INVALID_CONFIG", "getNodeContext() was called outside a running graph node.");
   }
   return scope.ctx;
+}
+
+/**
+ * The long-term memory store of the node running this code (its `ctx.store`), for tools and code
+ * ported from LangGraph's `getStore()`. Undefined outside a node or when the run has no store.
+ *
+ * @example
+ * const memories = await getStore()?.search(["memories", userId], { query: "drinks" });
+ */
+export function getStore(): Store | undefined {
+  return storage.getStore()?.ctx.store;
 }
 
 /**

@@ -118,6 +118,7 @@ function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): unknown 
     attempt,
     signal,
     config: env.config,
+    store: env.config.store ?? env.spec.store,
     interrupt: methods.interrupt,
     step: methods.step,
     emit(data) {

@@ -43,7 +43,7 @@ export {
   type RunResult,
   type StreamOptions,
 } from "./graph/compiled-graph.js";
-export type { GraphDrawing } from "./graph/draw.js";
+export type { GraphDrawing, Xray } from "./graph/draw.js";
 export type { NodeOptions } from "./graph/spec.js";
 export {
   type CompileOptions,

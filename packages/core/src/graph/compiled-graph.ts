@@ -19,7 +19,7 @@ import { validateUpdate } from "../runtime/validate-update.js";
 import { checkAgainst, checkResumeAnswers, checkTypedKeys } from "../schema/check-state.js";
 import { type GraphSchemas, graphSchemas } from "../schema/graph-schemas.js";
 import type { StateOf, StateSchema, UpdateOf } from "../state.js";
-import { drawingOf, type GraphDrawing, mermaidOf } from "./draw.js";
+import { drawingOf, type GraphDrawing, mermaidOf, type Xray } from "./draw.js";
 import type { GraphSpec } from "./spec.js";
 
 /** Options of `stream` and `streamEvents`, besides the run config. */
@@ -370,19 +370,26 @@ export class CompiledGraph<S extends StateSchema> {
     return out;
   }
 
-  /** The graph's nodes and edges as data. */
-  getGraph(): GraphDrawing {
-    return drawingOf(this.#spec);
+  /**
+   * The graph's nodes and edges as data. With `xray`, subgraph nodes are expanded into their own nodes,
+   * named `parent:child`, as LangGraph's `getGraph({ xray })` draws them: `true` every level, a number
+   * that many levels.
+   *
+   * @example
+   * graph.getGraph({ xray: true }).nodes.map((n) => n.id); // ["__start__", "plan", "review:check", …]
+   */
+  getGraph(options: { xray?: Xray } = {}): GraphDrawing {
+    return drawingOf(this.#spec, options.xray);
   }
 
   /**
-   * The graph as a Mermaid flowchart.
+   * The graph as a Mermaid flowchart (with `xray`, subgraphs expanded as in {@link getGraph}).
    *
    * @example
    * console.log(graph.drawMermaid()); // graph TD …
    */
-  drawMermaid(): string {
-    return mermaidOf(drawingOf(this.#spec));
+  drawMermaid(options: { xray?: Xray } = {}): string {
+    return mermaidOf(drawingOf(this.#spec, options.xray));
   }
 
   async #invokeNested(

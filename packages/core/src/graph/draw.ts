@@ -7,8 +7,83 @@ export interface GraphDrawing {
   edges: Array<{ source: string; target: string; conditional: boolean; label?: string }>;
 }
 
-/** @internal */
-export function drawingOf(spec: GraphSpec): GraphDrawing {
+/**
+ * How deep {@link drawingOf} expands subgraphs, as LangGraph's `getGraph({ xray })` takes it: `false` or
+ * `0` draws a subgraph as one node, `true` expands every level, a number that many levels.
+ */
+export type Xray = boolean | number;
+
+/**
+ * The graph's drawing; with `xray`, each subgraph node is replaced by the subgraph's own nodes, named
+ * `parent:child` (nested ones `parent:child:grandchild`), the way LangGraph's `getGraph({ xray })` draws
+ * them: the subgraph's START and END are dropped when it has a single first and a single last node, edges
+ * into the subgraph node go to its first node and edges out of it leave from its last node. A subgraph
+ * of one node stays one node.
+ * @internal
+ */
+export function drawingOf(spec: GraphSpec, xray: Xray = false): GraphDrawing {
+  const flat = flatDrawingOf(spec);
+  if (!xray) return flat;
+  const deeper: Xray = typeof xray === "number" ? xray - 1 : xray;
+  const nodes: GraphDrawing["nodes"] = [];
+  const inner: GraphDrawing["edges"] = [];
+  /** For an expanded subgraph node: where edges into it arrive and where edges out of it leave. */
+  const ends = new Map<string, { first: string; last: string | undefined }>();
+  for (const node of flat.nodes) {
+    const sub = node.kind === "subgraph" ? spec.nodes.get(node.id)?.subgraph : undefined;
+    const drawn = sub ? trimmed(drawingOf(sub.spec, deeper)) : undefined;
+    const first = drawn && firstNode(drawn);
+    if (!drawn || drawn.nodes.length <= 1 || first === undefined) {
+      nodes.push(node);
+      continue;
+    }
+    const prefixed = (id: string) => `${node.id}:${id}`;
+    for (const child of drawn.nodes) nodes.push({ ...child, id: prefixed(child.id) });
+    for (const edge of drawn.edges)
+      inner.push({ ...edge, source: prefixed(edge.source), target: prefixed(edge.target) });
+    const last = lastNode(drawn);
+    ends.set(node.id, { first: prefixed(first), last: last === undefined ? undefined : prefixed(last) });
+  }
+  const edges = [...inner];
+  for (const edge of flat.edges) {
+    const from = ends.get(edge.source);
+    const source = from ? from.last : edge.source;
+    // LangGraph draws no edge out of a subgraph that has no single last node
+    if (source === undefined) continue;
+    edges.push({ ...edge, source, target: ends.get(edge.target)?.first ?? edge.target });
+  }
+  return { nodes, edges };
+}
+
+/** The one node no edge enters (ignoring `exclude` and the edges out of it), if there is exactly one. */
+function firstNode(drawing: GraphDrawing, exclude?: string): string | undefined {
+  const targets = new Set(drawing.edges.filter((e) => e.source !== exclude).map((e) => e.target));
+  const found = drawing.nodes.filter((n) => n.id !== exclude && !targets.has(n.id));
+  return found.length === 1 ? found[0]?.id : undefined;
+}
+
+/** The one node no edge leaves (ignoring `exclude` and the edges into it), if there is exactly one. */
+function lastNode(drawing: GraphDrawing, exclude?: string): string | undefined {
+  const sources = new Set(drawing.edges.filter((e) => e.target !== exclude).map((e) => e.source));
+  const found = drawing.nodes.filter((n) => n.id !== exclude && !sources.has(n.id));
+  return found.length === 1 ? found[0]?.id : undefined;
+}
+
+/** Without its first node (START) when another single first node remains, and likewise its last (END). */
+function trimmed(drawing: GraphDrawing): GraphDrawing {
+  let out = drawing;
+  const without = (d: GraphDrawing, id: string): GraphDrawing => ({
+    nodes: d.nodes.filter((n) => n.id !== id),
+    edges: d.edges.filter((e) => e.source !== id && e.target !== id),
+  });
+  const first = firstNode(out);
+  if (first !== undefined && firstNode(out, first) !== undefined) out = without(out, first);
+  const last = lastNode(out);
+  if (last !== undefined && lastNode(out, last) !== undefined) out = without(out, last);
+  return out;
+}
+
+function flatDrawingOf(spec: GraphSpec): GraphDrawing {
   const nodes: GraphDrawing["nodes"] = [{ id: START, kind: "start" }];
   for (const node of spec.nodes.values()) {
     const entry: GraphDrawing["nodes"][number] = { id: node.name, kind: node.subgraph ? "subgraph" : "node" };

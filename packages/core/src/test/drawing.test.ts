@@ -228,3 +228,48 @@ describe("drawMermaid output is valid Mermaid", () => {
     expect(edges).toHaveLength(20);
   });
 });
+
+describe("getGraph({ xray }) and drawMermaid({ xray })", () => {
+  const pass = () => ({});
+  /** A subgraph with two first nodes and two last ones: its START and END cannot be dropped. */
+  function forkedSub() {
+    const sub = new StateGraph({ n: channel.value(0) })
+      .addNode("a", pass)
+      .addNode("b", pass)
+      .addEdge(START, "a")
+      .addEdge(START, "b")
+      .addEdge("a", END)
+      .addEdge("b", END)
+      .compile({ name: "forked" });
+    return new StateGraph({ n: channel.value(0) })
+      .addNode("prep", pass)
+      .addNode("fan", sub)
+      .addEdge(START, "prep")
+      .addEdge("prep", "fan")
+      .addEdge("fan", END)
+      .compile();
+  }
+
+  it("keeps a subgraph's START and END as parent:__start__ / parent:__end__ when it has several first or last nodes", () => {
+    const g = forkedSub().getGraph({ xray: true });
+    expect(g.nodes.map((n) => n.id)).toEqual([START, "prep", `fan:${START}`, "fan:a", "fan:b", `fan:${END}`, END]);
+    expect(g.edges.map((e) => `${e.source}->${e.target}`).sort()).toEqual(
+      [
+        `fan:${START}->fan:a`,
+        `fan:${START}->fan:b`,
+        `fan:a->fan:${END}`,
+        `fan:b->fan:${END}`,
+        `${START}->prep`,
+        `prep->fan:${START}`,
+        `fan:${END}->${END}`,
+      ].sort(),
+    );
+  });
+
+  it("draws the expanded graph in Mermaid with readable ids and the parent:child names as labels", () => {
+    const text = forkedSub().drawMermaid({ xray: true });
+    expect(text).toContain('fan_a["fan:a"]');
+    expect(text).toContain("prep --> fan___start__");
+    expect(forkedSub().drawMermaid()).toContain("fan[[fan]]");
+  });
+});

@@ -126,7 +126,8 @@ export function buildTwiGraph(services: TwiServices, options: BuildGraphOptions 
       // decision is an explicit answer to the pause it was shown for (README: "Input while a pause
       // waits"). The core applies the policy to interrupt() pauses; see the README for breakpoints.
       onInputWhilePaused: "reject",
-      // typed fields a caller sets are checked before anything is written: a 400 over the API
+      // typed fields a caller writes are checked by their channels' schemas (state.ts); this checks the
+      // whole state, so a field left out (no message) is refused too — before anything is written
       validateState: checkTypedInput,
       ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
     });

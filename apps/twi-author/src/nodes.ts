@@ -17,7 +17,7 @@ import {
   intentMessages,
   parseIntent,
 } from "./prompts.js";
-import { type AgentState, type AgentUpdate, AI_LABEL, type ProcessedInput } from "./state.js";
+import { type AgentState, type AgentUpdate, AI_LABEL, type ProcessedInput, typedInputSchema } from "./state.js";
 import type { BlobStorage } from "./storage/blob-storage.js";
 import { matchHeading, parseTwiText } from "./twi-document.js";
 
@@ -113,33 +113,26 @@ export function conversationIdOf(state: AgentState, ctx: NodeContext): string {
   return typeof threadId === "string" && threadId !== "" ? threadId : state.conversation_id;
 }
 
-const CHANNELS = ["msteams", "telegram", "cli"] as const;
-
 /**
- * Checks the typed fields a caller sets — `channel`, `revision_count`, `message`, `user_id`,
- * `tenant_id` — and names the one that is wrong (`INVALID_ARGUMENT`; HTTP 400 when an app route throws
- * the run's error). Runs before anything is generated, and again at the review pause (a
- * `command.update` may have set them).
+ * Checks the typed fields of the whole state — `channel`, `revision_count`, `message`, `user_id`,
+ * `tenant_id`, as {@link typedInputSchema} declares them — and names the first one that is wrong
+ * (`INVALID_STATE`). The channels' schemas refuse a wrong value a caller writes before it is stored;
+ * this also catches a field the caller left out (a run without a `message`). Runs when a request is
+ * accepted (`compile({ validateState })`: a 400 over the API), before anything is generated, and again
+ * at the review pause.
  *
  * @example
- * checkTypedInput({ ...state, channel: "whatsapp" }); // throws: Input "channel" must be one of msteams, telegram, cli, got "whatsapp".
+ * checkTypedInput({ ...state, message: "" }); // throws: Input "message" must be the request as text, got "".
  */
 export function checkTypedInput(state: AgentState): void {
-  const bad = (field: string, expected: string, got: unknown): never => {
-    throw new TrellisError("INVALID_ARGUMENT", `Input "${field}" must be ${expected}, got ${JSON.stringify(got)}.`, {
-      details: { field, got },
-    });
-  };
-  if (!(CHANNELS as readonly unknown[]).includes(state.channel))
-    bad("channel", `one of ${CHANNELS.join(", ")}`, state.channel);
-  const count = state.revision_count as unknown;
-  if (typeof count !== "number" || !Number.isInteger(count) || count < 0) {
-    bad("revision_count", "a whole number, 0 or more", count);
-  }
-  if (typeof state.message !== "string" || state.message.trim() === "")
-    bad("message", "the request as text", state.message);
-  if (typeof state.user_id !== "string") bad("user_id", "a string", state.user_id);
-  if (typeof state.tenant_id !== "string") bad("tenant_id", "a string", state.tenant_id);
+  const result = typedInputSchema.safeParse(state);
+  if (result.success) return;
+  const issue = result.error.issues[0];
+  const field = String(issue?.path[0] ?? "input");
+  const got = (state as Record<string, unknown>)[field];
+  throw new TrellisError("INVALID_STATE", `Input "${field}" ${issue?.message}, got ${JSON.stringify(got)}.`, {
+    details: { key: field, got },
+  });
 }
 
 function modeOf(state: AgentState): GeneratePromptInput["mode"] {

@@ -1,4 +1,5 @@
 import { channel, type StateOf, type UpdateOf } from "@trellis/core";
+import { z } from "zod";
 
 /**
  * The label every draft starts with (EU AI Act transparency: the reader must know the text is
@@ -89,6 +90,29 @@ export interface DraftMetadata {
 }
 
 /**
+ * The fields a caller types (the run's input, a reviewer's state update), as zod schemas. The state
+ * schema declares them on its channels, so a wrong value is refused before anything is written
+ * (`INVALID_STATE`, a 400 naming the key over the API) and `getSchemas()` shows them as JSON Schema.
+ *
+ * @example
+ * typedInputSchema.shape.channel.safeParse("whatsapp").success; // false
+ */
+export const typedInputSchema = z.object({
+  user_id: z.string({ error: "must be a string" }),
+  tenant_id: z.string({ error: "must be a string" }),
+  channel: z.enum(["msteams", "telegram", "cli"], { error: "must be one of msteams, telegram, cli" }),
+  message: z
+    .string({ error: "must be the request as text" })
+    .refine((text) => text.trim() !== "", { error: "must be the request as text" }),
+  revision_count: z
+    .number({ error: "must be a whole number, 0 or more" })
+    .int({ error: "must be a whole number, 0 or more" })
+    .min(0, { error: "must be a whole number, 0 or more" }),
+});
+
+const fields = typedInputSchema.shape;
+
+/**
  * The graph's state schema: the seed's `AgentState`, one channel per field. `messages` keeps the
  * conversation (request, drafts, feedback) with LangGraph's `add_messages` semantics.
  *
@@ -96,21 +120,23 @@ export interface DraftMetadata {
  * const graph = new StateGraph(agentStateSchema);
  */
 export const agentStateSchema = {
-  user_id: channel.value(""),
-  tenant_id: channel.value(""),
+  user_id: channel.value("", { schema: fields.user_id }),
+  tenant_id: channel.value("", { schema: fields.tenant_id }),
   conversation_id: channel.value(""),
-  channel: channel.value<TwiChannel>("cli"),
-  message: channel.value(""),
+  channel: channel.value<TwiChannel>("cli", { schema: fields.channel }),
+  message: channel.value("", { schema: fields.message }),
 
   intent: channel.value<Intent | null>(null),
   processed_input: channel.value<ProcessedInput | null>(null),
   draft: channel.value<string | null>(null),
   draft_metadata: channel.value<DraftMetadata | null>(null),
 
-  revision_feedback: channel.value<string | null>(null),
-  revision_count: channel.value(0),
+  revision_feedback: channel.value<string | null>(null, { schema: z.string().nullable() }),
+  revision_count: channel.value(0, { schema: fields.revision_count }),
 
-  status: channel.value<TwiStatus>("processing"),
+  status: channel.value<TwiStatus>("processing", {
+    schema: z.enum(["processing", "review_needed", "revision_requested", "approved", "rejected", "completed", "error"]),
+  }),
   pdf_url: channel.value<string | null>(null),
   pdf_blob_name: channel.value<string | null>(null),
 

@@ -11,6 +11,13 @@ export {
   type ToolDefinition,
 } from "./chat-model.js";
 export { getChunkSink, setChunkSink } from "./chunk-sink.js";
+export {
+  type AiSdkEmbeddingModel,
+  type EmbedTexts,
+  type EmbedWithOptions,
+  embedWith,
+  hashedBagOfWords,
+} from "./embeddings.js";
 export { type ChatModelFromEnvOptions, chatModelFromEnv } from "./from-env.js";
 export { type InvokeToolOptions, invokeTool, runTool, type ToolOutcome, toolOutputText } from "./invoke-tool.js";
 export { deltasFromMessage, splitIntoWords } from "./message-deltas.js";

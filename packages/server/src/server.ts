@@ -10,14 +10,17 @@ import { bodyLimit } from "hono/body-limit";
 import { type Authenticate, authMiddleware, credentialAuth } from "./auth.js";
 import { loadConfig, type ResolvedConfig, resolveConfig, type TrellisConfig } from "./config.js";
 import { corsFor } from "./cors.js";
+import { CronScheduler, type CronSchedulerOptions } from "./cron-scheduler.js";
 import { takeDataFileLock } from "./data-file-lock.js";
 import { type EventHub, LocalEventHub } from "./event-hub.js";
 import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
 import { answerClientError, errorJson, errorResponse, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
+import { openCronStore } from "./open-cron-store.js";
 import { importOptional } from "./optional-module.js";
 import { RetentionSweeper } from "./retention.js";
 import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
 import { assistantRoutes } from "./routes/assistants.js";
+import { cronRoutes } from "./routes/crons.js";
 import { runRoutes } from "./routes/runs.js";
 import { systemRoutes } from "./routes/system.js";
 import { threadRoutes } from "./routes/threads.js";
@@ -49,6 +52,8 @@ export interface CreateServerOptions {
    * await createServer(config, { publicRoutes: [{ path: "/studio", app: staticFiles("packages/studio/dist") }] });
    */
   publicRoutes?: ReadonlyArray<{ path: string; app: Hono }>;
+  /** The cron scheduler's clock and look interval (tests move a `ManualClock`). */
+  crons?: CronSchedulerOptions;
 }
 
 /** A created server: the Hono app, its parts, and how to listen and stop. */
@@ -62,6 +67,8 @@ export interface TrellisServer {
   manager: RunManager;
   /** The one run path: start, follow, wait for and cancel runs (what every door calls). */
   runs: RunService;
+  /** The cron scheduler: started in processes that execute runs; `tick()` takes the due ticks now. */
+  crons: CronScheduler;
   /**
    * Every route that answers without the server's auth (when it is on; with it off, every route does):
    * `/ok`, the public routes, and the routes that apps mounted with `routesAuth: "app"` declared, with
@@ -247,6 +254,11 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   runParts.manager = manager;
   const parts = { config: resolved, graphs, saver, store, manager, authEnabled: resolved.auth.enabled };
   const ctx: ServerContext = { ...parts, runs, ...lookups(parts) };
+  const cronStore = await openCronStore(saver, resolved.saver.kind === "postgres" ? resolved.saver : {});
+  const crons = new CronScheduler(
+    { crons: cronStore, runs, store, saver, manager, graphFor: ctx.graphFor },
+    { log: jsonLogger({ worker: manager.workerId }, { quiet: !storage.shared }), ...options.crons },
+  );
 
   const app = new Hono<ServerEnv>();
   app.onError(errorResponse);
@@ -298,6 +310,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   app.route("/", systemRoutes(ctx));
   app.route("/assistants", assistantRoutes(ctx));
   app.route("/threads", threadRoutes(ctx));
+  app.route("/", cronRoutes(ctx, crons));
   app.route("/", runRoutes(ctx));
   app.use("/ag-ui/:assistant_id", limitStreams(ctx)); // an AG-UI run over SSE is one of the user's streams
   app.route("/ag-ui", agUiRoutes(ctx));
@@ -307,6 +320,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     }
   }
   await manager.start();
+  if (concurrency > 0) crons.start(); // only processes that execute runs schedule crons
   // one process of the cluster sweeps at a time (a lease in the store); off unless configured
   const sweeper = new RetentionSweeper({
     store,
@@ -326,6 +340,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     store,
     manager,
     runs,
+    crons,
     unauthenticatedRoutes: open,
     authBanner: () => authBanner(resolved.auth.enabled, open),
     async listen(port = resolved.port) {
@@ -349,6 +364,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
           s.closeAllConnections?.();
         });
       }
+      await crons.stop();
       await sweeper.stop();
       await manager.stop();
       await store.close();

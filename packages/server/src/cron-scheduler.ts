@@ -1,0 +1,226 @@
+import { randomUUID } from "node:crypto";
+import { type CheckpointSaver, type Clock, systemClock, TrellisError } from "@trellis/checkpoint";
+import { nextRunAfter } from "./cron-schedule.js";
+import type { CronRecord, CronStore } from "./cron-store.js";
+import type { HostedGraph } from "./graph-registry.js";
+import type { RunManager } from "./run-manager.js";
+import { parseRunRequest } from "./run-request.js";
+import type { RunService } from "./run-service.js";
+import type { RunStore } from "./run-store.js";
+import type { Logger } from "./worker-log.js";
+
+/** How often a scheduler looks for due crons by default: cron schedules have minute precision. */
+export const DEFAULT_CRON_POLL_MS = 1_000;
+/** Due crons read per look. */
+const BATCH = 50;
+
+/** Options of a {@link CronScheduler}: its clock and how often it looks for due crons. */
+export interface CronSchedulerOptions {
+  /** Default: the system clock. A `ManualClock` lets tests move time. */
+  clock?: Clock;
+  /** How often the loop started by {@link CronScheduler.start} looks for due crons. Default 1 s. */
+  pollMs?: number;
+  log?: Logger;
+}
+
+/** The server's parts a scheduler starts runs with. */
+export interface CronSchedulerParts {
+  crons: CronStore;
+  runs: RunService;
+  store: RunStore;
+  saver: CheckpointSaver;
+  manager: RunManager;
+  /** Resolves an assistant id to its graph (a 404 when it is gone). */
+  graphFor(assistantId: string): HostedGraph;
+}
+
+/** The next tick of `cron` strictly after `nowMs`, or null when it has none before its end time. */
+export function nextTick(cron: Pick<CronRecord, "schedule" | "endTimeMs">, nowMs: number): number | null {
+  const next = nextRunAfter(cron.schedule, new Date(nowMs))?.getTime() ?? null;
+  return next !== null && cron.endTimeMs !== null && next > cron.endTimeMs ? null : next;
+}
+
+/**
+ * Starts the runs of crons when they are due, through the run service — as the cron's owner, on its
+ * thread or on a new thread per tick — so a cron's run is queued, executed, fenced and recovered like
+ * any other run.
+ *
+ * At most once per tick, across schedulers and restarts: a scheduler takes a tick by moving the cron's
+ * `next_run_date` past now with a compare-and-set ({@link CronStore.claim}) before it starts the run, so
+ * of any number of schedulers on one store exactly one starts it. Ticks missed while no scheduler ran
+ * (the server was down) start one run at the first look after the restart, not one per missed tick. A
+ * process that dies between taking a tick and queueing its run loses that tick (never runs it twice).
+ *
+ * @example
+ * const scheduler = new CronScheduler(parts, { clock: new ManualClock(Date.parse("2026-01-01T00:00:00Z")) });
+ * const started = await scheduler.tick(); // run ids started for the crons due now
+ */
+export class CronScheduler {
+  readonly #p: CronSchedulerParts;
+  readonly #clock: Clock;
+  readonly #pollMs: number;
+  readonly #log: Logger;
+  #timer: unknown;
+  #stopped = true;
+  #inFlight = new Set<Promise<unknown>>();
+  /** Aborts the waits of stateless crons' threads for their runs' ends when the scheduler stops. */
+  #closing = new AbortController();
+
+  constructor(parts: CronSchedulerParts, options: CronSchedulerOptions = {}) {
+    this.#p = parts;
+    this.#clock = options.clock ?? systemClock;
+    this.#pollMs = options.pollMs ?? DEFAULT_CRON_POLL_MS;
+    this.#log = options.log ?? (() => undefined);
+  }
+
+  /** The clock next run dates are computed with. */
+  get clock(): Clock {
+    return this.#clock;
+  }
+
+  /** The store the crons live in. */
+  get crons(): CronStore {
+    return this.#p.crons;
+  }
+
+  /** Whether the loop runs (only processes that execute runs start it). */
+  get running(): boolean {
+    return !this.#stopped;
+  }
+
+  /** Starts looking for due crons every `pollMs`. */
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#arm();
+  }
+
+  /** Stops the loop and waits for a look in progress to finish. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#closing.abort();
+    this.#closing = new AbortController();
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /**
+   * One look: takes every due tick it can and starts its run. Returns the ids of the runs it started
+   * (a tick another scheduler took, or whose run was refused, starts none here).
+   */
+  async tick(): Promise<string[]> {
+    const look = this.#look();
+    this.#inFlight.add(look);
+    try {
+      return await look;
+    } finally {
+      this.#inFlight.delete(look);
+    }
+  }
+
+  #arm(): void {
+    this.#timer = this.#clock.setTimeout(() => {
+      this.#timer = undefined;
+      void this.tick()
+        .catch((error: unknown) => this.#log({ level: "error", event: "cron-look-failed", error }))
+        .finally(() => {
+          if (!this.#stopped) this.#arm();
+        });
+    }, this.#pollMs);
+  }
+
+  async #look(): Promise<string[]> {
+    const now = this.#clock.now();
+    const started: string[] = [];
+    for (const cron of await this.#p.crons.due(now, BATCH)) {
+      const tick = cron.nextRunMs;
+      if (tick === null) continue;
+      let next: number | null;
+      try {
+        next = nextTick(cron, now);
+      } catch {
+        next = null; // a schedule this version cannot read: stop it rather than retry every look
+      }
+      if (!(await this.#p.crons.claim(cron.cronId, tick, next))) continue; // another scheduler took it
+      if (cron.endTimeMs !== null && tick > cron.endTimeMs) continue;
+      const runId = await this.#fire(cron).catch((error: unknown) => {
+        this.#log({ level: "warn", event: "cron-run-refused", cronId: cron.cronId, error });
+        return undefined;
+      });
+      if (runId) started.push(runId);
+    }
+    return started;
+  }
+
+  /** Starts the run of one tick; its id. */
+  async #fire(cron: CronRecord): Promise<string> {
+    const { request } = parseRunRequest({ ...cron.payload, assistant_id: cron.assistantId }, this.#p.graphFor, {
+      streamDefault: ["values", "updates", "messages-tuple", "custom"],
+      onDisconnectDefault: "continue",
+    });
+    const { input, command, ...kwargs } = request.kwargs;
+    const threadId = cron.threadId ?? (await this.#newThread(cron, request.assistantId));
+    try {
+      const run = await this.#p.runs.start({
+        assistantId: request.assistantId,
+        threadId,
+        as: { user: cron.userId },
+        input,
+        command,
+        metadata: { ...request.metadata, cron_id: cron.cronId },
+        multitaskStrategy: request.multitaskStrategy,
+        ifNotExists: "reject",
+        kwargs,
+      });
+      if (cron.threadId === null && cron.onRunCompleted !== "keep") this.#deleteAfter(run.runId, threadId);
+      return run.runId;
+    } catch (error) {
+      if (cron.threadId === null) await this.#dropThread(threadId);
+      else if (error instanceof TrellisError && error.code === "NOT_FOUND") {
+        // its thread was deleted: the cron goes with it, as LangGraph's do
+        await this.#p.crons.delete(cron.cronId);
+      }
+      throw error;
+    }
+  }
+
+  /** A stateless cron's thread for one tick, owned by the cron's owner and tagged with the cron's id. */
+  async #newThread(cron: CronRecord, assistantId: string): Promise<string> {
+    const threadId = randomUUID();
+    const now = new Date(this.#clock.now()).toISOString();
+    await this.#p.store.createThread(
+      {
+        threadId,
+        createdAt: now,
+        updatedAt: now,
+        metadata: {
+          graph_id: assistantId,
+          assistant_id: assistantId,
+          cron_id: cron.cronId,
+          ...(cron.userId !== null ? { owner: cron.userId } : {}),
+        },
+        status: "idle",
+        owner: cron.userId,
+        graphId: assistantId,
+        error: null,
+      },
+      "raise",
+    );
+    return threadId;
+  }
+
+  /** `on_run_completed: "delete"`: the tick's thread goes once its run ended. */
+  #deleteAfter(runId: string, threadId: string): void {
+    const signal = this.#closing.signal;
+    void this.#p.manager
+      .waitFor(runId, signal)
+      .then(() => (signal.aborted ? undefined : this.#dropThread(threadId)))
+      .catch((error: unknown) => this.#log({ level: "warn", event: "cron-thread-kept", threadId, error }));
+  }
+
+  async #dropThread(threadId: string): Promise<void> {
+    await this.#p.saver.deleteThread(threadId);
+    await this.#p.store.deleteThread(threadId);
+  }
+}

@@ -65,10 +65,33 @@ describe("typed inputs are checked before anything is planned", () => {
     // refused when the request is accepted: a 400 naming the field
     expect(res.status).toBe(400);
     const error = res.json as { error: string; message: string };
-    expect(error.error).toBe("INVALID_ARGUMENT");
-    expect(error.message).toMatch(new RegExp(`^Input "${field}" must be `));
+    // the channel's declared zod schema refuses it (issue 21)
+    expect(error.error).toBe("INVALID_STATE");
+    expect(error.message).toMatch(new RegExp(`state key "${field}" to .*, which its schema refuses: must be `));
     const state = await api.get(`/threads/${thread.id}/state`);
     // nothing was written: the thread has no checkpoint at all
     expect((state.json.values as { planning_output?: unknown }).planning_output ?? null).toBeNull();
+  });
+});
+
+describe("the typed inputs are declared on the state schema (issue 21)", () => {
+  it("updateState with dry_run 'no' at the plan gate is a 400 naming the key; the state is unchanged", async () => {
+    const thread = await api.thread();
+    await thread.wait({ input: requestInput("create an S3 bucket for logs") });
+    const before = await api.get(`/threads/${thread.id}/state`);
+    const res = await api.post(`/threads/${thread.id}/state`, { values: { dry_run: "no" } });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: "INVALID_STATE" });
+    expect(res.json.message).toMatch(/"dry_run" to "no".*must be true or false/);
+    const after = await api.get(`/threads/${thread.id}/state`);
+    expect(after.json.checkpoint).toEqual(before.json.checkpoint);
+  });
+
+  it("getSchemas shows environment, dry_run and max_retries as JSON Schema", async () => {
+    const res = await api.get("/assistants/infra-pipeline/schemas");
+    const input = res.json.input_schema as { properties: Record<string, Record<string, unknown>> };
+    expect(input.properties.environment).toMatchObject({ type: "string", enum: ["dev", "tst", "prd"], default: "dev" });
+    expect(input.properties.dry_run).toMatchObject({ type: "boolean", default: false });
+    expect(input.properties.max_retries).toMatchObject({ type: "integer", minimum: 1, maximum: 10, default: 3 });
   });
 });

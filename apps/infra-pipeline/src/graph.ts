@@ -9,7 +9,7 @@ import { offlineConversationModel } from "./agents/assistant-replies.js";
 import { modelFromEnv, requestIdGenerator, resolveDataDir } from "./app-config.js";
 import { ArtifactStore } from "./artifacts.js";
 import { type DeployExecutor, findExecutor } from "./deploy/executor.js";
-import { checkTypedInputs, createNodes } from "./nodes.js";
+import { createNodes } from "./nodes.js";
 import { type PipelinePolicy, resolvePolicy } from "./policy.js";
 import { routeFromDeployApproval, routeFromOrchestrator, routeFromPlanApproval, routeFromReview } from "./router.js";
 import { pipelineSchema } from "./state.js";
@@ -135,10 +135,8 @@ export function createPipelineGraph(options: PipelineGraphOptions = {}): Pipelin
     // nothing is deployed that a person did not approve: input while a gate waits is refused, not
     // taken as a new request that would silently drop the pending approval
     onInputWhilePaused: "reject",
-    // typed inputs are checked before anything is written or planned: a 400 over the API
-    validateState: (state) => {
-      checkTypedInputs(state);
-    },
+    // typed inputs (environment, dry_run, max_retries) are checked by their channels' zod schemas
+    // (state.ts) before anything is written or planned: a 400 over the API
   });
 }
 

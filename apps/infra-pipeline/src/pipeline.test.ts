@@ -304,7 +304,7 @@ describe("threads", () => {
     await expect(
       f.graph.invoke({ environment: "qa" as never, messages: [{ role: "user", content: "hi" }] }, { threadId: "t" }),
     ).rejects.toThrow(
-      'Input "environment" must be dev, tst or prd (or development, test, prod, production), got "qa".',
+      'The run\'s input sets state key "environment" to "qa", which its schema refuses: must be dev, tst or prd (or development, test, prod, production).',
     );
   });
 });

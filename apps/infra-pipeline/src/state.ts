@@ -3,6 +3,7 @@
  * the seed's routers read but its TypedDict forgot (`intent`, `plan_approved`, `deploy_approved`).
  */
 import { channel, type StateOf, type UpdateOf } from "@trellis/core";
+import { z } from "zod";
 import type {
   DeploymentOutput,
   Environment,
@@ -35,6 +36,35 @@ export interface PipelineMessage {
  */
 export type ApprovalGate = "plan" | "deploy";
 
+/** The environment names a request may use: the three, and their aliases (any case, spaces around). */
+const ENVIRONMENT_NAMES = ["dev", "tst", "prd", "development", "test", "prod", "production"];
+
+/**
+ * The inputs a caller types, as zod schemas declared on their channels: a wrong value in a run's input,
+ * a `command.update` or `updateState` is refused with `INVALID_STATE` naming the key before anything is
+ * written (a 400 over the API), and `getSchemas()` shows them as JSON Schema (the environment as its
+ * three names; the aliases are accepted too).
+ *
+ * @example
+ * typedInputSchema.shape.dry_run.safeParse("no").success; // false
+ */
+export const typedInputSchema = z.object({
+  environment: z
+    .string({ error: "must be dev, tst or prd (or development, test, prod, production)" })
+    .refine((name) => ENVIRONMENT_NAMES.includes(name.trim().toLowerCase()), {
+      error: "must be dev, tst or prd (or development, test, prod, production)",
+    })
+    .meta({ enum: ["dev", "tst", "prd"] }),
+  dry_run: z.boolean({ error: "must be true or false" }),
+  max_retries: z
+    .number({ error: "must be a whole number from 1 to 10" })
+    .int({ error: "must be a whole number from 1 to 10" })
+    .min(1, { error: "must be a whole number from 1 to 10" })
+    .max(10, { error: "must be a whole number from 1 to 10" }),
+});
+
+const fields = typedInputSchema.shape;
+
 /**
  * The state schema. Each key is a last-write-wins value except `messages` (the seed's `add_messages`).
  *
@@ -45,8 +75,8 @@ export const pipelineSchema = {
   // Core state
   request_id: channel.value(""),
   messages: channel.messages<PipelineMessage>(),
-  environment: channel.value<Environment>("dev"),
-  dry_run: channel.value(false),
+  environment: channel.value<Environment>("dev", { schema: fields.environment as z.ZodType<Environment> }),
+  dry_run: channel.value(false, { schema: fields.dry_run }),
   // Agent outputs
   planning_output: channel.value<PlanningOutput | null>(null),
   iac_output: channel.value<IaCOutput | null>(null),
@@ -55,7 +85,7 @@ export const pipelineSchema = {
   // Control flow
   current_agent: channel.value("orchestrator"),
   retry_count: channel.value(0),
-  max_retries: channel.value(3),
+  max_retries: channel.value(3, { schema: fields.max_retries }),
   review_status: channel.value<ReviewStatus | null>(null),
   // Approval gates
   pending_approval: channel.value<ApprovalGate | null>(null),

@@ -106,6 +106,8 @@ describe("crons on the real clock", () => {
     const t = await startTestServer({}, { crons: { pollMs: 50 } });
     const client = new Client({ apiUrl: t.url, apiKey: null });
     try {
+      const info = (await (await fetch(`${t.url}/info`)).json()) as { flags: { crons: boolean } };
+      expect(info.flags.crons).toBe(true);
       const thread = await client.threads.create({ graphId: "slow" });
       const cron = await client.crons.createForThread(thread.thread_id, "slow", {
         schedule: "* * * * *",

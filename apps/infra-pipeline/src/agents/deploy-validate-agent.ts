@@ -14,7 +14,8 @@ import type {
   ReviewOutput,
 } from "../contracts.js";
 import { evaluateCriterion, plannedChanges } from "../deploy/criteria.js";
-import { applyWith, type ExecutorChoice } from "../deploy/executor.js";
+import { applyWith, type DeployExecutor, type ExecutorChoice } from "../deploy/executor.js";
+import { applyLocal } from "../deploy/local-target.js";
 import { loadModule } from "../terraform/terraform-module.js";
 
 /**
@@ -57,6 +58,15 @@ export class DeployValidateAgent {
 
   constructor(options: DeployValidateAgentOptions) {
     this.#options = options;
+  }
+
+  #deployLocal(
+    executor: DeployExecutor,
+    module: ReturnType<typeof loadModule>,
+    request: DeployRequest,
+    context: { base: Omit<DeploymentOutput, "status" | "mode" | "steps" | "summary">; planLine: string },
+  ): Promise<DeploymentOutput> {
+    return deployLocalOutcome(executor, module, request, context, this.#options.signal);
   }
 
   /** Validates the reviewed files against the acceptance criteria, then deploys them (or refuses). */
@@ -107,6 +117,9 @@ export class DeployValidateAgent {
         summary: `Not deployed (refused): ${executor.reason}. Nothing was changed in ${environment}. Install terraform or tofu (or set INFRA_AGENT_EXECUTOR), or run with dry_run to plan and review only. The reviewed files would make ${planLine}; ${met}.`,
       };
     }
+    if (executor.executor.target === "local") {
+      return this.#deployLocal(executor.executor, module, request, { base, planLine });
+    }
     const dir = request.iacOutput?.directory ?? "";
     const { applied, steps } = await applyWith(executor.executor, dir, this.#options.signal);
     const last = steps.at(-1);
@@ -120,6 +133,45 @@ export class DeployValidateAgent {
         : `Not applied: \`${last?.command ?? executor.executor.kind}\` exited ${last?.exit_code ?? "?"}${steps.length > 1 ? ` after ${steps.length - 1} successful step(s)` : "; nothing was changed"}. ${lastLine(last?.output ?? "")}`,
     };
   }
+}
+
+/** The local target's outcome: applied and every criterion met by the applied state, or failed saying why. */
+async function deployLocalOutcome(
+  executor: DeployExecutor,
+  module: ReturnType<typeof loadModule>,
+  request: DeployRequest,
+  context: { base: Omit<DeploymentOutput, "status" | "mode" | "steps" | "summary">; planLine: string },
+  signal: AbortSignal | undefined,
+): Promise<DeploymentOutput> {
+  const { base, planLine } = context;
+  const result = await applyLocal(executor, module, request.acceptanceCriteria, signal);
+  const where = `the local target (terraform_data, ${executor.kind})`;
+  const outcome = { ...base, mode: executor.kind, steps: result.steps };
+  if (!result.applied) {
+    const last = result.steps.at(-1);
+    return {
+      ...outcome,
+      status: "failed",
+      summary: `Not applied to ${where}: \`${last?.command ?? executor.kind}\` exited ${last?.exit_code ?? "?"}${result.steps.length > 1 ? ` after ${result.steps.length - 1} successful step(s)` : "; nothing was changed"}. ${lastLine(last?.output ?? "")}`,
+    };
+  }
+  const missed = result.criteria.filter((c) => !c.passed);
+  if (result.criteria.length !== request.acceptanceCriteria.length) {
+    return {
+      ...outcome,
+      status: "failed",
+      summary: `Applied to ${where} (${planLine}), but its state could not be read back, so the acceptance criteria were not checked against it.`,
+    };
+  }
+  return {
+    ...outcome,
+    criteria: result.criteria,
+    status: missed.length === 0 ? "applied" : "failed",
+    summary:
+      missed.length === 0
+        ? `Applied to ${where} (init, plan, apply: exit 0): ${planLine}; ${result.criteria.length}/${result.criteria.length} acceptance criteria met by the applied state (${result.resources.length} resource(s)).`
+        : `Applied to ${where} (${planLine}), but ${missed.length} of ${result.criteria.length} acceptance criteria are NOT met by the applied state: ${missed.map((c) => `${c.id} (${c.evidence})`).join("; ")}.`,
+  };
 }
 
 /** The last non-empty line of a command's output (its error, usually). */

@@ -16,6 +16,13 @@ import { delimiter, isAbsolute, join } from "node:path";
 export interface DeployExecutor {
   kind: "terraform" | "tofu";
   bin: string;
+  /**
+   * Where it deploys: `files` (default) applies the reviewed files as they are (their providers, their
+   * cloud); `local` applies them as Terraform's built-in `terraform_data` resources in a temporary
+   * directory — no registry, no cloud — and checks the criteria against that state
+   * (`INFRA_AGENT_TF_TARGET=local`, see `local-target.ts`).
+   */
+  target?: "files" | "local";
 }
 
 /**
@@ -60,6 +67,8 @@ function onPath(name: string, env: Readonly<Record<string, string | undefined>>)
 /**
  * Picks the executor: `INFRA_AGENT_EXECUTOR` = `none` (refuse every deployment), `terraform`, `tofu`, or
  * a path to either binary; unset or `auto` takes `terraform`, then `tofu`, from `PATH`.
+ * `INFRA_AGENT_TF_TARGET` = `files` (default: the reviewed files, their providers and cloud) or `local`
+ * (the same resources as built-in `terraform_data`, applied offline); anything else is refused.
  *
  * @example
  * findExecutor({ PATH: "/usr/local/bin" }); // { executor: { kind: "terraform", bin: "/usr/local/bin/terraform" } } when installed
@@ -68,10 +77,19 @@ function onPath(name: string, env: Readonly<Record<string, string | undefined>>)
 export function findExecutor(env: Readonly<Record<string, string | undefined>>): ExecutorChoice {
   const wanted = (env.INFRA_AGENT_EXECUTOR ?? "").trim() || "auto";
   if (wanted === "none") return { reason: "INFRA_AGENT_EXECUTOR is none: deployments are switched off" };
+  const target = (env.INFRA_AGENT_TF_TARGET ?? "").trim() || "files";
+  if (target !== "files" && target !== "local") {
+    return {
+      reason: `INFRA_AGENT_TF_TARGET is "${target}": use files (the reviewed files) or local (terraform_data, offline)`,
+    };
+  }
   const names = wanted === "auto" ? ["terraform", "tofu"] : [wanted];
   for (const name of names) {
     const bin = onPath(name, env);
-    if (bin) return { executor: { kind: /tofu[^/]*$/.test(bin) ? "tofu" : "terraform", bin } };
+    if (bin) {
+      const kind = /tofu[^/]*$/.test(bin) ? "tofu" : "terraform";
+      return { executor: target === "local" ? { kind, bin, target } : { kind, bin } };
+    }
   }
   return {
     reason:
@@ -81,11 +99,25 @@ export function findExecutor(env: Readonly<Record<string, string | undefined>>):
   };
 }
 
-function run(bin: string, args: string[], cwd: string, signal: AbortSignal | undefined): Promise<ExecutorStep> {
+/**
+ * Runs one command in `dir` and captures its exit code and output (stdout and stderr, the last 4000
+ * characters; all of it with `fullOutput`, e.g. `show -json`).
+ *
+ * @example
+ * const step = await runCommand("/usr/local/bin/terraform", ["version"], dir, undefined);
+ */
+export function runCommand(
+  bin: string,
+  args: string[],
+  cwd: string,
+  signal: AbortSignal | undefined,
+  options: { fullOutput?: boolean } = {},
+): Promise<ExecutorStep> {
   return new Promise((resolve) => {
     let output = "";
     const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString("utf8")).slice(-OUTPUT_CHARS);
+      output = output + chunk.toString("utf8");
+      if (!options.fullOutput) output = output.slice(-OUTPUT_CHARS);
     };
     const child = spawn(bin, args, {
       cwd,
@@ -94,7 +126,7 @@ function run(bin: string, args: string[], cwd: string, signal: AbortSignal | und
       ...(signal ? { signal } : {}),
     });
     child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
+    child.stderr.on("data", options.fullOutput ? () => {} : keep);
     const command = [bin.split("/").at(-1) ?? bin, ...args].join(" ");
     child.on("error", (error) =>
       resolve({ command, exit_code: -1, output: `${output}${error.message}`.slice(-OUTPUT_CHARS) }),
@@ -120,7 +152,7 @@ export async function applyWith(
     ["plan", "-input=false", "-no-color", "-out=tfplan"],
     ["apply", "-input=false", "-no-color", "-auto-approve", "tfplan"],
   ]) {
-    const step = await run(executor.bin, args, dir, signal);
+    const step = await runCommand(executor.bin, args, dir, signal);
     steps.push(step);
     if (step.exit_code !== 0) return { applied: false, steps };
   }

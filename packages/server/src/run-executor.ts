@@ -8,6 +8,7 @@ import {
   type StreamMode,
   type StreamOptions,
 } from "@trellis/core";
+import type { AssistantRegistry } from "./assistant-registry.js";
 import type { EventHub } from "./event-hub.js";
 import type { AnyGraph, HostedGraph } from "./graph-registry.js";
 import { rollbackRun } from "./rollback.js";
@@ -31,6 +32,8 @@ export interface ExecuteContext {
   hub: EventHub;
   saver: CheckpointSaver;
   graphs: ReadonlyMap<string, HostedGraph>;
+  /** Where the run's assistant is looked up (the shared store in scale-out). */
+  assistants?: Pick<AssistantRegistry, "resolve">;
   limits: { stateBytes: number; runTimeMs: number };
   signal: AbortSignal;
   drainSignal: AbortSignal;
@@ -82,10 +85,18 @@ export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<E
     return { kind: "finished", status };
   };
   try {
-    const hosted = ctx.graphs.get(run.assistantId);
+    const hosted = ctx.graphs.get(graphIdOf(run));
     if (!hosted) {
       const error = { error: "NOT_FOUND", message: `Assistant "${run.assistantId}" is not served here.` };
       return await finish("error", error, "error", [{ event: "error", data: error }]);
+    }
+    if (ctx.assistants && !(await ctx.assistants.resolve(run.assistantId))) {
+      // LangGraph drops an assistant's runs with it: a queued one fails without touching the thread
+      const message = `Assistant "${run.assistantId}" was deleted after the run was queued.`;
+      const error = { error: "NOT_FOUND", message };
+      const state = await hosted.graph.getState({ threadId: run.threadId }).catch(() => undefined);
+      const threadStatus = (state?.next.length ?? 0) > 0 ? "interrupted" : "idle";
+      return await finish("error", error, threadStatus, [{ event: "error", data: error }]);
     }
     const saver = fencedSaver(ctx.saver, ctx);
     const graph = hosted.graph.withCheckpointer(saver);
@@ -95,7 +106,7 @@ export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<E
     const begun = await ctx.store.beginAttempt(run.runId, run.attempt, {
       preCheckpointId: head?.checkpoint.id ?? null,
       preWriteCount: head?.pendingWrites.length ?? 0,
-      graphId: run.assistantId,
+      graphId: hosted.assistantId,
       events: [first],
     });
     run.preCheckpointId = begun.preCheckpointId;
@@ -212,12 +223,17 @@ async function stopped(
   return finish("error", e, await threadStatusAfter(run, ctx, error), [{ event: "error", data: e }]);
 }
 
+/** The graph a run runs: recorded when it was accepted; runs queued before assistants were data name it by assistant id. */
+function graphIdOf(run: RunRecord): string {
+  return run.kwargs.graphId ?? run.assistantId;
+}
+
 /** Errors that refuse a run before it writes anything: the thread stays as it was. */
 const REFUSALS = new Set(["RESUME_MISMATCH", "AMBIGUOUS_RESUME", "NOTHING_TO_RESUME", "THREAD_PAUSED"]);
 
 /** The thread's status after a failed run: `error`, unless the run was refused and changed nothing. */
 async function threadStatusAfter(run: RunRecord, ctx: ExecuteContext, error: unknown): Promise<ThreadStatus> {
-  const hosted = ctx.graphs.get(run.assistantId);
+  const hosted = ctx.graphs.get(graphIdOf(run));
   if (!(error instanceof TrellisError && REFUSALS.has(error.code)) || !hosted) return "error";
   const state = await hosted.graph.getState({ threadId: run.threadId }).catch(() => undefined);
   if (!state?.checkpointId) return "idle";

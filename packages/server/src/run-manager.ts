@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
+import type { AssistantRegistry } from "./assistant-registry.js";
 import type { EventHub } from "./event-hub.js";
 import type { HostedGraph } from "./graph-registry.js";
 import { type ExecuteOutcome, executeRun, type RunStop } from "./run-executor.js";
@@ -30,6 +31,8 @@ export interface RunManagerOptions {
   hub: EventHub;
   saver: CheckpointSaver;
   graphs: ReadonlyMap<string, HostedGraph>;
+  /** Where workers look up a run's assistant (a run of a deleted assistant fails instead of running). */
+  assistants?: Pick<AssistantRegistry, "resolve">;
   /** Runs executing at once in this process; 0 for an API process that leaves runs to workers. */
   concurrency: number;
   limits: { stateBytes: number; runTimeMs: number };

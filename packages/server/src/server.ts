@@ -15,6 +15,7 @@ import { takeDataFileLock } from "./data-file-lock.js";
 import { type EventHub, LocalEventHub } from "./event-hub.js";
 import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
 import { answerClientError, errorJson, errorResponse, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
+import { openAssistants } from "./open-assistant-store.js";
 import { openCronStore } from "./open-cron-store.js";
 import { importOptional } from "./optional-module.js";
 import { RetentionSweeper } from "./retention.js";
@@ -239,8 +240,14 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   const graphs = await loadGraphs(resolved.graphs, saver, resolved.baseDir, runs, {
     maxPayload: resolved.limits.bodyBytes,
   });
+  const assistants = await openAssistants(saver, graphs, {
+    authEnabled: resolved.auth.enabled,
+    schema: resolved.saver.kind === "postgres" ? resolved.saver.schema : undefined,
+  });
+  runParts.assistants = assistants;
   const concurrency = options.workers ?? resolved.queue.concurrency ?? 4;
   const manager = new RunManager({
+    assistants,
     store,
     hub,
     saver,
@@ -252,7 +259,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   });
   runParts.graphs = graphs;
   runParts.manager = manager;
-  const parts = { config: resolved, graphs, saver, store, manager, authEnabled: resolved.auth.enabled };
+  const parts = { config: resolved, graphs, assistants, saver, store, manager, authEnabled: resolved.auth.enabled };
   const ctx: ServerContext = { ...parts, runs, ...lookups(parts) };
   const cronStore = await openCronStore(saver, resolved.saver.kind === "postgres" ? resolved.saver : {});
   const crons = new CronScheduler(
@@ -367,6 +374,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
       await crons.stop();
       await sweeper.stop();
       await manager.stop();
+      await assistants.store.close();
       await store.close();
       await saver.close?.();
       await storage.close();

@@ -222,7 +222,7 @@ class GraphRun {
     }
     const { values, changed } = applyWrites(this.#spec.schema, state.values, writes);
     this.#checkSize(values, state);
-    checkTypedKeys(this.#spec, values, Object.keys(update), "The run's input");
+    if (!this.request.parent) checkTypedKeys(this.#spec, values, Object.keys(update), "The run's input");
     this.#spec.validateState?.(values);
     const { next, barriers } = await route(
       this.#spec,
@@ -284,7 +284,7 @@ class GraphRun {
     const update = validateUpdate(this.#spec.schema, "input", command.update) ?? {};
     const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
     this.#checkSize(values, state);
-    checkTypedKeys(this.#spec, values, Object.keys(update), "The run's input");
+    if (!this.request.parent) checkTypedKeys(this.#spec, values, Object.keys(update), "The run's input");
     this.#spec.validateState?.(values);
     const next =
       command.goto.length > 0
@@ -315,7 +315,7 @@ class GraphRun {
     const update = validateUpdate(this.#spec.schema, "input", raw) ?? {};
     const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
     this.#checkSize(values, state);
-    checkTypedKeys(this.#spec, values, Object.keys(update), "The run's input");
+    if (!this.request.parent) checkTypedKeys(this.#spec, values, Object.keys(update), "The run's input");
     this.#spec.validateState?.(values);
     this.#advance(
       state,

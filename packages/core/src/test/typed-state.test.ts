@@ -137,6 +137,23 @@ describe("channel schemas check what callers write", () => {
   });
 });
 
+describe("subgraphs", () => {
+  it("the state a parent hands its subgraph is the graph's own data: not checked as a caller's input", async () => {
+    const child = new StateGraph({ n: channel.value(0, { schema: integer }) })
+      .addNode("read", (s) => ({ n: s.n }))
+      .addEdge(START, "read")
+      .compile();
+    const parent = new StateGraph({ n: channel.value(0, { schema: integer }) })
+      .addNode("half", () => ({ n: 0.5 }))
+      .addNode("child", child)
+      .addEdge(START, "half")
+      .addEdge("half", "child")
+      .compile();
+    expect((await parent.invoke({ n: 1 })).n).toBe(0.5);
+    await caught(() => parent.invoke({ n: 0.25 }), InvalidUpdateError, "INVALID_STATE");
+  });
+});
+
 describe("resumeSchema", () => {
   it("a resume answer that breaks the node's resumeSchema is INVALID_RESUME; the thread stays paused", async () => {
     const { graph } = typedGraph();

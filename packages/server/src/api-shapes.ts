@@ -1,31 +1,8 @@
 import type { StateSnapshot } from "@trellis/core";
-import type { HostedGraph } from "./graph-registry.js";
 import { toApiInterrupt } from "./run-executor.js";
 import type { RunRecord, ThreadRecord } from "./run-store.js";
 import type { ServerContext } from "./server-context.js";
 import { wireValues } from "./wire-messages.js";
-
-/**
- * An assistant in the Agent Server's JSON shape. Assistants are the graphs of the config: the
- * assistant id and the graph id are the config key.
- *
- * @example
- * assistantJson(ctx.graphFor("approval-flow")).graph_id; // "approval-flow"
- */
-export function assistantJson(hosted: HostedGraph) {
-  return {
-    assistant_id: hosted.assistantId,
-    graph_id: hosted.assistantId,
-    name: hosted.entry.name ?? hosted.assistantId,
-    description: hosted.entry.description ?? null,
-    config: {},
-    context: {},
-    metadata: { created_by: "system" },
-    version: 1,
-    created_at: hosted.createdAt,
-    updated_at: hosted.createdAt,
-  };
-}
 
 /**
  * A run in the Agent Server's JSON shape.
@@ -50,6 +27,7 @@ export function runJson(run: RunRecord) {
       stream_mode: run.kwargs.streamMode,
       interrupt_before: run.kwargs.interruptBefore,
       interrupt_after: run.kwargs.interruptAfter,
+      context: run.kwargs.context ?? {},
     },
     attempt: run.attempt,
     error: run.error,

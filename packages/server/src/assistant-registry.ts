@@ -87,6 +87,30 @@ export function withAssistantConfig<K extends Pick<RunKwargs, "config" | "contex
 }
 
 /**
+ * The system assistant of a `trellis.json` entry as its version 1: id = graph id, no config,
+ * `metadata.created_by: "system"`.
+ *
+ * @example
+ * systemAssistant(graphs.get("tutor")).graphId; // "tutor"
+ */
+export function systemAssistant(hosted: HostedGraph, now = hosted.createdAt): AssistantRecord {
+  return {
+    assistantId: hosted.assistantId,
+    graphId: hosted.assistantId,
+    name: hosted.entry.name ?? hosted.assistantId,
+    description: hosted.entry.description ?? null,
+    config: {},
+    context: {},
+    metadata: { created_by: "system" },
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+    owner: null,
+    system: true,
+  };
+}
+
+/**
  * An assistant in the Agent Server's JSON shape.
  *
  * @example
@@ -142,22 +166,7 @@ export class AssistantRegistry {
    */
   async syncSystem(now = new Date().toISOString()): Promise<void> {
     await this.#p.store.setup();
-    for (const hosted of this.#p.graphs.values()) {
-      await this.#p.store.syncSystem({
-        assistantId: hosted.assistantId,
-        graphId: hosted.assistantId,
-        name: hosted.entry.name ?? hosted.assistantId,
-        description: hosted.entry.description ?? null,
-        config: {},
-        context: {},
-        metadata: { created_by: "system" },
-        version: 1,
-        createdAt: now,
-        updatedAt: now,
-        owner: null,
-        system: true,
-      });
-    }
+    for (const hosted of this.#p.graphs.values()) await this.#p.store.syncSystem(systemAssistant(hosted, now));
   }
 
   /**

@@ -83,7 +83,11 @@ export function parseRunRequest(
   options: { streamDefault: string[]; onDisconnectDefault: "cancel" | "continue" },
 ): { request: RunRequest; hosted: HostedGraph } {
   const assistantId = field.string(body, "assistant_id");
-  if (!assistantId) throw invalid('"assistant_id" is required: the id of a graph in trellis.json.');
+  if (!assistantId) {
+    throw invalid(
+      '"assistant_id" is required: a graph id of trellis.json, or an assistant made with POST /assistants.',
+    );
+  }
   const hosted = graphFor(assistantId);
   let input = body.input ?? null;
   if (input !== null && (typeof input !== "object" || Array.isArray(input)))
@@ -104,6 +108,7 @@ export function parseRunRequest(
   const config = field.object(body, "config") ?? {};
   const recursionLimit = field.int(config, "recursion_limit", { min: 1, max: 10_000 });
   const configurable = field.object(config, "configurable");
+  const context = field.object(body, "context");
   const nodes = new Set(hosted.graph.getGraph().nodes.map((n) => n.id));
   const checkpointId =
     field.string(body, "checkpoint_id") ??
@@ -122,6 +127,7 @@ export function parseRunRequest(
     interruptAfter: breakpoints(body, "interrupt_after", nodes),
     checkpointId: checkpointId ?? null,
     durability: field.oneOf(body, "durability", ["sync", "async", "exit"] as const) ?? null,
+    ...(context ? { context } : {}),
   };
   const request: RunRequest = {
     runId: randomUUID(),

@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { type CheckpointSaver, TrellisError, type TrellisErrorCode, toHttpStatus } from "@trellis/checkpoint";
 import { bindResume, type Interrupt, type StateSnapshot } from "@trellis/core";
+import {
+  type AssistantRegistry,
+  type ResolvedAssistant,
+  systemAssistant,
+  withAssistantConfig,
+} from "./assistant-registry.js";
 import type { HostedGraph } from "./graph-registry.js";
 import { notFound } from "./http-errors.js";
 import { checkId } from "./request-body.js";
@@ -25,7 +31,10 @@ export type RunPrincipal = { user: string | null } | "app";
 
 /** What {@link RunService.start} is asked to run. */
 export interface StartRun {
-  /** The assistant (graph) to run. */
+  /**
+   * The assistant to run: a graph id of `trellis.json` (its system assistant), or an assistant made
+   * with `POST /assistants`, whose config and context the run gets under its own.
+   */
   assistantId: string;
   /** The thread; absent for a new thread with a random id. */
   threadId?: string | undefined;
@@ -68,6 +77,8 @@ export interface RunServiceParts {
   saver: CheckpointSaver;
   manager: RunManager;
   graphs: ReadonlyMap<string, HostedGraph>;
+  /** Assistants as data; without it, the assistants are the graphs (their system assistants). */
+  assistants?: AssistantRegistry;
   authEnabled: boolean;
 }
 
@@ -76,12 +87,15 @@ function toUpdate(update: unknown): unknown {
   return Array.isArray(update) ? Object.fromEntries(update as Array<[string, unknown]>) : update;
 }
 
-/** A thread belongs to the graph of its first run: another graph on it is a 409. */
-function checkBinding(thread: ThreadRecord | undefined, assistantId: string): void {
-  if (!thread?.graphId || thread.graphId === assistantId) return;
+/**
+ * A thread belongs to the graph of its first run: an assistant of another graph on it is a 409; any
+ * assistant of the same graph may run it.
+ */
+function checkBinding(thread: ThreadRecord | undefined, graphId: string, assistantId: string): void {
+  if (!thread?.graphId || thread.graphId === graphId) return;
   throw new TrellisError(
     "CONFLICT",
-    `Thread "${thread.threadId}" belongs to graph "${thread.graphId}": run it with assistant_id "${thread.graphId}", or start a new thread for "${assistantId}".`,
+    `Thread "${thread.threadId}" belongs to graph "${thread.graphId}": run it with an assistant of that graph (assistant_id "${thread.graphId}" or one made from it), or start a new thread for "${assistantId}" (graph "${graphId}").`,
     { details: { threadId: thread.threadId, graphId: thread.graphId } },
   );
 }
@@ -129,7 +143,17 @@ export class RunService {
     this.#p = parts;
   }
 
-  /** The hosted graph, or a 404. */
+  /**
+   * The assistant and its graph if `as` may use it, otherwise a 404: a graph id of `trellis.json` or an
+   * assistant made with `POST /assistants`.
+   */
+  async assistant(assistantId: string, as: RunPrincipal): Promise<ResolvedAssistant> {
+    if (this.#p.assistants) return this.#p.assistants.get(assistantId, as);
+    const hosted = this.graph(assistantId);
+    return { assistant: systemAssistant(hosted), hosted };
+  }
+
+  /** The hosted graph of a graph id (= its system assistant's id), or a 404. */
   graph(assistantId: string): HostedGraph {
     const hosted = this.#p.graphs.get(assistantId);
     if (!hosted) throw notFound("Assistant", assistantId);
@@ -157,36 +181,43 @@ export class RunService {
    * (409 `THREAD_PAUSED`), a busy thread under `reject` (409).
    */
   async start(request: StartRun): Promise<RunRecord> {
-    const hosted = this.graph(request.assistantId);
-    const assistantId = hosted.assistantId;
+    const { assistant, hosted } = await this.assistant(request.assistantId, request.as);
+    const assistantId = assistant.assistantId;
+    const graphId = hosted.assistantId;
     const runId = request.runId ?? randomUUID();
     checkId(runId, "run_id");
     let existing = request.threadId === undefined ? undefined : await this.#existing(request.threadId, request);
-    checkBinding(existing, assistantId);
-    const kwargs: RunKwargs = {
+    checkBinding(existing, graphId, assistantId);
+    // the assistant's config and context under the run's own (the run wins key by key), as LangGraph merges them
+    const kwargs: RunKwargs = withAssistantConfig(assistant, {
       ...DEFAULT_KWARGS,
       ...request.kwargs,
       input: request.input ?? null,
       command: request.command ?? null,
-    };
+      graphId,
+    });
     await this.#accept(existing, hosted, kwargs);
     const threadId = existing?.threadId ?? request.threadId ?? randomUUID();
     const owner = this.#ownerOf(request.as);
     let created = false;
     if (!existing) {
-      created = await this.#create(threadId, assistantId, owner);
+      created = await this.#create(threadId, { assistantId, graphId }, owner);
       if (!created) {
         // a concurrent first message made it a moment ago (a double-sent first turn): join that thread
         existing = await this.#existing(threadId, request);
-        checkBinding(existing, assistantId);
+        checkBinding(existing, graphId, assistantId);
         await this.#accept(existing, hosted, kwargs);
       }
     }
-    if (existing && (!existing.graphId || existing.metadata.graph_id !== assistantId)) {
-      // a thread made with POST /threads takes its graph from its first run; clients search by graph_id
+    if (
+      existing &&
+      (!existing.graphId || existing.metadata.graph_id !== graphId || existing.metadata.assistant_id !== assistantId)
+    ) {
+      // a thread made with POST /threads takes its graph from its first run; clients search by graph_id,
+      // and by assistant_id (the assistant of its latest run, as LangGraph records it)
       await this.#p.store.updateThread(threadId, {
-        graphId: assistantId,
-        metadata: { ...existing.metadata, graph_id: assistantId, assistant_id: assistantId },
+        graphId,
+        metadata: { ...existing.metadata, graph_id: graphId, assistant_id: assistantId },
       });
     }
     const strategy = request.multitaskStrategy ?? "reject";
@@ -263,7 +294,11 @@ export class RunService {
   }
 
   /** Creates the thread record; false when another request created it first. */
-  async #create(threadId: string, assistantId: string, owner: string | null): Promise<boolean> {
+  async #create(
+    threadId: string,
+    ids: { assistantId: string; graphId: string },
+    owner: string | null,
+  ): Promise<boolean> {
     const now = new Date().toISOString();
     try {
       await this.#p.store.createThread(
@@ -271,10 +306,10 @@ export class RunService {
           threadId,
           createdAt: now,
           updatedAt: now,
-          metadata: { graph_id: assistantId, assistant_id: assistantId, ...(owner !== null ? { owner } : {}) },
+          metadata: { graph_id: ids.graphId, assistant_id: ids.assistantId, ...(owner !== null ? { owner } : {}) },
           status: "idle",
           owner,
-          graphId: assistantId,
+          graphId: ids.graphId,
           error: null,
         },
         "raise",

@@ -1,4 +1,5 @@
 import type { CheckpointSaver } from "@trellis/checkpoint";
+import type { AssistantRegistry } from "./assistant-registry.js";
 import type { ResolvedConfig } from "./config.js";
 import type { HostedGraph } from "./graph-registry.js";
 import { notFound } from "./http-errors.js";
@@ -20,6 +21,8 @@ export interface ServerEnv {
 export interface ServerContext {
   config: ResolvedConfig;
   graphs: ReadonlyMap<string, HostedGraph>;
+  /** Assistants as data: the system ones of `trellis.json` and those users made; who may see which. */
+  assistants: AssistantRegistry;
   saver: CheckpointSaver;
   store: RunStore;
   manager: RunManager;
@@ -28,7 +31,7 @@ export interface ServerContext {
   authEnabled: boolean;
   /** The thread, if it exists and `user` may see it; otherwise a 404. */
   threadFor(user: string | null, threadId: string): Promise<ThreadRecord>;
-  /** The hosted graph, or a 404. */
+  /** The hosted graph of a graph id (= the id of its system assistant), or a 404. */
   graphFor(assistantId: string): HostedGraph;
 }
 

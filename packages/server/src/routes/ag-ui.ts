@@ -71,7 +71,8 @@ export async function prepareAgUiRun(
   body: Record<string, unknown>,
   user: string | null,
 ): Promise<PreparedRun> {
-  const hosted = ctx.graphFor(assistantId);
+  // a graph id of trellis.json or an assistant made with POST /assistants (the run gets its config)
+  const hosted = (await ctx.runs.assistant(assistantId, { user })).hosted;
   const graph = hosted.graph;
   if (typeof body.threadId !== "string") throw invalid("RunAgentInput.threadId must be a string.");
   if (typeof body.runId !== "string") throw invalid("RunAgentInput.runId must be a string.");
@@ -87,7 +88,9 @@ export async function prepareAgUiRun(
   const thread: ThreadRecord | undefined = (await ctx.store.getThread(threadId))
     ? await ctx.runs.thread(threadId, as)
     : undefined;
-  const snapshot = thread ? await ctx.runs.snapshot({ ...thread, graphId: thread.graphId ?? assistantId }) : undefined;
+  const snapshot = thread
+    ? await ctx.runs.snapshot({ ...thread, graphId: thread.graphId ?? hosted.assistantId })
+    : undefined;
   const resume = Array.isArray(body.resume)
     ? (body.resume as Array<{ interruptId?: unknown; status?: unknown; payload?: unknown }>)
     : [];

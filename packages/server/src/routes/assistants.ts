@@ -85,7 +85,8 @@ export function assistantRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const sortOrder = field.oneOf(body, "sort_order", ["asc", "desc"] as const);
     const select = field.stringList(body, "select");
     const unknown = select?.filter((s) => !(SELECT as readonly string[]).includes(s)) ?? [];
-    if (unknown.length) throw invalid(`"select" names unknown fields ${unknown.join(", ")}. Known: ${SELECT.join(", ")}.`);
+    if (unknown.length)
+      throw invalid(`"select" names unknown fields ${unknown.join(", ")}. Known: ${SELECT.join(", ")}.`);
     const filter = filterOf(body);
     const query: AssistantQuery = {
       ...filter,

@@ -40,7 +40,10 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
 
   const create = async (c: Context<ServerEnv>, threadId: string | null, mode: Mode) => {
     const body = await readBody(c);
-    const { request } = parseRunRequest(body, (id) => ctx.graphFor(id), {
+    // an assistant made with POST /assistants runs its graph; the run service merges its config
+    const named = typeof body.assistant_id === "string" ? body.assistant_id : undefined;
+    const found = named ? await ctx.runs.assistant(named, { user: c.var.user }) : undefined;
+    const { request } = parseRunRequest(body, (id) => found?.hosted ?? ctx.graphFor(id), {
       streamDefault: mode === "stream" ? ["values"] : ["values", "updates", "messages-tuple", "custom"],
       onDisconnectDefault: "continue",
     });

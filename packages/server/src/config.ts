@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { TrellisError } from "@trellis/checkpoint";
 import type { RetentionSettings } from "./retention.js";
+import type { StoreConfig } from "./store-config.js";
 
 /** One assistant the server hosts: a module and the export that holds (or builds) its graph. */
 export interface GraphEntry {
@@ -114,6 +115,8 @@ export interface TrellisConfig {
   limits?: LimitsConfig;
   /** What the server deletes, and when (off unless set). */
   retention?: RetentionConfig;
+  /** Semantic search and TTL of the Store API and of `ctx.store` (see {@link StoreConfig}). */
+  store?: StoreConfig;
   /**
    * Origins (`https://app.example.com`, `"null"`, or `"*"` for any) whose browser pages may open the
    * server's WebSockets. Same-origin upgrades and upgrades without an `Origin` header (non-browser

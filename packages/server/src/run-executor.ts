@@ -1,4 +1,4 @@
-import { type CheckpointSaver, type CheckpointTuple, type Lease, TrellisError } from "@trellis/checkpoint";
+import { type CheckpointSaver, type CheckpointTuple, type Lease, type Store, TrellisError } from "@trellis/checkpoint";
 import {
   Command,
   type GraphInput,
@@ -21,6 +21,7 @@ import {
   type ThreadStatus,
 } from "./run-store.js";
 import { ApiEvents, coreModes } from "./stream-format.js";
+import { storeFor } from "./user-store.js";
 import { wireValues } from "./wire-messages.js";
 
 /** Why a run was stopped from outside. `lost`: another attempt may own the run now. */
@@ -34,6 +35,8 @@ export interface ExecuteContext {
   graphs: ReadonlyMap<string, HostedGraph>;
   /** Where the run's assistant is looked up (the shared store in scale-out). */
   assistants?: Pick<AssistantRegistry, "resolve">;
+  /** The long-term memory store: the run's `ctx.store`, as its owner sees it through the Store API. */
+  itemStore?: Store;
   limits: { stateBytes: number; runTimeMs: number };
   signal: AbortSignal;
   drainSignal: AbortSignal;
@@ -456,5 +459,7 @@ function runConfig(
   if (recover) config.recover = true;
   // each attempt its own holder of the thread's lease: a newer attempt fences a stale one's writes
   config.leaseOwner = `${run.runId}:${run.attempt}`;
+  // the graph's nodes see the store as the run's owner sees it over the Store API (all of it, auth off)
+  if (ctx.itemStore) config.store = storeFor(ctx.itemStore, run.owner);
   return config;
 }

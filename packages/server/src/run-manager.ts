@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
+import { type CheckpointSaver, type Store, TrellisError } from "@trellis/checkpoint";
 import type { AssistantRegistry } from "./assistant-registry.js";
 import type { EventHub } from "./event-hub.js";
 import type { HostedGraph } from "./graph-registry.js";
@@ -33,6 +33,8 @@ export interface RunManagerOptions {
   graphs: ReadonlyMap<string, HostedGraph>;
   /** Where workers look up a run's assistant (a run of a deleted assistant fails instead of running). */
   assistants?: Pick<AssistantRegistry, "resolve">;
+  /** The long-term memory store the graphs get as `ctx.store` (scoped to the run's owner with auth on). */
+  itemStore?: Store;
   /** Runs executing at once in this process; 0 for an API process that leaves runs to workers. */
   concurrency: number;
   limits: { stateBytes: number; runTimeMs: number };

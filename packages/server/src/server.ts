@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { getRequestListener } from "@hono/node-server";
-import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
+import { type CheckpointSaver, type Store, TrellisError } from "@trellis/checkpoint";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -17,12 +17,14 @@ import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registr
 import { answerClientError, errorJson, errorResponse, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
 import { openAssistants } from "./open-assistant-store.js";
 import { openCronStore } from "./open-cron-store.js";
+import { openItemStore } from "./open-item-store.js";
 import { importOptional } from "./optional-module.js";
 import { RetentionSweeper } from "./retention.js";
 import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
 import { runRoutes } from "./routes/runs.js";
+import { storeRoutes } from "./routes/store.js";
 import { systemRoutes } from "./routes/system.js";
 import { threadRoutes } from "./routes/threads.js";
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_ORPHAN_AFTER_MS, type QueueWake, RunManager } from "./run-manager.js";
@@ -30,6 +32,7 @@ import { RunService, type RunServiceParts } from "./run-service.js";
 import type { RunStore } from "./run-store.js";
 import { lookups, type ServerContext, type ServerEnv } from "./server-context.js";
 import { SqliteRunStore } from "./sqlite-run-store.js";
+import { storeOptionsOf } from "./store-config.js";
 import { limitStreams } from "./stream-limits.js";
 import { jsonLogger } from "./worker-log.js";
 
@@ -70,6 +73,8 @@ export interface TrellisServer {
   runs: RunService;
   /** The cron scheduler: started in processes that execute runs; `tick()` takes the due ticks now. */
   crons: CronScheduler;
+  /** The long-term memory store: the Store API's, and `ctx.store` of the graphs this server runs. */
+  itemStore: Store;
   /**
    * Every route that answers without the server's auth (when it is on; with it off, every route does):
    * `/ok`, the public routes, and the routes that apps mounted with `routesAuth: "app"` declared, with
@@ -245,6 +250,11 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     schema: resolved.saver.kind === "postgres" ? resolved.saver.schema : undefined,
   });
   runParts.assistants = assistants;
+  // beside the saver (its SQLite file or Postgres schema); graphs get it as ctx.store through each run's config
+  const itemStore = await openItemStore(saver, {
+    ...(await storeOptionsOf(config.store, resolved.baseDir)),
+    schema: resolved.saver.kind === "postgres" ? resolved.saver.schema : undefined,
+  });
   const concurrency = options.workers ?? resolved.queue.concurrency ?? 4;
   const manager = new RunManager({
     assistants,
@@ -253,6 +263,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     saver,
     graphs,
     concurrency,
+    itemStore,
     limits: resolved.limits,
     ...(storage.shared ? { shared: storage.shared } : {}),
     ...(storage.wake ? { wake: storage.wake } : {}),
@@ -318,6 +329,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   app.route("/assistants", assistantRoutes(ctx));
   app.route("/threads", threadRoutes(ctx));
   app.route("/", cronRoutes(ctx, crons));
+  app.route("/", storeRoutes(itemStore, resolved.auth.enabled));
   app.route("/", runRoutes(ctx));
   app.use("/ag-ui/:assistant_id", limitStreams(ctx)); // an AG-UI run over SSE is one of the user's streams
   app.route("/ag-ui", agUiRoutes(ctx));
@@ -348,6 +360,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     manager,
     runs,
     crons,
+    itemStore,
     unauthenticatedRoutes: open,
     authBanner: () => authBanner(resolved.auth.enabled, open),
     async listen(port = resolved.port) {
@@ -374,6 +387,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
       await crons.stop();
       await sweeper.stop();
       await manager.stop();
+      await itemStore.close?.();
       await assistants.store.close();
       await store.close();
       await saver.close?.();

@@ -16,7 +16,7 @@ export function systemRoutes(ctx: ServerContext): Hono<ServerEnv> {
     c.json({
       version: SERVER_VERSION,
       name: "trellis-server",
-      flags: { assistants: true, crons: true, langsmith: false, store: false, agui: true },
+      flags: { assistants: true, crons: true, langsmith: false, store: true, agui: true },
       assistants: [...ctx.graphs.keys()],
       queue: ctx.config.queue.kind,
       saver: ctx.config.saver.kind,

@@ -1,0 +1,211 @@
+/**
+ * The Store API cases every storage runs, driven with the official SDK `Client` (`client.store.*`):
+ * items, search with filters and pages, namespaces, TTL, persistence across a restart, a graph node
+ * writing with `ctx.store`, semantic search, bad input, and per-user scoping with auth on.
+ */
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { TrellisConfig } from "../config.js";
+import { createServer, type TrellisServer } from "../server.js";
+import { eventually, PACKAGE_DIR } from "./harness.js";
+
+/** Where a backend's servers keep their data: the same place for every server until disposed. */
+export interface StoreBackend {
+  label: string;
+  saver: NonNullable<TrellisConfig["saver"]>;
+  skip?: boolean;
+  dispose(): Promise<void>;
+}
+
+const GRAPHS: TrellisConfig["graphs"] = { memory: { module: "./src/test/fixture-store.ts", graph: "memoryGraph" } };
+
+const CREDENTIALS = [
+  { user: "ana", apiKey: "ana-key" },
+  { user: "bo", apiKey: "bo-key" },
+];
+
+async function serve(backend: StoreBackend, overrides: Partial<TrellisConfig> = {}) {
+  const server = await createServer(
+    { graphs: GRAPHS, saver: backend.saver, baseDir: PACKAGE_DIR, ...overrides },
+    { env: {} },
+  );
+  const { url } = await server.listen(0);
+  return { server, url, client: new Client({ apiUrl: url, apiKey: null }) };
+}
+
+/** A raw request, for what the SDK refuses to send (labels with ".") or cannot express (no namespace). */
+async function raw(url: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: (await res.json()) as { error?: string; message?: string } };
+}
+
+/** Declares the Store API cases for one storage. */
+export function describeStoreApi(backend: StoreBackend): void {
+  describe.skipIf(backend.skip)(`Store API over the SDK Client (${backend.label})`, () => {
+    const servers: TrellisServer[] = [];
+    const open = async (overrides: Partial<TrellisConfig> = {}) => {
+      const s = await serve(backend, overrides);
+      servers.push(s.server);
+      return s;
+    };
+    // one server at a time on a storage (a SQLite file takes one serving process)
+    afterEach(async () => {
+      for (const s of servers.splice(0)) await s.close();
+    });
+    afterAll(() => backend.dispose());
+
+    it("puts, gets, replaces and deletes items (putItem/getItem/deleteItem)", async () => {
+      const { client } = await open();
+      await client.store.putItem(["items", "ana"], "m1", { text: "likes tea", n: 1 });
+      const item = await client.store.getItem(["items", "ana"], "m1");
+      expect(item).toMatchObject({ namespace: ["items", "ana"], key: "m1", value: { text: "likes tea", n: 1 } });
+      expect(Date.parse(item?.createdAt as string)).not.toBeNaN();
+      expect(item?.updatedAt).toBe((item as unknown as { updated_at: string }).updated_at);
+      await client.store.putItem(["items", "ana"], "m1", { text: "likes coffee" });
+      const replaced = await client.store.getItem(["items", "ana"], "m1");
+      expect(replaced?.value).toEqual({ text: "likes coffee" });
+      expect(replaced?.createdAt).toBe(item?.createdAt);
+      expect(await client.store.getItem(["items", "ana"], "nope")).toBeNull();
+      await client.store.deleteItem(["items", "ana"], "m1");
+      expect(await client.store.getItem(["items", "ana"], "m1")).toBeNull();
+    });
+
+    it("searches by namespace prefix with filters, operators, limit and offset (searchItems)", async () => {
+      const { client } = await open();
+      for (const [key, stars] of [
+        ["a", 5],
+        ["b", 2],
+        ["c", 4],
+      ] as const) {
+        await client.store.putItem(["search", "tips"], key, { kind: "tip", stars });
+      }
+      await client.store.putItem(["search", "facts"], "f", { kind: "fact", stars: 3 });
+      await client.store.putItem(["searchx"], "other", { kind: "tip", stars: 5 });
+      const all = await client.store.searchItems(["search"], { limit: 10 });
+      expect(all.items.map((i) => i.key).sort()).toEqual(["a", "b", "c", "f"]);
+      const good = await client.store.searchItems(["search"], { filter: { kind: "tip", stars: { $gte: 4 } } });
+      expect(good.items.map((i) => i.key).sort()).toEqual(["a", "c"]);
+      const pages = [
+        ...(await client.store.searchItems(["search", "tips"], { limit: 2, offset: 0 })).items,
+        ...(await client.store.searchItems(["search", "tips"], { limit: 2, offset: 2 })).items,
+      ];
+      expect(pages.map((i) => i.key).sort()).toEqual(["a", "b", "c"]);
+      expect(pages[0]?.createdAt).toEqual(expect.any(String));
+      expect(pages[0]?.score).toBeUndefined();
+    });
+
+    it("lists namespaces by prefix, suffix, depth and page (listNamespaces)", async () => {
+      const { client } = await open();
+      await client.store.putItem(["ns", "users", "ana", "prefs"], "k", { a: 1 });
+      await client.store.putItem(["ns", "users", "bo", "prefs"], "k", { a: 1 });
+      await client.store.putItem(["ns", "docs"], "k", { a: 1 });
+      expect((await client.store.listNamespaces({ prefix: ["ns"] })).namespaces).toEqual([
+        ["ns", "docs"],
+        ["ns", "users", "ana", "prefs"],
+        ["ns", "users", "bo", "prefs"],
+      ]);
+      expect((await client.store.listNamespaces({ prefix: ["ns"], maxDepth: 2 })).namespaces).toEqual([
+        ["ns", "docs"],
+        ["ns", "users"],
+      ]);
+      expect(
+        (await client.store.listNamespaces({ prefix: ["ns", "users"], suffix: ["prefs"], limit: 1, offset: 1 }))
+          .namespaces,
+      ).toEqual([["ns", "users", "bo", "prefs"]]);
+    });
+
+    it("expires an item after its ttl (minutes) and refreshes on read only when asked", async () => {
+      const { client } = await open();
+      await client.store.putItem(["ttl"], "short", { a: 1 }, { ttl: 0.002 }); // 120 ms
+      await client.store.putItem(["ttl"], "kept", { a: 2 }, { ttl: null });
+      expect(await client.store.getItem(["ttl"], "short", { refreshTtl: false })).not.toBeUndefined();
+      await eventually(async () => (await client.store.getItem(["ttl"], "short", { refreshTtl: false })) === null);
+      expect((await client.store.searchItems(["ttl"])).items.map((i) => i.key)).toEqual(["kept"]);
+    });
+
+    it("keeps items across a restart of the server on the same storage", async () => {
+      const first = await open();
+      await first.client.store.putItem(["persist"], "k", { survives: true });
+      await first.server.close();
+      servers.splice(servers.indexOf(first.server), 1);
+      const second = await open();
+      expect((await second.client.store.getItem(["persist"], "k"))?.value).toEqual({ survives: true });
+    });
+
+    it("gives the graphs it runs the same store as ctx.store: a node writes, the SDK reads it back", async () => {
+      const { client } = await open();
+      const thread = await client.threads.create();
+      const out = (await client.runs.wait(thread.thread_id, "memory", { input: { text: "from a node" } })) as {
+        recalled: string[];
+      };
+      expect(out.recalled).toContain("from a node");
+      expect((await client.store.getItem(["memories"], "last"))?.value).toEqual({ text: "from a node", by: "graph" });
+    });
+
+    it("ranks by similarity with a score when the config gives an index (semantic search)", async () => {
+      const { client } = await open({
+        store: { index: { embed: "./src/test/fixture-store.ts:embed", dims: 256, fields: ["text"] } },
+      });
+      await client.store.putItem(["sem"], "tea", { text: "ana drinks green tea every morning" });
+      await client.store.putItem(["sem"], "bike", { text: "bo rides a bike to work" });
+      await client.store.putItem(["sem"], "plain", { text: "green tea" }, { index: false });
+      const { items } = await client.store.searchItems(["sem"], { query: "which tea does ana drink", limit: 3 });
+      expect(items.map((i) => i.key)).toEqual(["tea", "bike", "plain"]);
+      expect(items[0]?.score).toBeGreaterThan(items[1]?.score as number);
+      expect(items[2]?.score).toBeUndefined();
+    });
+
+    it("answers bad input with a 400 INVALID_ARGUMENT saying what to do", async () => {
+      const { url } = await open();
+      const cases: Array<[string, string, unknown, RegExp]> = [
+        ["PUT", "/store/items", { key: "k", value: { a: 1 } }, /"namespace" is required/],
+        ["PUT", "/store/items", { namespace: ["a"], key: "k", value: [1, 2] }, /"value" must be a JSON object/],
+        ["PUT", "/store/items", { namespace: ["a.b"], key: "k", value: { a: 1 } }, /without "\."/],
+        ["PUT", "/store/items", { namespace: ["a"], value: { a: 1 } }, /"key" is required/],
+        ["PUT", "/store/items", { namespace: ["a"], key: "k", value: { a: 1 }, ttl: -5 }, /ttl/],
+        ["POST", "/store/items/search", { namespace_prefix: ["a"], filter: { n: { $like: 1 } } }, /\$like/],
+        ["POST", "/store/items/search", { limit: 5000 }, /limit/],
+        ["POST", "/store/namespaces", { max_depth: 0 }, /max_depth/],
+        ["DELETE", "/store/items", { key: "k" }, /"namespace" is required/],
+        ["GET", "/store/items?namespace=a", undefined, /"key"/],
+      ];
+      for (const [method, path, body, says] of cases) {
+        const answer = await raw(url, method, path, body);
+        expect({ method, path, status: answer.status, error: answer.body.error }).toEqual({
+          method,
+          path,
+          status: 400,
+          error: "INVALID_ARGUMENT",
+        });
+        expect(answer.body.message).toMatch(says);
+      }
+    });
+
+    it("with auth on, keeps each user's items apart, ctx.store of their runs included", async () => {
+      const { url } = await open({ auth: { enabled: true, credentials: CREDENTIALS } });
+      const ana = new Client({ apiUrl: url, apiKey: "ana-key" });
+      const bo = new Client({ apiUrl: url, apiKey: "bo-key" });
+      await ana.store.putItem(["prefs"], "drink", { text: "tea" });
+      expect((await ana.store.getItem(["prefs"], "drink"))?.value).toEqual({ text: "tea" });
+      expect(await bo.store.getItem(["prefs"], "drink")).toBeNull();
+      expect((await bo.store.searchItems([])).items).toEqual([]);
+      expect((await bo.store.listNamespaces()).namespaces).toEqual([]);
+      expect((await ana.store.listNamespaces()).namespaces).toEqual([["prefs"]]);
+      await bo.store.putItem(["prefs"], "drink", { text: "coffee" });
+      await bo.store.deleteItem(["prefs"], "drink");
+      expect((await ana.store.getItem(["prefs"], "drink"))?.value).toEqual({ text: "tea" });
+      // a user cannot reach another's items by naming the internal label either
+      expect(await bo.store.getItem(["user:ana", "prefs"], "drink")).toBeNull();
+      const thread = await ana.threads.create();
+      await ana.runs.wait(thread.thread_id, "memory", { input: { text: "ana's run" } });
+      expect((await ana.store.getItem(["memories"], "last"))?.value).toEqual({ text: "ana's run", by: "graph" });
+      expect(await bo.store.getItem(["memories"], "last")).toBeNull();
+      const anon = await fetch(`${url}/store/items/search`, { method: "POST", body: "{}" });
+      expect(anon.status).toBe(401);
+    });
+  });
+}

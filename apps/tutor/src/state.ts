@@ -1,5 +1,6 @@
 import { channel, type StateOf } from "@trellis/core";
 import type { Message } from "@trellis/models";
+import { z } from "zod";
 
 /**
  * A multiple-choice question of a test session (the seed's `MultipleChoiceTest`).
@@ -44,6 +45,44 @@ export type DifficultyLevel = "basic" | "intermediate" | "advanced";
 const list = <T>() => channel.value<T[]>(() => []);
 
 /**
+ * The keys a caller may set (a run's input, a state update), as zod schemas declared on their
+ * channels: a wrong value is refused with `INVALID_STATE` naming the key before anything is written (a
+ * 400 over the Agent Server API), and `getSchemas()` shows them as JSON Schema.
+ *
+ * @example
+ * typedInputSchema.shape.num_questions.safeParse(0).success; // false
+ */
+export const typedInputSchema = z.object({
+  asignatura: z
+    .string({ error: 'must be a subject code such as "iv" or "DS", or null' })
+    .min(1, { error: 'must be a subject code such as "iv" or "DS", or null' })
+    .max(64, { error: "must be at most 64 characters" })
+    .nullable(),
+  topic: z.string({ error: "must be text or null" }).nullable(),
+  num_questions: z
+    .number({ error: "must be a whole number from 1 to 10, or null" })
+    .int({ error: "must be a whole number from 1 to 10, or null" })
+    .min(1, { error: "must be a whole number from 1 to 10, or null" })
+    .max(10, { error: "must be a whole number from 1 to 10, or null" })
+    .nullable(),
+  difficulty: z.string({ error: "must be text or null" }).nullable(),
+  query_difficulty: z.enum(["basic", "intermediate", "advanced"]).nullable(),
+  current_question_index: z
+    .number({ error: "must be a whole number, 0 or more" })
+    .int({ error: "must be a whole number, 0 or more" })
+    .min(0, { error: "must be a whole number, 0 or more" }),
+});
+
+const fields = typedInputSchema.shape;
+const typed = {
+  asignatura: channel.value<string | null>(null, { schema: fields.asignatura }),
+  topic: channel.value<string | null>(null, { schema: fields.topic }),
+  num_questions: channel.value<number | null>(null, { schema: fields.num_questions }),
+  difficulty: channel.value<string | null>(null, { schema: fields.difficulty }),
+  current_question_index: channel.value<number>(0, { schema: fields.current_question_index }),
+};
+
+/**
  * The seed's `SubjectState(MessagesState)`: the conversation plus subject, RAG context, chain-of-thought,
  * difficulty and the test-session fields it shares with the test subgraph. Key names follow the seed.
  *
@@ -52,15 +91,15 @@ const list = <T>() => channel.value<T[]>(() => []);
  */
 export const subjectStateSchema = {
   messages: channel.messages<Message>(),
-  asignatura: channel.value<string | null>(null),
+  asignatura: typed.asignatura,
   context: list<ContextChunk>(),
   thinking: channel.value<string | null>(null),
-  query_difficulty: channel.value<DifficultyLevel | null>(null),
-  topic: channel.value<string | null>(null),
-  num_questions: channel.value<number | null>(null),
-  difficulty: channel.value<string | null>(null),
+  query_difficulty: channel.value<DifficultyLevel | null>(null, { schema: fields.query_difficulty }),
+  topic: typed.topic,
+  num_questions: typed.num_questions,
+  difficulty: typed.difficulty,
   questions: list<MultipleChoiceTest>(),
-  current_question_index: channel.value<number>(0),
+  current_question_index: typed.current_question_index,
   user_answers: list<string>(),
   feedback_history: list<string>(),
   scores: list<boolean>(),
@@ -84,12 +123,12 @@ export type SubjectState = StateOf<typeof subjectStateSchema>;
  */
 export const testSessionStateSchema = {
   messages: channel.messages<Message>(),
-  asignatura: channel.value<string | null>(null),
-  topic: channel.value<string | null>(null),
-  num_questions: channel.value<number | null>(null),
-  difficulty: channel.value<string | null>(null),
+  asignatura: typed.asignatura,
+  topic: typed.topic,
+  num_questions: typed.num_questions,
+  difficulty: typed.difficulty,
   questions: list<MultipleChoiceTest>(),
-  current_question_index: channel.value<number>(0),
+  current_question_index: typed.current_question_index,
   user_answers: list<string>(),
   feedback_history: list<string>(),
   scores: list<boolean>(),

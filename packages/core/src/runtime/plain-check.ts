@@ -7,12 +7,24 @@ const IN_PROGRESS = -2;
 /**
  * What one check has learnt: for each object met, the height of its subtree once found plain (0: no
  * nested objects), or IN_PROGRESS while it is being walked. Made on first need, so checking small
- * values allocates nothing. An object referenced many times in one update is walked once. Never kept
- * across updates: a node may change an object in place between two steps. @internal
+ * values allocates nothing. An object referenced many times in one update is walked once.
+ *
+ * `known` is what earlier checks of the same run found plain (see {@link KnownPlain}): a value a node
+ * passes on from the state it was given is not walked again. @internal
  */
 export interface PlainMemo {
   map: Map<object, number> | undefined;
+  known?: KnownPlain | undefined;
 }
+
+/**
+ * Objects one run has already found plain, with their heights. Values that entered the state were
+ * checked when they were written, and changing state values in place is unsupported (docs/concepts.md),
+ * so a run checks each shared object once instead of once per step: a wide state passed along by
+ * reference costs one walk. Weak, so it keeps nothing alive; made per run, never shared between runs,
+ * because a caller may change its own input objects between two runs. @internal
+ */
+export type KnownPlain = WeakMap<object, number>;
 
 /** Objects without nested objects are remembered only from this many children up: smaller ones are cheaper to walk again. */
 const MEMO_LEAVES_FROM = 16;
@@ -24,7 +36,14 @@ const MEMO_LEAVES_FROM = 16;
  * when this says no. @internal
  */
 export function isPlainData(value: unknown, memo: PlainMemo = { map: undefined }): boolean {
-  return height(value, 0, memo) !== NOT_PLAIN;
+  if (height(value, 0, memo) === NOT_PLAIN) return false;
+  const known = memo.known;
+  if (known && memo.map) {
+    // Only a check that passed leaves no IN_PROGRESS marks: every object in the map is plain now.
+    for (const [obj, h] of memo.map) known.set(obj, h);
+    memo.map.clear();
+  }
+  return true;
 }
 
 /** Height of `value`'s subtree of objects when it is plain data at `depth`, else NOT_PLAIN. */
@@ -32,7 +51,7 @@ function height(value: unknown, depth: number, memo: PlainMemo): number {
   if (value === null || typeof value !== "object") return primitiveOk(value) ? 0 : NOT_PLAIN;
   if (depth >= MAX_PLAIN_DATA_DEPTH) return NOT_PLAIN;
   const obj = value as object;
-  const known = memo.map?.get(obj);
+  const known = memo.map?.get(obj) ?? memo.known?.get(obj);
   if (known !== undefined) {
     if (known === IN_PROGRESS) return NOT_PLAIN; // a cycle
     // A subtree found plain has no cycle, so it cannot contain one of the current ancestors either.

@@ -11,6 +11,7 @@ import type { NormalizedConfig } from "./config.js";
 import { acquireLease, executionLeaseOwner, type LeaseKeeper } from "./lease-keeper.js";
 import type { ChildRunEnv } from "./node-context.js";
 import { breakpointOf, closeDanglingToolCalls, decidePausedInput } from "./paused-input.js";
+import type { KnownPlain } from "./plain-check.js";
 import { isResumeMap, pendingInterrupts, resolveResume } from "./resume.js";
 import { type Finished, route } from "./route.js";
 import { decodeResult, encodeResult, type PlannedStepTask, planTasks } from "./step-tasks.js";
@@ -62,6 +63,8 @@ class GraphRun {
   readonly #sink: EventSink | undefined;
   readonly #controller = new AbortController();
   readonly #writer: CheckpointWriter;
+  /** Objects this run has found plain: a wide state passed along by reference is walked once. */
+  readonly #knownPlain: KnownPlain = new WeakMap();
   #lease: LeaseKeeper | undefined;
   #parentLease: Lease | undefined;
 
@@ -204,7 +207,7 @@ class GraphRun {
       }
       return true;
     }
-    const update = validateUpdate(this.#spec.schema, "input", input) ?? {};
+    const update = validateUpdate(this.#spec.schema, "input", input, this.#knownPlain) ?? {};
     const writes: TaskWrite[] = [{ node: "input", update }];
     if (!parent && state.stored) {
       const pending = pendingInterrupts(state.pending);
@@ -281,7 +284,7 @@ class GraphRun {
       return true;
     }
     if (!hasRouting) return true;
-    const update = validateUpdate(this.#spec.schema, "input", command.update) ?? {};
+    const update = validateUpdate(this.#spec.schema, "input", command.update, this.#knownPlain) ?? {};
     const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
     this.#checkSize(values, state);
     if (!this.request.parent) checkTypedKeys(this.#spec, values, Object.keys(update), "The run's input");
@@ -312,7 +315,7 @@ class GraphRun {
     const carried = state.pending;
     const metadata = state.checkpoint.metadata as { task_base?: unknown };
     const taskBase = typeof metadata.task_base === "string" ? metadata.task_base : state.checkpoint.id;
-    const update = validateUpdate(this.#spec.schema, "input", raw) ?? {};
+    const update = validateUpdate(this.#spec.schema, "input", raw, this.#knownPlain) ?? {};
     const { values, changed } = applyWrites(this.#spec.schema, state.values, [{ node: "input", update }]);
     this.#checkSize(values, state);
     if (!this.request.parent) checkTypedKeys(this.#spec, values, Object.keys(update), "The run's input");
@@ -483,6 +486,7 @@ class GraphRun {
         namespace: this.#namespace,
       },
       recordStep: (taskId, key, value) => this.#writer.writes(state, taskId, [[`${WRITE.stepPrefix}${key}`, value]]),
+      knownPlain: this.#knownPlain,
     };
   }
 

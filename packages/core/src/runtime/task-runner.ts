@@ -4,6 +4,7 @@ import type { GraphSpec, NodeSpec } from "../graph/spec.js";
 import { Command, type Goto, GraphInterrupt, type Interrupt, ParentCommand } from "./command.js";
 import type { NormalizedConfig } from "./config.js";
 import { type ChildRunEnv, contextMethods, type NodeContext, runInScope, type TaskScope } from "./node-context.js";
+import type { KnownPlain } from "./plain-check.js";
 import { retryDelay, shouldRetry, sleep } from "./retry.js";
 import type { EventSink } from "./stream-events.js";
 import { validateUpdate } from "./validate-update.js";
@@ -37,6 +38,8 @@ export interface TaskEnv {
   /** What nested runs inherit; its `namespace` is the run's (shared by every task of the step). */
   child: ChildRunEnv;
   recordStep(taskId: string, key: string, value: unknown): Promise<void>;
+  /** What the run has already found plain, so values passed along are not walked again. */
+  knownPlain: KnownPlain;
 }
 
 /** Runs one task to an outcome, with its retry policy and timeout. Never throws. @internal */
@@ -45,13 +48,13 @@ export async function runTask(task: RunnableTask, env: TaskEnv): Promise<TaskOut
   for (let attempt = 1; ; attempt++) {
     try {
       const result = await runAttempt(task, env, attempt);
-      return settle(env.spec, task.node.name, result);
+      return settle(env, task.node.name, result);
     } catch (error) {
       if (error instanceof GraphInterrupt) return { kind: "interrupted", interrupts: error.interrupts };
       if (error instanceof ParentCommand) {
         if (!error.arrived) return { kind: "parent", command: error.command };
         const { update, goto } = error.command;
-        return settle(env.spec, task.node.name, new Command({ ...(update !== undefined ? { update } : {}), goto }));
+        return settle(env, task.node.name, new Command({ ...(update !== undefined ? { update } : {}), goto }));
       }
       if (env.signal.aborted || !shouldRetry(policy, error, attempt)) return { kind: "error", error };
       try {
@@ -63,13 +66,14 @@ export async function runTask(task: RunnableTask, env: TaskEnv): Promise<TaskOut
   }
 }
 
-function settle(spec: GraphSpec, node: string, result: unknown): TaskOutcome {
+function settle(env: TaskEnv, node: string, result: unknown): TaskOutcome {
+  const { spec, knownPlain } = env;
   try {
     if (result instanceof Command) {
       if (result.graph === Command.PARENT) return { kind: "parent", command: result };
-      return { kind: "done", update: validateUpdate(spec.schema, node, result.update), goto: result.goto };
+      return { kind: "done", update: validateUpdate(spec.schema, node, result.update, knownPlain), goto: result.goto };
     }
-    return { kind: "done", update: validateUpdate(spec.schema, node, result), goto: [] };
+    return { kind: "done", update: validateUpdate(spec.schema, node, result, knownPlain), goto: [] };
   } catch (error) {
     return { kind: "error", error };
   }

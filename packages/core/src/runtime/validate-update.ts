@@ -1,7 +1,7 @@
 import { describeNonPlainData } from "@trellis/checkpoint";
 import { InvalidUpdateError } from "../errors.js";
 import type { StateSchema } from "../state.js";
-import { isPlainData, type PlainMemo } from "./plain-check.js";
+import { isPlainData, type KnownPlain, type PlainMemo } from "./plain-check.js";
 
 /** Throws an `InvalidUpdateError` naming `node` and `key` unless `value` is plain data. @internal */
 export function assertPlainValue(value: unknown, node: string, key: string, memo?: PlainMemo): void {
@@ -18,9 +18,14 @@ export function assertPlainValue(value: unknown, node: string, key: string, memo
 
 /**
  * Checks a node's update against the schema: an object whose keys the schema declares, holding plain
- * data. Returns it, or null for "no update". @internal
+ * data. Returns it, or null for "no update". `known`: what the run has already found plain. @internal
  */
-export function validateUpdate(schema: StateSchema, node: string, update: unknown): Record<string, unknown> | null {
+export function validateUpdate(
+  schema: StateSchema,
+  node: string,
+  update: unknown,
+  known?: KnownPlain,
+): Record<string, unknown> | null {
   if (update === undefined || update === null) return null;
   if (typeof update !== "object" || Array.isArray(update) || Object.getPrototypeOf(update) !== Object.prototype) {
     throw new InvalidUpdateError(
@@ -30,7 +35,7 @@ export function validateUpdate(schema: StateSchema, node: string, update: unknow
     );
   }
   const record = update as Record<string, unknown>;
-  const memo: PlainMemo = { map: undefined };
+  const memo: PlainMemo = { map: undefined, known };
   for (const key of Object.keys(record)) {
     if (!Object.hasOwn(schema, key)) {
       throw new InvalidUpdateError(

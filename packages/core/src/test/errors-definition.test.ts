@@ -218,6 +218,33 @@ describe("InvalidUpdateError", () => {
     expect(e.message).toMatch(/cycle/);
   });
 
+  it("a value passed along from the state is checked once per run, but what a node adds to it is checked", async () => {
+    // The run remembers the objects it found plain (a wide state passed along by reference is walked
+    // once); a new object around them, holding something that is not plain, is still refused.
+    const big = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, { rows: [i, i + 1] }]));
+    const graph = new StateGraph({ payload: channel.value<unknown>(null), copy: channel.value<unknown>(null) })
+      .addNode("pass", (s) => ({ copy: s.payload }))
+      .addNode("spoil", (s) => ({ copy: { ...(s.payload as object), k3: { rows: [new (class Invoice {})()] } } }))
+      .addEdge(START, "pass")
+      .addEdge("pass", "spoil")
+      .compile();
+    const e = await caught(() => graph.invoke({ payload: big }), InvalidUpdateError, "NOT_PLAIN_DATA");
+    expect(e.message).toContain('"spoil"');
+    expect(e.message).toContain("k3.rows[0]");
+  });
+
+  it("what one run found plain is not trusted by the next: the caller may change its input in between", async () => {
+    const input = { rows: Array.from({ length: 40 }, (_, i) => ({ i })) };
+    const graph = new StateGraph({ payload: channel.value<unknown>(null) })
+      .addNode("keep", (s) => ({ payload: s.payload }))
+      .addEdge(START, "keep")
+      .compile();
+    await graph.invoke({ payload: input });
+    (input.rows[7] as Record<string, unknown>).when = new (class Clock {})();
+    const e = await caught(() => graph.invoke({ payload: input }), InvalidUpdateError, "NOT_PLAIN_DATA");
+    expect(e.message).toContain("rows[7].when");
+  });
+
   it("a non-plain interrupt value or Send argument names the node", async () => {
     const saver = new MemorySaver();
     const asks = new StateGraph({ x: channel.value(0) })

@@ -1,8 +1,32 @@
 import { channel } from "@trellis/core";
 import type { Message } from "@trellis/models";
+import { z } from "zod";
 
 /** How a run of the conversation graph ended. */
 export type AgentOutcome = "answered" | "partial" | "llm_error" | "error";
+
+/**
+ * The keys a caller sets (a run's input over the Agent Server API, a state update), as zod schemas
+ * declared on their channels: a wrong value is refused with `INVALID_STATE` naming the key before
+ * anything is written (a 400), and `getSchemas()` shows them as JSON Schema.
+ *
+ * @example
+ * typedInputSchema.shape.max_iterations.safeParse(0).success; // false
+ */
+export const typedInputSchema = z.object({
+  conversation_transcript: z.string({ error: "must be the conversation as text" }),
+  iteration_count: z
+    .number({ error: "must be a whole number, 0 or more" })
+    .int({ error: "must be a whole number, 0 or more" })
+    .min(0, { error: "must be a whole number, 0 or more" }),
+  max_iterations: z
+    .number({ error: "must be a whole number, 1 or more" })
+    .int({ error: "must be a whole number, 1 or more" })
+    .min(1, { error: "must be a whole number, 1 or more" }),
+  outcome: z.enum(["answered", "partial", "llm_error", "error"]),
+});
+
+const fields = typedInputSchema.shape;
 
 /**
  * The seed's `AgentState`: `messages` holds the current execution only (the reference message, tool
@@ -12,10 +36,10 @@ export type AgentOutcome = "answered" | "partial" | "llm_error" | "error";
  */
 export const agentStateSchema = {
   messages: channel.messages<Message>(),
-  conversation_transcript: channel.value(""),
-  iteration_count: channel.value(0),
-  max_iterations: channel.value(10),
-  outcome: channel.value<AgentOutcome>("answered"),
+  conversation_transcript: channel.value("", { schema: fields.conversation_transcript }),
+  iteration_count: channel.value(0, { schema: fields.iteration_count }),
+  max_iterations: channel.value(10, { schema: fields.max_iterations }),
+  outcome: channel.value<AgentOutcome>("answered", { schema: fields.outcome }),
 };
 
 /** The state of the conversation graph. */

@@ -3,11 +3,33 @@ import { Cron } from "croner";
 
 /** What a schedule must look like, said in every refusal. */
 const EXPECTED =
-  'a 5-field cron expression "minute hour day-of-month month day-of-week" read in UTC, such as "*/5 * * * *" or "0 9 * * MON-FRI"';
+  'a 5-field cron expression "minute hour day-of-month month day-of-week" read in UTC (or in "timezone"), such as "*/5 * * * *" or "0 9 * * MON-FRI"';
 
-function parse(schedule: string): Cron {
+function parse(schedule: string, timezone: string | null = null): Cron {
   // paused: croner computes dates only and never starts a timer of its own
-  return new Cron(schedule, { mode: "5-part", timezone: "UTC", paused: true });
+  return new Cron(schedule, { mode: "5-part", timezone: timezone ?? "UTC", paused: true });
+}
+
+/**
+ * Checks an IANA time zone name (`"Europe/Amsterdam"`, `"America/New_York"`, `"UTC"`); null/undefined
+ * stays null (the schedule is read in UTC). Anything else is a 400 naming `timezone`.
+ *
+ * @example
+ * checkTimezone("Europe/Amsterdam"); // "Europe/Amsterdam"
+ */
+export function checkTimezone(timezone: unknown): string | null {
+  if (timezone === undefined || timezone === null) return null;
+  try {
+    if (typeof timezone !== "string" || timezone === "") throw new RangeError("not a name");
+    new Intl.DateTimeFormat("en-US", { timeZone: timezone });
+    return timezone;
+  } catch {
+    throw new TrellisError(
+      "INVALID_ARGUMENT",
+      `"timezone" ${JSON.stringify(timezone)} is not an IANA time zone: give one such as "Europe/Amsterdam" or "UTC", or leave it out for UTC.`,
+      { details: { field: "timezone" } },
+    );
+  }
 }
 
 /**
@@ -44,12 +66,12 @@ export function checkSchedule(schedule: unknown, field = "schedule"): string {
 }
 
 /**
- * The first time strictly after `after` that `schedule` fires (UTC, whole minutes), or null when it
- * never fires again.
+ * The first time strictly after `after` that `schedule` fires (read in `timezone`, UTC by default;
+ * whole minutes), or null when it never fires again.
  *
  * @example
  * nextRunAfter("0 * * * *", new Date("2026-01-01T10:15:00Z")); // 2026-01-01T11:00:00.000Z
  */
-export function nextRunAfter(schedule: string, after: Date): Date | null {
-  return parse(schedule).nextRun(after);
+export function nextRunAfter(schedule: string, after: Date, timezone: string | null = null): Date | null {
+  return parse(schedule, timezone).nextRun(after);
 }

@@ -35,8 +35,11 @@ export interface CronSchedulerParts {
 }
 
 /** The next tick of `cron` strictly after `nowMs`, or null when it has none before its end time. */
-export function nextTick(cron: Pick<CronRecord, "schedule" | "endTimeMs">, nowMs: number): number | null {
-  const next = nextRunAfter(cron.schedule, new Date(nowMs))?.getTime() ?? null;
+export function nextTick(
+  cron: Pick<CronRecord, "schedule" | "endTimeMs"> & { timezone?: string | null },
+  nowMs: number,
+): number | null {
+  const next = nextRunAfter(cron.schedule, new Date(nowMs), cron.timezone ?? null)?.getTime() ?? null;
   return next !== null && cron.endTimeMs !== null && next > cron.endTimeMs ? null : next;
 }
 

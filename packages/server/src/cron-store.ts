@@ -16,8 +16,10 @@ export interface CronRecord {
   threadId: string | null;
   /** The cron's owner (auth on): its runs are started as this user. Null with auth off. */
   userId: string | null;
-  /** A 5-field cron expression, read in UTC. */
+  /** A 5-field cron expression, read in {@link CronRecord.timezone}. */
   schedule: string;
+  /** The IANA time zone the schedule is read in; null: UTC. */
+  timezone: string | null;
   /**
    * The run each tick starts, as the Agent Server's run body (snake_case): `input`, `config`, `context`,
    * `metadata`, `interrupt_before`/`interrupt_after`, `multitask_strategy`, `durability`, `webhook`…
@@ -37,7 +39,10 @@ export interface CronRecord {
 
 /** Fields a cron's update may change (absent: unchanged). */
 export type CronChanges = Partial<
-  Pick<CronRecord, "schedule" | "payload" | "metadata" | "endTimeMs" | "nextRunMs" | "onRunCompleted" | "enabled">
+  Pick<
+    CronRecord,
+    "schedule" | "timezone" | "payload" | "metadata" | "endTimeMs" | "nextRunMs" | "onRunCompleted" | "enabled"
+  >
 > & { updatedAt: string };
 
 /** What a search or count matches. */
@@ -47,6 +52,8 @@ export interface CronFilter {
   enabled?: boolean | undefined;
   /** Only this user's crons (auth on); undefined: everyone's. */
   userId?: string | undefined;
+  /** Top-level metadata keys that must equal these values. */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** The columns a search may sort by (the Agent Server's `sort_by`). */
@@ -107,6 +114,7 @@ export function cronOf(r: Record<string, unknown>): CronRecord {
     threadId: (r.thread_id as string | null) ?? null,
     userId: (r.user_id as string | null) ?? null,
     schedule: r.schedule as string,
+    timezone: (r.timezone as string | null) ?? null,
     payload: parseJson(r.payload, {}),
     metadata: parseJson(r.metadata, {}),
     endTimeMs: num(r.end_ms),
@@ -122,6 +130,7 @@ export function cronOf(r: Record<string, unknown>): CronRecord {
 export function changedColumns(changes: CronChanges): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [["updated_at", changes.updatedAt]];
   if (changes.schedule !== undefined) out.push(["schedule", changes.schedule]);
+  if (changes.timezone !== undefined) out.push(["timezone", changes.timezone]);
   if (changes.payload !== undefined) out.push(["payload", JSON.stringify(changes.payload)]);
   if (changes.metadata !== undefined) out.push(["metadata", JSON.stringify(changes.metadata)]);
   if (changes.endTimeMs !== undefined) out.push(["end_ms", changes.endTimeMs]);
@@ -131,7 +140,7 @@ export function changedColumns(changes: CronChanges): Array<[string, unknown]> {
   return out;
 }
 
-/** The column conditions of a filter (all must hold). @internal */
+/** The column conditions of a filter (all must hold; metadata is each store's own). @internal */
 export function filterColumns(filter: CronFilter): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [];
   if (filter.assistantId !== undefined) out.push(["assistant_id", filter.assistantId]);

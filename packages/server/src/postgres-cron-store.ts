@@ -36,6 +36,7 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX server_crons_thread ON S.server_crons (thread_id);
     `,
   },
+  { version: 2, sql: "ALTER TABLE S.server_crons ADD COLUMN timezone TEXT;" },
 ];
 
 /** Serializes the cron migrations across processes starting at once. */
@@ -45,10 +46,13 @@ type Row = Record<string, unknown>;
 
 function where(filter: CronFilter, first = 1): { sql: string; args: unknown[] } {
   const conditions = filterColumns(filter);
-  return {
-    sql: conditions.length ? `WHERE ${conditions.map(([c], i) => `${c} = $${first + i}`).join(" AND ")}` : "",
-    args: conditions.map(([, v]) => v),
-  };
+  const clauses = conditions.map(([c], i) => `${c} = $${first + i}`);
+  const args = conditions.map(([, v]) => v);
+  if (filter.metadata && Object.keys(filter.metadata).length) {
+    args.push(JSON.stringify(filter.metadata));
+    clauses.push(`metadata @> $${first + args.length - 1}::jsonb`);
+  }
+  return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", args };
 }
 
 /**
@@ -114,15 +118,16 @@ export class PostgresCronStore implements CronStore {
 
   async create(cron: CronRecord): Promise<void> {
     await this.#q(
-      `INSERT INTO ${this.#s}.server_crons (cron_id, assistant_id, thread_id, user_id, schedule, payload, metadata,
-         end_ms, next_run_ms, on_run_completed, enabled, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+      `INSERT INTO ${this.#s}.server_crons (cron_id, assistant_id, thread_id, user_id, schedule, timezone, payload,
+         metadata, end_ms, next_run_ms, on_run_completed, enabled, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
         cron.cronId,
         cron.assistantId,
         cron.threadId,
         cron.userId,
         cron.schedule,
+        cron.timezone,
         JSON.stringify(cron.payload),
         JSON.stringify(cron.metadata),
         cron.endTimeMs,

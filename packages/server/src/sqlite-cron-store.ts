@@ -38,16 +38,23 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX server_crons_thread ON server_crons (thread_id);
     `,
   },
+  { version: 2, sql: "ALTER TABLE server_crons ADD COLUMN timezone TEXT;" },
 ];
 
 type Row = Record<string, unknown>;
 const sqlValue = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : v);
 
 function where(filter: CronFilter): { sql: string; args: unknown[] } {
-  const conditions = filterColumns(filter);
+  const clauses = filterColumns(filter).map(([c, v]) => ({ sql: `${c} = ?`, args: [sqlValue(v)] }));
+  for (const [key, value] of Object.entries(filter.metadata ?? {})) {
+    clauses.push({
+      sql: "json_extract(metadata, ?) IS json_extract(?, '$')",
+      args: [`$."${key.replace(/"/g, '""')}"`, JSON.stringify(value)],
+    });
+  }
   return {
-    sql: conditions.length ? `WHERE ${conditions.map(([c]) => `${c} = ?`).join(" AND ")}` : "",
-    args: conditions.map(([, v]) => sqlValue(v)),
+    sql: clauses.length ? `WHERE ${clauses.map((c) => c.sql).join(" AND ")}` : "",
+    args: clauses.flatMap((c) => c.args),
   };
 }
 
@@ -90,9 +97,9 @@ export class SqliteCronStore implements CronStore {
   async create(cron: CronRecord): Promise<void> {
     this.#db
       .prepare(
-        `INSERT INTO server_crons (cron_id, assistant_id, thread_id, user_id, schedule, payload, metadata, end_ms,
-           next_run_ms, on_run_completed, enabled, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO server_crons (cron_id, assistant_id, thread_id, user_id, schedule, timezone, payload, metadata,
+           end_ms, next_run_ms, on_run_completed, enabled, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         cron.cronId,
@@ -100,6 +107,7 @@ export class SqliteCronStore implements CronStore {
         cron.threadId,
         cron.userId,
         cron.schedule,
+        cron.timezone,
         JSON.stringify(cron.payload),
         JSON.stringify(cron.metadata),
         cron.endTimeMs,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { TrellisError } from "@trellis/checkpoint";
 import { type Context, Hono } from "hono";
-import { checkSchedule } from "../cron-schedule.js";
+import { checkSchedule, checkTimezone } from "../cron-schedule.js";
 import { nextTick } from "../cron-scheduler.js";
 import { CRON_SORT_COLUMNS, type CronChanges, type CronRecord, type CronStore } from "../cron-store.js";
 import { notFound } from "../http-errors.js";
@@ -29,6 +29,7 @@ const RUN_KEYS = [
   "checkpoint_during",
   "stream_mode",
   "stream_subgraphs",
+  "stream_resumable",
 ] as const;
 
 const SELECT_FIELDS = new Set([
@@ -38,6 +39,7 @@ const SELECT_FIELDS = new Set([
   "on_run_completed",
   "end_time",
   "schedule",
+  "timezone",
   "created_at",
   "updated_at",
   "user_id",
@@ -63,6 +65,7 @@ export function cronJson(cron: CronRecord) {
     on_run_completed: cron.onRunCompleted,
     end_time: iso(cron.endTimeMs),
     schedule: cron.schedule,
+    timezone: cron.timezone,
     created_at: cron.createdAt,
     updated_at: cron.updatedAt,
     payload: { ...cron.payload, assistant_id: cron.assistantId },
@@ -120,6 +123,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
   const create = async (c: Context<ServerEnv>, threadId: string | null) => {
     const body = await readBody(c);
     const schedule = checkSchedule(body.schedule);
+    const timezone = checkTimezone(body.timezone);
     const assistantId = field.string(body, "assistant_id");
     if (!assistantId) throw invalid('"assistant_id" is required: the id of a graph in trellis.json.');
     ctx.graphFor(assistantId);
@@ -144,10 +148,11 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
       threadId,
       userId: owner(c),
       schedule,
+      timezone,
       payload,
       metadata: field.object(body, "metadata") ?? {},
       endTimeMs,
-      nextRunMs: nextTick({ schedule, endTimeMs }, now),
+      nextRunMs: nextTick({ schedule, timezone, endTimeMs }, now),
       onRunCompleted: threadId === null ? onRunCompleted : null,
       enabled,
       createdAt: stamp,
@@ -171,6 +176,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
       assistantId: field.string(body, "assistant_id"),
       threadId: field.string(body, "thread_id"),
       enabled: field.boolean(body, "enabled"),
+      metadata: field.object(body, "metadata"),
       userId: ctx.authEnabled ? (c.var.user ?? "") : undefined,
       limit: field.int(body, "limit", { min: 1, max: 1000 }) ?? 10,
       offset: field.int(body, "offset", { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0,
@@ -190,6 +196,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
       await crons.count({
         assistantId: field.string(body, "assistant_id"),
         threadId: field.string(body, "thread_id"),
+        metadata: field.object(body, "metadata"),
         userId: ctx.authEnabled ? (c.var.user ?? "") : undefined,
       }),
     );
@@ -203,6 +210,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
     const now = clock.now();
     const changes: CronChanges = { updatedAt: new Date(now).toISOString() };
     const schedule = body.schedule === undefined ? cron.schedule : checkSchedule(body.schedule);
+    const timezone = body.timezone === undefined ? cron.timezone : checkTimezone(body.timezone);
     const endTimeMs = endTime(body);
     const enabled = field.boolean(body, "enabled");
     const runKeys = RUN_KEYS.filter((k) => body[k] !== undefined);
@@ -220,10 +228,13 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
     if (onRunCompleted && cron.threadId === null) changes.onRunCompleted = onRunCompleted;
     if (enabled !== undefined) changes.enabled = enabled;
     if (endTimeMs !== undefined) changes.endTimeMs = endTimeMs;
-    if (body.schedule !== undefined || endTimeMs !== undefined || enabled === true) {
+    const moved = body.schedule !== undefined || body.timezone !== undefined || endTimeMs !== undefined;
+    if (moved || enabled === true) {
       // the next tick is after now, so a tick already taken is never taken again
       changes.schedule = schedule;
-      changes.nextRunMs = nextTick({ schedule, endTimeMs: endTimeMs === undefined ? cron.endTimeMs : endTimeMs }, now);
+      changes.timezone = timezone;
+      const end = endTimeMs === undefined ? cron.endTimeMs : endTimeMs;
+      changes.nextRunMs = nextTick({ schedule, timezone, endTimeMs: end }, now);
     }
     const updated = await crons.update(cron.cronId, changes);
     if (!updated) throw notFound("Cron", cron.cronId);

@@ -5,6 +5,7 @@
  */
 import { Client } from "@langchain/langgraph-sdk";
 import { ManualClock } from "@trellis/checkpoint";
+import { Client as ClientV1 } from "langgraph-sdk-1";
 import { afterAll, describe, expect, it } from "vitest";
 import type { TrellisConfig } from "../config.js";
 import type { CronScheduler } from "../cron-scheduler.js";
@@ -115,6 +116,48 @@ export function cronCases(backend: CronBackend): void {
         await expect(client.crons.delete(stateless.cron_id)).rejects.toThrow(/404/);
         await expect(client.crons.update(stateless.cron_id, { schedule: "* * * * *" })).rejects.toThrow(/404/);
         await client.crons.delete(bound.cron_id);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it("SDK 1.x: a schedule in a time zone, an end time at creation, search and count by metadata", async () => {
+      const clock = new ManualClock(at("10:00:30"));
+      const { server, url } = await cronServer(backend, clock);
+      const client = new ClientV1({ apiUrl: url, apiKey: null });
+      try {
+        for (const cron of await client.crons.search({ limit: 1000 })) await client.crons.delete(cron.cron_id);
+        // 09:00 in Amsterdam is 08:00 UTC in January: the next one is tomorrow's
+        const zoned = await client.crons.create("slow", {
+          schedule: "0 9 * * *",
+          timezone: "Europe/Amsterdam",
+          endTime: "2026-03-01T00:00:00Z",
+          input: { delayMs: 0 },
+          metadata: { team: "ops", tier: 1 },
+        });
+        expect(zoned).toMatchObject({
+          timezone: "Europe/Amsterdam",
+          next_run_date: "2026-01-06T08:00:00.000Z",
+          end_time: "2026-03-01T00:00:00.000Z",
+        });
+        await client.crons.create("slow", { schedule: "0 9 * * *", metadata: { team: "sales" } });
+        expect((await client.crons.search({ metadata: { team: "ops" } })).map((c) => c.cron_id)).toEqual([
+          zoned.cron_id,
+        ]);
+        expect(await client.crons.count({ metadata: { team: "ops", tier: 1 } })).toBe(1);
+        expect(await client.crons.count({ metadata: { team: "ops", tier: 2 } })).toBe(0);
+        expect(await client.crons.count({})).toBe(2);
+        // the same schedule read in New York: 14:00 UTC
+        const moved = await client.crons.update(zoned.cron_id, { timezone: "America/New_York" });
+        expect(moved.next_run_date).toBe("2026-01-05T14:00:00.000Z");
+        await expect(client.crons.create("slow", { schedule: "0 9 * * *", timezone: "Mars/Olympus" })).rejects.toThrow(
+          /400/,
+        );
+        await moveTo(clock, at("14:00:00"));
+        const [runId] = await server.crons.tick();
+        expect(runId).toBeDefined();
+        const [after] = await client.crons.search({ metadata: { team: "ops" } });
+        expect(after?.next_run_date).toBe("2026-01-06T14:00:00.000Z");
       } finally {
         await server.close();
       }

@@ -57,7 +57,7 @@ export async function openInspectionRuntime(options: InspectionRuntimeOptions): 
   return {
     app,
     trellis,
-    orchestrator: new InspectionOrchestrator(trellis.runs, { logger: app.logger }),
+    orchestrator: new InspectionOrchestrator(trellis.runs, { logger: app.logger, settings: app.settings }),
     async close() {
       await trellis.close();
       if (owned) await app.close();

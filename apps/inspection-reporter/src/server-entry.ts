@@ -3,6 +3,8 @@ import type { AppRoutesContext } from "@trellis/server";
 import type { Hono } from "hono";
 import { DEFAULT_WS_PATH, inspectionSocketHandler } from "./ag-ui/ag-ui-websocket.js";
 import { inspectionRoutes } from "./ag-ui/inspection-routes.js";
+import { AGENT_IDS } from "./agents/agent-definitions.js";
+import { getToolsForAgent } from "./agents/agent-tools.js";
 import type { InspectionGraph } from "./agents/inspection-graph.js";
 import { createInspectionReporter, type InspectionReporter } from "./inspection-reporter.js";
 import { InspectionOrchestrator } from "./orchestrator/orchestrator.js";
@@ -64,6 +66,12 @@ export async function buildGraph(): Promise<InspectionGraph> {
   return (await defaultInspectionReporter()).graph;
 }
 
+/** The names of every agent's own tools (frontend tools may not take them). */
+function agentToolNames(app: InspectionReporter): string[] {
+  const sources = { mcpTools: app.mcp.tools, settings: app.settings };
+  return [...new Set(AGENT_IDS.flatMap((id) => getToolsForAgent(id, sources).map((t) => t.name)))];
+}
+
 /**
  * The `routes` export for `trellis.json`, mounted under `/apps/inspection-reporter/`: AG-UI over SSE
  * (`POST /ag-ui`) and over a WebSocket (`/ws`), `POST /chat`, `GET /threads/:id`, `GET /health` — all
@@ -81,7 +89,12 @@ export async function createRoutes(ctx: AppRoutesContext): Promise<Hono> {
     );
   }
   const app = await defaultInspectionReporter();
-  const orchestrator = new InspectionOrchestrator(ctx.runs, { assistantId: ctx.assistantId, logger: app.logger });
+  const orchestrator = new InspectionOrchestrator(ctx.runs, {
+    assistantId: ctx.assistantId,
+    logger: app.logger,
+    settings: app.settings,
+    toolNames: agentToolNames(app),
+  });
   // Under the Trellis server, the AG-UI WebSocket lives at /apps/inspection-reporter/ws.
   const sockets = inspectionSocketHandler(orchestrator, { maxPayload: ctx.maxPayload });
   ctx.onUpgrade?.((req, socket, head, user) => {

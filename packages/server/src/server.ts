@@ -231,6 +231,8 @@ async function openStorage(config: ResolvedConfig): Promise<Storage> {
  */
 export async function createServer(config: TrellisConfig, options: CreateServerOptions = {}): Promise<TrellisServer> {
   const resolved = resolveConfig(config, options.env ?? process.env);
+  // checked before anything is opened: a bad `store` section leaves no file locked
+  const storeOptions = await storeOptionsOf(config.store, resolved.baseDir);
   const storage = await openStorage(resolved);
   const { saver, store, hub } = storage;
   // the run service exists before the graphs so their routes can hold it; its parts are filled below
@@ -252,7 +254,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   runParts.assistants = assistants;
   // beside the saver (its SQLite file or Postgres schema); graphs get it as ctx.store through each run's config
   const itemStore = await openItemStore(saver, {
-    ...(await storeOptionsOf(config.store, resolved.baseDir)),
+    ...storeOptions,
     schema: resolved.saver.kind === "postgres" ? resolved.saver.schema : undefined,
   });
   const concurrency = options.workers ?? resolved.queue.concurrency ?? 4;

@@ -1,6 +1,7 @@
+import { checkToolResults, frontendToolDefinitions } from "@trellis/agents";
 import { TrellisError } from "@trellis/core";
-import type { Message } from "@trellis/models";
-import { type AgUiEvent, AgUiTranslator } from "@trellis/server";
+import type { Message, ToolDefinition, ToolMessage } from "@trellis/models";
+import { type AgUiEvent, AgUiTranslator, type StoredEvent } from "@trellis/server";
 import * as z from "zod";
 import {
   checkMessageLength,
@@ -9,6 +10,7 @@ import {
   type TurnResult,
 } from "../orchestrator/orchestrator.js";
 import { agUiMessages, answerMessageId, CLARIFICATION_TOOL, clarificationMessageId } from "./ag-ui-messages.js";
+import { applyClientState } from "./client-state.js";
 
 const agUiMessage = z.looseObject({ id: z.string().min(1), role: z.string(), content: z.unknown().optional() });
 
@@ -18,6 +20,7 @@ export const runAgentInputSchema = z.looseObject({
   runId: z.string().min(1).max(200),
   messages: z.array(agUiMessage).default([]),
   state: z.unknown().optional(),
+  tools: z.unknown().optional(),
   forwardedProps: z.unknown().optional(),
   resume: z
     .array(z.looseObject({ interruptId: z.string(), status: z.string().optional(), payload: z.unknown() }))
@@ -57,18 +60,28 @@ function contentText(content: unknown): string {
     .join("");
 }
 
-/** The state the frontend sees: the conversation and the seed's `current_agent`. */
-function clientValues(values: Record<string, unknown>): Record<string, unknown> {
-  return { messages: (values.messages as Message[] | undefined) ?? [], current_agent: values.activeAgent ?? null };
+/** The inspector's settings, shown to the client as `user_settings` (absent when the app keeps none). */
+type SettingsView = () => Record<string, unknown> | undefined;
+
+/** The state the frontend sees: the conversation, the seed's `current_agent` and the inspector's settings. */
+function clientValues(values: Record<string, unknown>, settings: SettingsView): Record<string, unknown> {
+  const shown = settings();
+  return {
+    messages: (values.messages as Message[] | undefined) ?? [],
+    current_agent: values.activeAgent ?? null,
+    ...(shown ? { user_settings: shown } : {}),
+  };
 }
 
-function clientState(view: ThreadView): Record<string, unknown> {
-  return { messages: view.messages, current_agent: view.currentAgent };
+function clientState(view: ThreadView, settings: SettingsView): Record<string, unknown> {
+  const shown = settings();
+  return { messages: view.messages, current_agent: view.currentAgent, ...(shown ? { user_settings: shown } : {}) };
 }
 
 /** What an input asks for: a message to run, or only the conversation (a client that (re)connects). */
 type Intent =
   | { kind: "message"; content: string; id?: string; answers?: string }
+  | { kind: "tools"; results: ToolMessage[] }
   | { kind: "sync" }
   | { kind: "error"; error: TrellisError };
 
@@ -130,15 +143,24 @@ function intentOf(input: RunAgentInput, view: ThreadView | undefined): Intent {
   }
   const messages = input.messages;
   const last = messages.at(-1);
-  if (last?.role === "tool" && !(view && agUiMessages(view.messages).some((m) => m.id === last.id))) {
-    // a frontend tool's result: this app's agents call no frontend tools, so it answers nothing
-    return {
-      kind: "error",
-      error: new TrellisError(
-        "INVALID_ARGUMENT",
-        "The inspection agents call no frontend tools: a tool result they did not ask for answers nothing. Send the inspector's message as a user message.",
-      ),
-    };
+  const results = newToolResults(input, view);
+  if (results.length > 0) {
+    // frontend tools' results: they answer calls the agents left open for the client
+    if (view?.clarification) {
+      return {
+        kind: "error",
+        error: new TrellisError(
+          "THREAD_PAUSED",
+          `Thread "${input.threadId}" waits for the inspector's answers to the questions of message "${view.clarification.toolCallId ? clarificationMessageId(view.clarification.toolCallId) : view.clarification.interruptId}", not for a tool result: send them as a user message or a resume entry.`,
+        ),
+      };
+    }
+    try {
+      checkToolResults(view?.messages ?? [], results);
+    } catch (error) {
+      return { kind: "error", error: error as TrellisError };
+    }
+    return { kind: "tools", results };
   }
   if (last?.role !== "user") {
     if (view) return { kind: "sync" };
@@ -159,6 +181,29 @@ function intentOf(input: RunAgentInput, view: ThreadView | undefined): Intent {
     return { kind: "error", error: new TrellisError("INVALID_ARGUMENT", "The user's message is empty.") };
   }
   return { kind: "message", content, id: last.id };
+}
+
+/**
+ * The tool messages that end the input and that the thread does not hold yet (by id): the results of
+ * frontend tools the client ran. An AG-UI `error` makes the result an error.
+ */
+function newToolResults(input: RunAgentInput, view: ThreadView | undefined): ToolMessage[] {
+  const shown = new Set(view ? agUiMessages(view.messages).map((m) => m.id) : []);
+  const out: ToolMessage[] = [];
+  for (let i = input.messages.length - 1; i >= 0; i--) {
+    const m = input.messages[i] as Record<string, unknown> & { id: string; role: string };
+    if (m.role !== "tool" || shown.has(m.id)) break;
+    const error = typeof m.error === "string" ? m.error : undefined;
+    const content = textOfContent(m.content) || error || "";
+    out.unshift({
+      id: m.id,
+      role: "tool",
+      toolCallId: typeof m.toolCallId === "string" ? m.toolCallId : "",
+      content,
+      ...(error !== undefined ? { status: "error" as const } : {}),
+    });
+  }
+  return out;
 }
 
 /** True when the client holds the conversation's messages as its first messages, in their order. */
@@ -214,7 +259,16 @@ function finishedResult(view: ThreadView | undefined, currentAgent: string): Rec
  * `stepName`, so a frontend sees the conversation move from the general agent to a specialist.
  *
  * The frontend answers with an ordinary user message, which the graph's paused-input policy makes the
- * answer, or with an AG-UI `resume` entry naming the pending clarification. An input without a new user
+ * answer, or with an AG-UI `resume` entry naming the pending clarification.
+ *
+ * Frontend tools (`RunAgentInput.tools`) are offered to the agents for the turn (a name of one of the
+ * agents' own tools is refused). When an agent calls one, the turn ends with TOOL_CALL_START / ARGS /
+ * END and RUN_FINISHED, the call open in the conversation; the client's `tool` message(s) at the end of
+ * the next input — no user message needed — continue that agent with the result. A result no open call
+ * waits for is refused naming it; one that arrives while a clarification is pending is refused with
+ * `THREAD_PAUSED` (the thread waits for the inspector's answers); a new user message instead of the
+ * result closes the open call with an error result. The client's `state` may change only
+ * `user_settings` (see `CLIENT_STATE_KEYS`), applied before the turn and shown in STATE_SNAPSHOT. An input without a new user
  * message on a known thread runs nothing: the client gets the conversation (how a client that
  * reconnects learns what is pending). A failure ends with RUN_ERROR.
  *
@@ -237,14 +291,23 @@ export async function runAgUiTurn(
       if (error instanceof TrellisError && error.code === "NOT_FOUND") return undefined;
       throw error;
     });
+    const frontendTools: ToolDefinition[] = frontendToolDefinitions(
+      input.tools,
+      orchestrator.toolNames.map((name) => ({ name })),
+    );
     const intent = intentOf(input, before);
     if (intent.kind === "error") throw intent.error;
     if (intent.kind === "message") checkMessageLength(intent.content);
+    // the client's state: only the inspector's settings may change (see CLIENT_STATE_KEYS)
+    const settingsKey = user ?? input.threadId;
+    const store = orchestrator.settings;
+    applyClientState(input.state, store, settingsKey);
+    const settings: SettingsView = () => (store ? { ...store.get(settingsKey) } : undefined);
     const shown = before ? agUiMessages(before.messages) : [];
     const clientOrder = input.messages.map((m) => m.id);
     if (intent.kind === "sync") {
       for (const e of snapshotEvents(clientOrder, shown)) emit(e);
-      emit({ type: "STATE_SNAPSHOT", snapshot: clientState(before as ThreadView) });
+      emit({ type: "STATE_SNAPSHOT", snapshot: clientState(before as ThreadView, settings) });
       emit({
         type: "RUN_FINISHED",
         ...ids,
@@ -255,14 +318,19 @@ export async function runAgUiTurn(
     }
     const last = input.messages.at(-1);
     const waiting = before?.clarification?.toolCallId;
-    if (before && waiting) {
+    if (before && waiting && intent.kind === "message") {
       // the message answers the pending questions (the graph's paused-input policy): it joins the
       // conversation as the answer, right after the questions
       const answer = { id: answerMessageId(waiting), role: "user", content: intent.content };
       for (const e of snapshotEvents(clientOrder, [...shown, answer])) emit(e);
     } else if (before && !inStep(clientOrder, shown)) {
       // the client lacks part of the conversation: give it the thread's, with its new message
-      const mine = last ? [{ id: last.id, role: "user", content: intent.content }] : [];
+      const mine =
+        intent.kind === "tools"
+          ? agUiMessages(intent.results)
+          : last
+            ? [{ id: last.id, role: "user", content: intent.content }]
+            : [];
       for (const e of snapshotEvents(clientOrder, [...shown, ...mine])) emit(e);
     }
     if (before) translator = new AgUiTranslator([...input.messages, ...before.messages]);
@@ -292,23 +360,32 @@ export async function runAgUiTurn(
       step = agent;
       emit({ type: "STEP_STARTED", stepName: agent });
     };
-    const result = await orchestrator.processMessage(input.threadId, intent.content, {
-      ...(intent.id ? { messageId: intent.id } : {}),
-      ...(intent.answers ? { answers: intent.answers } : {}),
+    const onEvent = (event: StoredEvent) => {
+      const [mode, namespace] = event.event.split("|");
+      enter(namespace?.split(":")[0]);
+      if (event.event === "values") {
+        const values = clientValues(event.data as Record<string, unknown>, settings);
+        for (const e of translator.translate("values", values)) send(e);
+      } else if (mode === "values") {
+        for (const e of inner.translate("values", event.data)) if (e.type === "TOOL_CALL_RESULT") send(e);
+      } else if (mode === "messages") {
+        for (const e of translator.translate("messages", event.data)) send(e);
+      }
+    };
+    const common = {
       user,
       source: options.source ?? "ag-ui",
-      onEvent: (event) => {
-        const [mode, namespace] = event.event.split("|");
-        enter(namespace?.split(":")[0]);
-        if (event.event === "values") {
-          for (const e of translator.translate("values", clientValues(event.data as Record<string, unknown>))) send(e);
-        } else if (mode === "values") {
-          for (const e of inner.translate("values", event.data)) if (e.type === "TOOL_CALL_RESULT") send(e);
-        } else if (mode === "messages") {
-          for (const e of translator.translate("messages", event.data)) send(e);
-        }
-      },
-    });
+      onEvent,
+      ...(frontendTools.length > 0 ? { frontendTools } : {}),
+    };
+    const result =
+      intent.kind === "tools"
+        ? await orchestrator.processToolResults(input.threadId, intent.results, common)
+        : await orchestrator.processMessage(input.threadId, intent.content, {
+            ...common,
+            ...(intent.id ? { messageId: intent.id } : {}),
+            ...(intent.answers ? { answers: intent.answers } : {}),
+          });
     for (const e of translator.flush()) send(e);
     const after = await orchestrator.getThread(input.threadId, user);
     if (result.clarification) {

@@ -1,5 +1,6 @@
 import { RuleChatModel } from "@trellis/models";
 import type { AgentId } from "../agents/agent-definitions.js";
+import { frontendToolRules } from "./frontend-tool-rules.js";
 import { GENERAL_HELP, generalRules } from "./general-rules.js";
 import { reportingRules } from "./reporting-rules.js";
 import { historyRules, regulationRules } from "./specialist-rules.js";
@@ -17,7 +18,7 @@ export function createOfflineModels(): Record<AgentId, RuleChatModel> {
   return {
     "general-agent": new RuleChatModel({
       model: "inspection-general-rules",
-      rules: generalRules(),
+      rules: [...frontendToolRules(), ...generalRules()],
       fallback: GENERAL_HELP,
     }),
     "history-agent": new RuleChatModel({

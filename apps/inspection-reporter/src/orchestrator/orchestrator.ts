@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { checkToolResults, FRONTEND_TOOLS_KEY, openToolCalls } from "@trellis/agents";
 import { type Interrupt, TrellisError, type TrellisErrorCode } from "@trellis/core";
-import { type Message, userMessage } from "@trellis/models";
+import { type Message, messageText, type ToolDefinition, type ToolMessage, userMessage } from "@trellis/models";
 import type { RunPrincipal, RunService, StoredEvent } from "@trellis/server";
 import { DEFAULT_AGENT } from "../agents/agent-definitions.js";
 import { type ClarificationRequest, isClarificationRequest } from "../agents/request-clarification.js";
+import type { UserSettingsStore } from "../agents/user-settings.js";
 import { consoleLogger, type Logger } from "./logger.js";
 
 /** The assistant id the app is registered under. */
@@ -40,6 +42,11 @@ export interface ProcessMessageOptions {
   onEvent?: (event: StoredEvent) => void;
   /** Recorded in the run's metadata (`source`): which door the message came through. */
   source?: string;
+  /**
+   * Tools the client runs itself (AG-UI's `tools`), offered to the agents for this turn: a call to one
+   * ends the turn with the call open; its result comes back with {@link InspectionOrchestrator.processToolResults}.
+   */
+  frontendTools?: readonly ToolDefinition[];
   /**
    * Answer this pending interrupt with the message (a `Command({ resume: { [interruptId]: message } })`)
    * instead of sending it as input: refused (`RESUME_MISMATCH`, `NOTHING_TO_RESUME`) when the thread
@@ -86,6 +93,9 @@ export interface ThreadView {
   clarification?: PendingClarification;
 }
 
+/** The thread's state as the run service reads it. */
+type StateSnapshotLike = Awaited<ReturnType<RunService["snapshot"]>>;
+
 function principal(user: string | null | "app" | undefined): RunPrincipal {
   return user === "app" ? "app" : { user: user ?? null };
 }
@@ -113,11 +123,25 @@ function messagesOf(values: Record<string, unknown> | undefined): Message[] {
 export class InspectionOrchestrator {
   readonly runs: RunService;
   readonly assistantId: string;
+  /** The inspectors' settings (what AG-UI clients may set in their state, see `applyClientState`). */
+  readonly settings: UserSettingsStore | undefined;
+  /** The names of the agents' own tools: a frontend tool may not take one. */
+  readonly toolNames: readonly string[];
   readonly #logger: Logger;
 
-  constructor(runs: RunService, options: { assistantId?: string; logger?: Logger } = {}) {
+  constructor(
+    runs: RunService,
+    options: {
+      assistantId?: string;
+      logger?: Logger;
+      settings?: UserSettingsStore;
+      toolNames?: readonly string[];
+    } = {},
+  ) {
     this.runs = runs;
     this.assistantId = options.assistantId ?? ASSISTANT_ID;
+    this.settings = options.settings;
+    this.toolNames = options.toolNames ?? [];
     this.#logger = options.logger ?? consoleLogger;
   }
 
@@ -130,27 +154,97 @@ export class InspectionOrchestrator {
     const as = principal(options.user);
     const messageId = options.messageId ?? randomUUID();
     const before = await this.#read(threadId, as).catch(() => undefined);
+    // a frontend tool call the inspector went past (the app never answered it): closed with an error
+    // result before the new message, so the conversation holds no call without a result
+    const closing =
+      options.answers || (before?.interrupts.length ?? 0) > 0
+        ? []
+        : openToolCalls(messagesOf(before?.values)).map(
+            (call): ToolMessage => ({
+              id: `closed-${call.id}`,
+              role: "tool",
+              toolCallId: call.id,
+              name: call.name,
+              status: "error",
+              content: "Geen resultaat: de inspecteur ging verder met een nieuw bericht.",
+            }),
+          );
+    const start = options.answers
+      ? { command: { resume: { [options.answers]: content } } }
+      : { input: { messages: [...closing, userMessage(content, { id: messageId })] } };
+    const turn = await this.#turn(threadId, start, before, options);
+    const answersNow = turn.answersNow;
+    if (answersNow) this.#logger.info(`Resuming interrupted graph with: ${content.slice(0, 100)}...`);
+    const messages = turn.messages;
+    const resumed = !messages.some((m) => m.id === messageId);
+    if (resumed && !answersNow) {
+      this.#logger.info(`Resumed the graph that paused while the message waited, with: ${content.slice(0, 100)}...`);
+    }
+    return this.#result(threadId, turn, resumed);
+  }
+
+  /**
+   * Continues a thread with the results of frontend tool calls (tools the client ran: the AG-UI
+   * frontend's `tool` messages): they join the conversation and the agent that called the tools goes on
+   * with them. Each result must answer a call the thread left open (`FrontendToolError` naming it
+   * otherwise); while a clarification is pending the thread takes the inspector's answers, not tool
+   * results (`THREAD_PAUSED`). Nothing is stored when they are refused.
+   *
+   * @example
+   * const turn = await orchestrator.processToolResults("t1", [toolMessage("Dorpsplein 14", { toolCallId })]);
+   */
+  async processToolResults(
+    threadId: string,
+    results: readonly ToolMessage[],
+    options: Omit<ProcessMessageOptions, "messageId" | "answers"> = {},
+  ): Promise<TurnResult> {
+    const as = principal(options.user);
+    const view = await this.getThread(threadId, options.user);
+    if (view.clarification) {
+      throw new TrellisError(
+        "THREAD_PAUSED",
+        `Thread "${threadId}" waits for the inspector's answers to the questions of message "${view.clarification.toolCallId ? `clarification-${view.clarification.toolCallId}` : view.clarification.interruptId}", not for a tool result: send them as a user message.`,
+      );
+    }
+    checkToolResults(view.messages, results);
+    for (const r of results) checkMessageLength(r.content);
+    const open = new Map(openToolCalls(view.messages).map((c) => [c.id, c.name]));
+    const named = results.map((r) => (r.name || !open.get(r.toolCallId) ? r : { ...r, name: open.get(r.toolCallId) }));
+    const before = await this.#read(threadId, as).catch(() => undefined);
+    const turn = await this.#turn(threadId, { input: { messages: named } }, before, options);
+    return this.#result(threadId, turn, false);
+  }
+
+  /** Runs one turn through the run service and waits for it; the thread's messages and pauses after. */
+  async #turn(
+    threadId: string,
+    start: { input: Record<string, unknown> } | { command: { resume: Record<string, string> } },
+    before: StateSnapshotLike | undefined,
+    options: Omit<ProcessMessageOptions, "messageId">,
+  ) {
+    const as = principal(options.user);
     const known = new Set(messagesOf(before?.values).map((m) => m.id));
     const settingsOwner = typeof options.user === "string" && options.user !== "app" ? options.user : undefined;
+    const configurable: Record<string, unknown> = {
+      ...(settingsOwner ? { user_id: settingsOwner } : {}),
+      ...(options.frontendTools?.length ? { [FRONTEND_TOOLS_KEY]: [...options.frontendTools] } : {}),
+    };
     const run = await this.runs.start({
       assistantId: this.assistantId,
       threadId,
       as,
-      ...(options.answers
-        ? { command: { resume: { [options.answers]: content } } }
-        : { input: { messages: [userMessage(content, { id: messageId })] } }),
+      ...start,
       multitaskStrategy: "enqueue",
       metadata: { source: options.source ?? ASSISTANT_ID },
       kwargs: {
         streamMode: ["values", "messages-tuple"],
         streamSubgraphs: true,
-        config: settingsOwner ? { configurable: { user_id: settingsOwner } } : {},
+        config: Object.keys(configurable).length > 0 ? { configurable } : {},
       },
     });
     // the service binds a message to a pause pending now; a pause reached later (by a run ahead in the
     // queue) the graph's policy applies when this run starts
     const answersNow = run.kwargs.command?.resume !== undefined;
-    if (answersNow) this.#logger.info(`Resuming interrupted graph with: ${content.slice(0, 100)}...`);
     for await (const event of this.runs.follow(run.runId, 0)) options.onEvent?.(event);
     const end = await this.runs.wait(run.runId);
     if (end.status === "error" || end.status === "timeout") {
@@ -158,11 +252,17 @@ export class InspectionOrchestrator {
       throw new TrellisError(error.error as TrellisErrorCode, error.message);
     }
     const messages = messagesOf(end.values);
-    const resumed = !messages.some((m) => m.id === messageId);
-    if (resumed && !answersNow) {
-      this.#logger.info(`Resumed the graph that paused while the message waited, with: ${content.slice(0, 100)}...`);
-    }
     const newMessages = messages.filter((m) => !known.has(m.id) && m.role !== "user");
+    return { end, messages, newMessages, answersNow };
+  }
+
+  /** The turn's outcome: the questions when the reporting agent paused, else the last assistant text. */
+  #result(
+    threadId: string,
+    turn: { end: { values: Record<string, unknown>; interrupts: readonly Interrupt[] }; newMessages: Message[] },
+    resumed: boolean,
+  ): TurnResult {
+    const { end, newMessages } = turn;
     const currentAgent = (end.values.activeAgent as string | undefined) ?? DEFAULT_AGENT;
     if (end.interrupts.length > 0) {
       const nodes = [...new Set(end.interrupts.map(topLevelNode))].join(", ");
@@ -176,7 +276,7 @@ export class InspectionOrchestrator {
     }
     const other = end.interrupts[0];
     const answer = [...newMessages].reverse().find((m) => m.role === "assistant" && m.content.trim());
-    const reply = other ? JSON.stringify(other.value) : (answer?.content ?? "");
+    const reply = other ? JSON.stringify(other.value) : messageText(answer);
     return { threadId, currentAgent, resumed, status: "answered", reply, newMessages };
   }
 

@@ -35,7 +35,7 @@ describe("AG-UI over the WebSocket at /apps/inspection-reporter/ws", () => {
     const snapshot = first.events.find((e) => e.type === "STATE_SNAPSHOT") as unknown as {
       snapshot: Record<string, unknown>;
     };
-    expect(Object.keys(snapshot.snapshot).sort()).toEqual(["current_agent", "messages"]);
+    expect(Object.keys(snapshot.snapshot).sort()).toEqual(["current_agent", "messages", "user_settings"]);
 
     const second = await frontend.say("hoofdstraat 2, ja, nee");
     expect(second.finished).toMatchObject({

@@ -101,8 +101,8 @@ describe("malformed WebSocket frames", () => {
   });
 });
 
-describe("a frontend tool result", () => {
-  it("is refused with a message that says the agents call no frontend tools, and runs nothing", async () => {
+describe("a frontend tool result no tool call waits for", () => {
+  it("is refused with a message that names the call, and runs nothing", async () => {
     const frontend = await WsFrontend.connect(app.server.wsUrl, "frontend-tool");
     await frontend.say("Hallo");
     const before = await threadView("frontend-tool");
@@ -115,7 +115,9 @@ describe("a frontend tool result", () => {
       }),
     );
     expect(events.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "INVALID_ARGUMENT", threadId: "frontend-tool" });
-    expect(String(events.at(-1)?.message)).toContain("call no frontend tools");
+    expect(String(events.at(-1)?.message)).toContain(
+      'Tool result "t1" answers tool call "never-asked", which is unknown: no tool call waits for a result',
+    );
     expect((await threadView("frontend-tool")).body.messages).toEqual(before.body.messages);
     frontend.close();
   });

@@ -274,10 +274,11 @@ export function assistantCases(backend: AssistantBackend): void {
           context: { lang: "it" },
         });
         expect(run.assistant_id).toBe(formal.assistant_id);
-        const kwargs = (await s.client.runs.get(thread.thread_id, run.run_id)).kwargs as {
-          config: { configurable: Record<string, unknown> };
-          context: Record<string, unknown>;
+        // the SDK's Run type leaves kwargs out; the Agent Server's JSON carries it
+        const stored = (await s.client.runs.get(thread.thread_id, run.run_id)) as unknown as {
+          kwargs: { config: { configurable: Record<string, unknown> }; context: Record<string, unknown> };
         };
+        const kwargs = stored.kwargs;
         expect(kwargs.config.configurable).toMatchObject({ model: "m-formal", tone: "formal", lang: "it" });
         expect(kwargs.context).toEqual({ tone: "formal", lang: "it" });
         await s.client.runs.join(thread.thread_id, run.run_id);

@@ -43,6 +43,13 @@ describe("trellis.json store section", () => {
     expect((error as TrellisError).message).toMatch(says);
   });
 
+  it("checks the section before opening the data file: a server with a good config starts on it next", async () => {
+    const bad = config({ index: { dims: 8 } });
+    await expect(createServer(bad, { env: {} })).rejects.toThrow(/index needs "embed"/);
+    const server = await createServer({ ...bad, store: {} }, { env: {} });
+    await server.close();
+  });
+
   it("applies ttl.default_ttl (LangGraph's name) to items put without a ttl", async () => {
     const server = await createServer(config({ ttl: { default_ttl: 0.002 } }), { env: {} });
     try {

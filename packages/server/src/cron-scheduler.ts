@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { type CheckpointSaver, type Clock, systemClock, TrellisError } from "@trellis/checkpoint";
 import { nextRunAfter } from "./cron-schedule.js";
 import type { CronRecord, CronStore } from "./cron-store.js";
-import type { HostedGraph } from "./graph-registry.js";
 import type { RunManager } from "./run-manager.js";
 import { parseRunRequest } from "./run-request.js";
 import type { RunService } from "./run-service.js";
@@ -30,8 +29,6 @@ export interface CronSchedulerParts {
   store: RunStore;
   saver: CheckpointSaver;
   manager: RunManager;
-  /** Resolves an assistant id to its graph (a 404 when it is gone). */
-  graphFor(assistantId: string): HostedGraph;
 }
 
 /** The next tick of `cron` strictly after `nowMs`, or null when it has none before its end time. */
@@ -158,12 +155,14 @@ export class CronScheduler {
 
   /** Starts the run of one tick; its id. */
   async #fire(cron: CronRecord): Promise<string> {
-    const { request } = parseRunRequest({ ...cron.payload, assistant_id: cron.assistantId }, this.#p.graphFor, {
+    // the assistant as its owner sees it now: a graph id of trellis.json, or an assistant made with the API
+    const { hosted } = await this.#p.runs.assistant(cron.assistantId, { user: cron.userId });
+    const { request } = parseRunRequest({ ...cron.payload, assistant_id: cron.assistantId }, () => hosted, {
       streamDefault: ["values", "updates", "messages-tuple", "custom"],
       onDisconnectDefault: "continue",
     });
     const { input, command, ...kwargs } = request.kwargs;
-    const threadId = cron.threadId ?? (await this.#newThread(cron, request.assistantId));
+    const threadId = cron.threadId ?? (await this.#newThread(cron, hosted.assistantId));
     try {
       const run = await this.#p.runs.start({
         assistantId: request.assistantId,
@@ -189,7 +188,7 @@ export class CronScheduler {
   }
 
   /** A stateless cron's thread for one tick, owned by the cron's owner and tagged with the cron's id. */
-  async #newThread(cron: CronRecord, assistantId: string): Promise<string> {
+  async #newThread(cron: CronRecord, graphId: string): Promise<string> {
     const threadId = randomUUID();
     const now = new Date(this.#clock.now()).toISOString();
     await this.#p.store.createThread(
@@ -198,14 +197,14 @@ export class CronScheduler {
         createdAt: now,
         updatedAt: now,
         metadata: {
-          graph_id: assistantId,
-          assistant_id: assistantId,
+          graph_id: graphId,
+          assistant_id: cron.assistantId,
           cron_id: cron.cronId,
           ...(cron.userId !== null ? { owner: cron.userId } : {}),
         },
         status: "idle",
         owner: cron.userId,
-        graphId: assistantId,
+        graphId,
         error: null,
       },
       "raise",

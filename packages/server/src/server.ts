@@ -276,7 +276,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   const ctx: ServerContext = { ...parts, runs, ...lookups(parts) };
   const cronStore = await openCronStore(saver, resolved.saver.kind === "postgres" ? resolved.saver : {});
   const crons = new CronScheduler(
-    { crons: cronStore, runs, store, saver, manager, graphFor: ctx.graphFor },
+    { crons: cronStore, runs, store, saver, manager },
     { log: jsonLogger({ worker: manager.workerId }, { quiet: !storage.shared }), ...options.crons },
   );
 

@@ -4,6 +4,7 @@ import { type Context, Hono } from "hono";
 import { checkSchedule, checkTimezone } from "../cron-schedule.js";
 import { nextTick } from "../cron-scheduler.js";
 import { CRON_SORT_COLUMNS, type CronChanges, type CronRecord, type CronStore } from "../cron-store.js";
+import type { HostedGraph } from "../graph-registry.js";
 import { notFound } from "../http-errors.js";
 import { checkId, field, invalid, readBody } from "../request-body.js";
 import { parseRunRequest } from "../run-request.js";
@@ -88,10 +89,10 @@ function endTime(body: Record<string, unknown>): number | null | undefined {
 }
 
 /** The run part of a body, checked against the assistant's graph as a run body would be. */
-function runPayload(ctx: ServerContext, assistantId: string, body: Record<string, unknown>): Record<string, unknown> {
+function runPayload(hosted: HostedGraph, assistantId: string, body: Record<string, unknown>): Record<string, unknown> {
   const payload: Record<string, unknown> = {};
   for (const key of RUN_KEYS) if (body[key] !== undefined && body[key] !== null) payload[key] = body[key];
-  const { request, hosted } = parseRunRequest({ ...payload, assistant_id: assistantId }, (id) => ctx.graphFor(id), {
+  const { request } = parseRunRequest({ ...payload, assistant_id: assistantId }, () => hosted, {
     streamDefault: ["values"],
     onDisconnectDefault: "continue",
   });
@@ -125,18 +126,22 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
     const schedule = checkSchedule(body.schedule);
     const timezone = checkTimezone(body.timezone);
     const assistantId = field.string(body, "assistant_id");
-    if (!assistantId) throw invalid('"assistant_id" is required: the id of a graph in trellis.json.');
-    ctx.graphFor(assistantId);
+    if (!assistantId) {
+      throw invalid(
+        '"assistant_id" is required: a graph id of trellis.json, or an assistant made with POST /assistants.',
+      );
+    }
+    const { hosted } = await ctx.runs.assistant(assistantId, { user: c.var.user });
     if (threadId !== null) {
       const thread = await ctx.threadFor(c.var.user, threadId);
-      if (thread.graphId && thread.graphId !== assistantId) {
+      if (thread.graphId && thread.graphId !== hosted.assistantId) {
         throw new TrellisError(
           "CONFLICT",
-          `Thread "${threadId}" belongs to graph "${thread.graphId}": schedule it with assistant_id "${thread.graphId}".`,
+          `Thread "${threadId}" belongs to graph "${thread.graphId}": schedule an assistant of that graph on it.`,
         );
       }
     }
-    const payload = runPayload(ctx, assistantId, body);
+    const payload = runPayload(hosted, assistantId, body);
     const onRunCompleted = field.oneOf(body, "on_run_completed", ["delete", "keep"] as const) ?? "delete";
     const enabled = field.boolean(body, "enabled") ?? true;
     const endTimeMs = endTime(body) ?? null;
@@ -220,7 +225,8 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
         if (body[k] === null) delete merged[k];
         else merged[k] = body[k];
       }
-      changes.payload = runPayload(ctx, cron.assistantId, merged);
+      const { hosted } = await ctx.runs.assistant(cron.assistantId, { user: c.var.user });
+      changes.payload = runPayload(hosted, cron.assistantId, merged);
     }
     const metadata = field.object(body, "metadata");
     if (metadata) changes.metadata = metadata;

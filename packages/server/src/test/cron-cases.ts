@@ -305,6 +305,36 @@ export function cronCases(backend: CronBackend): void {
       }
     });
 
+    it("a cron of an assistant made with POST /assistants runs that assistant, and stops when it is deleted", async () => {
+      const clock = new ManualClock(at("10:00:30"));
+      const { server, client } = await cronServer(backend, clock);
+      await clearCrons(client);
+      try {
+        const assistant = await client.assistants.create({ graphId: "slow", name: "nightly" });
+        const cron = await client.crons.create(assistant.assistant_id, {
+          schedule: "* * * * *",
+          input: { delayMs: 0 },
+          onRunCompleted: "keep",
+        });
+        await moveTo(clock, at("10:01:00"));
+        const [runId] = await server.crons.tick();
+        const [thread] = await eventually(async () => {
+          const found = await client.threads.search({ metadata: { cron_id: cron.cron_id } });
+          return found.length === 1 && found;
+        });
+        const run = await client.runs.get(thread?.thread_id as string, runId as string);
+        expect(run.assistant_id).toBe(assistant.assistant_id);
+        await client.runs.join(thread?.thread_id as string, runId as string);
+        expect(thread?.metadata).toMatchObject({ graph_id: "slow", assistant_id: assistant.assistant_id });
+
+        await client.assistants.delete(assistant.assistant_id);
+        await moveTo(clock, at("10:02:00"));
+        expect(await server.crons.tick()).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    });
+
     it("a thread's cron goes with its thread", async () => {
       const clock = new ManualClock(at("10:00:30"));
       const { server, client } = await cronServer(backend, clock);

@@ -27,7 +27,6 @@ const sqlite: CronBackend = {
         store: server.store,
         saver: server.saver,
         manager: server.manager,
-        graphFor: (id) => server.runs.graph(id),
       },
       { clock, pollMs: 1e12 },
     );

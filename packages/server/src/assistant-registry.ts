@@ -225,6 +225,7 @@ export class AssistantRegistry {
   /** Adds a version made of the latest one and `patch`, and makes it the latest. */
   async update(assistantId: string, patch: AssistantPatch, as: AssistantPrincipal): Promise<AssistantRecord> {
     const { assistant } = await this.get(assistantId, as);
+    this.#checkShared(assistant, as);
     if (patch.graphId !== undefined) {
       this.#graph(patch.graphId);
       if (assistant.system && patch.graphId !== assistant.graphId) {
@@ -284,7 +285,7 @@ export class AssistantRegistry {
 
   /** Makes `version` the latest: runs use its config from now on. */
   async setLatest(assistantId: string, version: number, as: AssistantPrincipal): Promise<AssistantRecord> {
-    await this.get(assistantId, as);
+    this.#checkShared((await this.get(assistantId, as)).assistant, as);
     const updated = await this.#p.store.setLatest(assistantId, version, new Date().toISOString());
     if (!updated) {
       throw new TrellisError("NOT_FOUND", `Assistant "${assistantId}" has no version ${version}.`, {
@@ -320,6 +321,19 @@ export class AssistantRegistry {
       );
     }
     return hosted;
+  }
+
+  /**
+   * With auth on, the system assistants are every user's: no user may change the config the others'
+   * runs get (a 403); their own assistants are for that. With auth off (one team, a dev server) anyone may.
+   */
+  #checkShared(assistant: AssistantRecord, as: AssistantPrincipal): void {
+    if (!assistant.system || !this.#p.authEnabled || as === "app") return;
+    throw new TrellisError(
+      "FORBIDDEN",
+      `Assistant "${assistant.assistantId}" is the trellis.json entry of graph "${assistant.graphId}", shared by every user: with auth on it changes only through trellis.json. Create an assistant of graph "${assistant.graphId}" with your own config instead.`,
+      { details: { assistantId: assistant.assistantId } },
+    );
   }
 
   #mayUse(assistant: AssistantRecord, as: AssistantPrincipal): boolean {

@@ -7,6 +7,7 @@ import {
   GraphValidationError,
   type PausedInputPolicy,
   START,
+  type StandardSchemaV1,
   StateGraph,
   type StateSchema,
 } from "@trellis/core";
@@ -69,7 +70,16 @@ export function createAgentNetwork(options: AgentNetworkOptions): CompiledGraph<
       `defaultAgent "${options.defaultAgent}" is not one of the agents: ${names.join(", ")}.`,
     );
   }
-  const builder = new StateGraph(agentNetworkSchema, { name: options.name ?? "agents" });
+  // activeAgent names one of the agents: a caller that sets it to anything else is refused (400 over
+  // the API), and getSchemas() shows the names
+  const schema = {
+    ...agentNetworkSchema,
+    activeAgent: channel.value<string | undefined>(undefined, {
+      schema: agentNameSchema(names),
+      jsonSchema: { type: "string", enum: names },
+    }),
+  };
+  const builder = new StateGraph(schema, { name: options.name ?? "agents" });
   for (const name of names) {
     builder.addNode(name, options.agents[name] as CompiledGraph<StateSchema>, {
       ends: names.filter((n) => n !== name),
@@ -85,4 +95,19 @@ export function createAgentNetwork(options: AgentNetworkOptions): CompiledGraph<
     ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
     ...(options.onInputWhilePaused ? { onInputWhilePaused: options.onInputWhilePaused } : {}),
   });
+}
+
+/** A Standard Schema accepting one of `names` (or nothing, before an agent has the conversation). */
+function agentNameSchema(names: readonly string[]): StandardSchemaV1<unknown, string | undefined> {
+  const message = `must be one of the agents: ${names.join(", ")}`;
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "trellis",
+      validate: (value) =>
+        value === undefined || (typeof value === "string" && names.includes(value))
+          ? { value: value as string | undefined }
+          : { issues: [{ message }] },
+    },
+  };
 }

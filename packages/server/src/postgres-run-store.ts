@@ -608,7 +608,7 @@ export class PostgresRunStore implements RunStore {
   async requeueOrphans(staleMs?: number): Promise<RequeueResult> {
     const rows = await this.#q(
       `UPDATE ${this.#s}.server_runs SET status = 'pending', worker_id = NULL
-       WHERE status = 'running' AND ($1::bigint IS NULL OR heartbeat_at IS NULL OR heartbeat_at < ${NOW_MS} - $1::bigint)
+       WHERE status = 'running' AND ($1::bigint IS NULL OR heartbeat_at IS NULL OR heartbeat_at <= ${NOW_MS} - $1::bigint)
        RETURNING run_id, thread_id, attempt, worker_id`,
       [staleMs ?? null],
     );

@@ -586,7 +586,7 @@ export class SqliteRunStore implements RunStore {
             ).all()
           : this.#stmt(
               `UPDATE server_runs SET status = 'pending', worker_id = NULL
-               WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < ?)
+               WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at <= ?)
                RETURNING run_id, thread_id, attempt, worker_id`,
             ).all(now - staleMs)
       ) as Array<{ run_id: string; thread_id: string; attempt: number; worker_id: string | null }>;

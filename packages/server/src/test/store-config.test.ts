@@ -17,7 +17,7 @@ function config(store: unknown): TrellisConfig {
     graphs: {},
     saver: { kind: "sqlite", path: join(dir, `s${++n}.sqlite`) },
     baseDir: PACKAGE_DIR,
-    store: store as TrellisConfig["store"],
+    store: store as NonNullable<TrellisConfig["store"]>,
   };
 }
 

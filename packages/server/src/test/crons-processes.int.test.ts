@@ -1,0 +1,86 @@
+/**
+ * Two server processes on one Postgres schema, each with its own scheduler looking every 20 ms on the
+ * real clock, race for the same ticks: each tick starts exactly one run.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { Client } from "@langchain/langgraph-sdk";
+import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/checkpoint-postgres/testing";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { eventually, PACKAGE_DIR } from "./harness.js";
+
+const postgres = await requirePostgres();
+const schema = testSchema("cronproc");
+const children: ChildProcess[] = [];
+const pool = new pg.Pool({ connectionString: POSTGRES_URL });
+
+afterAll(async () => {
+  for (const child of children) {
+    if (child.exitCode !== null) continue;
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+  }
+  await pool.end();
+  if (postgres) await dropSchema(schema);
+});
+
+function startChild(): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--conditions=@trellis/source",
+      "--import",
+      "tsx",
+      join(PACKAGE_DIR, "src/test/cron-child.ts"),
+      POSTGRES_URL,
+      schema,
+    ],
+    { cwd: PACKAGE_DIR, env: process.env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    child.stderr?.on("data", (d) => {
+      err += String(d);
+    });
+    child.stdout?.on("data", (d) => {
+      out += String(d);
+      const m = /READY (\d+)/.exec(out);
+      if (m) resolve(`http://127.0.0.1:${m[1]}`);
+    });
+    child.on("exit", (code) => reject(new Error(`cron child exited (${code}): ${err}`)));
+  });
+}
+
+describe.skipIf(!postgres)("crons across server processes", () => {
+  it("two processes racing for ten ticks start exactly ten runs", { timeout: 60_000 }, async () => {
+    const first = await startChild(); // the first applies the migrations; the second finds them done
+    const second = await startChild();
+    const client = new Client({ apiUrl: first, apiKey: null });
+    const thread = await client.threads.create({ graphId: "slow" });
+    const cron = await client.crons.createForThread(thread.thread_id, "slow", {
+      schedule: "* * * * *",
+      input: { delayMs: 0 },
+      multitaskStrategy: "enqueue",
+    });
+    const table = `"${schema}".server_crons`;
+    const TICKS = 10;
+    for (let i = 0; i < TICKS; i++) {
+      // a "* * * * *" tick cannot be waited for: make one due now, a distinct past minute each time
+      const tick = Math.floor(Date.now() / 60_000) * 60_000 - (i + 1) * 60_000;
+      await pool.query(`UPDATE ${table} SET next_run_ms = $1 WHERE cron_id = $2`, [tick, cron.cron_id]);
+      await eventually(async () => {
+        const { rows } = await pool.query(`SELECT next_run_ms FROM ${table} WHERE cron_id = $1`, [cron.cron_id]);
+        return Number(rows[0]?.next_run_ms) > Date.now() - 60_000; // taken: moved past now
+      }, 10_000);
+    }
+    const runs = await eventually(async () => {
+      const list = await new Client({ apiUrl: second, apiKey: null }).runs.list(thread.thread_id, { limit: 100 });
+      return list.length >= TICKS && list.every((r) => r.status === "success") && list;
+    }, 20_000);
+    expect(runs).toHaveLength(TICKS);
+    expect(runs.every((r) => r.metadata?.cron_id === cron.cron_id)).toBe(true);
+  });
+});

@@ -69,7 +69,7 @@ export function createToolNode<S extends StateSchema = StateSchema>(
       plan.map((p) =>
         "answer" in p
           ? Promise.resolve<CallRecord>({ message: p.answer })
-          : withScope(`tool:${p.run.id}`, () => ctx.step("call", () => runCall(tools, p.run, state, ctx.signal))),
+          : withScope(`tool:${p.run.id}`, () => ctx.step("call", () => runCall(tools, p.run, state, ctx))),
       ),
     );
     const interrupts: Interrupt[] = [];
@@ -91,9 +91,11 @@ async function runCall(
   tools: readonly Tool[],
   call: ToolCall,
   state: Record<string, unknown>,
-  signal: AbortSignal,
+  ctx: NodeContext,
 ): Promise<CallRecord> {
-  const outcome = await runTool(tools, call, { state, signal, rethrow: isControlFlowSignal });
+  // a tool reads the run's config and long-term memory store from its context (LangGraph injects both)
+  const context = ctx.store ? { config: ctx.config, store: ctx.store } : { config: ctx.config };
+  const outcome = await runTool(tools, call, { state, signal: ctx.signal, context, rethrow: isControlFlowSignal });
   if (outcome.status === "success" && outcome.output instanceof Command) {
     const command = outcome.output;
     const goto = command.goto.filter((g): g is string => typeof g === "string");

@@ -1,4 +1,15 @@
-import { Command, channel, END, interrupt, MemorySaver, START, StateGraph } from "@trellis/core";
+import {
+  Command,
+  channel,
+  END,
+  getStore,
+  interrupt,
+  MemorySaver,
+  MemoryStore,
+  START,
+  StateGraph,
+  type Store,
+} from "@trellis/core";
 import { assistantMessage, type Message, type ToolMessage, tool, userMessage } from "@trellis/models";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
@@ -101,5 +112,30 @@ describe("createToolNode", () => {
     expect(toolsCondition({ messages: [calls("a")] })).toBe("tools");
     expect(toolsCondition({ messages: [assistantMessage("done")] })).toBe(END);
     expect(toolsCondition({ messages: [] })).toBe(END);
+  });
+});
+
+describe("createToolNode and the store", () => {
+  it("gives tools the run's store in their context and through getStore()", async () => {
+    const store = new MemoryStore();
+    const remember = tool({
+      name: "remember",
+      description: "keeps a fact",
+      schema: z.object({ fact: z.string() }),
+      fn: async ({ fact }, ctx) => {
+        await (ctx.context.store as Store).put(["facts"], "a", { fact });
+        await getStore()?.put(["facts"], "b", { fact: fact.toUpperCase() });
+        return "kept";
+      },
+    });
+    const graph = new StateGraph(schema)
+      .addNode("tools", createToolNode([remember]))
+      .addEdge(START, "tools")
+      .addEdge("tools", END)
+      .compile({ store });
+    const call = assistantMessage("", { toolCalls: [{ id: "c1", name: "remember", args: { fact: "tea" } }] });
+    const out = await graph.invoke({ messages: [userMessage("remember tea"), call] });
+    expect(out.messages.at(-1)?.content).toBe("kept");
+    expect((await store.search(["facts"])).map((i) => i.value.fact).sort()).toEqual(["TEA", "tea"]);
   });
 });

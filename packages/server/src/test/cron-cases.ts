@@ -249,7 +249,7 @@ export function cronCases(backend: CronBackend): void {
         const keptThreads = await eventually(async () => {
           const found = await client.threads.search({ metadata: { cron_id: kept.cron_id } });
           return found.length === 2 && found.every((t) => t.status === "idle") && found;
-        });
+        }, 15_000);
         for (const t of keptThreads) {
           const state = await client.threads.getState<{ log: string[] }>(t.thread_id);
           expect(state.values.log).toEqual(["a", "b", "c"]);
@@ -258,6 +258,7 @@ export function cronCases(backend: CronBackend): void {
         }
         await eventually(
           async () => (await client.threads.search({ metadata: { cron_id: dropped.cron_id } })).length === 0,
+          15_000,
         );
       } finally {
         await server.close();

@@ -10,6 +10,26 @@
  * const { url } = await server.listen();
  */
 export { type AgUiEvent, AgUiTranslator, type JsonPatchOp, jsonPatch } from "./ag-ui-events.js";
+export {
+  type AssistantPrincipal,
+  AssistantRegistry,
+  type AssistantRegistryParts,
+  assistantJson,
+  assistantVersionJson,
+  type NewAssistant,
+  type ResolvedAssistant,
+  systemAssistant,
+  withAssistantConfig,
+} from "./assistant-registry.js";
+export type {
+  AssistantConfig,
+  AssistantFilter,
+  AssistantPatch,
+  AssistantQuery,
+  AssistantRecord,
+  AssistantStore,
+  AssistantVersionRecord,
+} from "./assistant-store.js";
 export { type Authenticate, authMiddleware, credentialAuth } from "./auth.js";
 export {
   type AuthConfig,
@@ -32,6 +52,7 @@ export {
   type HostedGraph,
   loadGraphs,
 } from "./graph-registry.js";
+export { openAssistantStore, openAssistants } from "./open-assistant-store.js";
 export { importOptional } from "./optional-module.js";
 export { rollbackRun } from "./rollback.js";
 export {
@@ -62,4 +83,5 @@ export type {
 export { TERMINAL_RUN_STATUSES } from "./run-store.js";
 export { type CreateServerOptions, createServer, startServer, startWorker, type TrellisServer } from "./server.js";
 export type { ServerContext, ServerEnv } from "./server-context.js";
+export { SqliteAssistantStore } from "./sqlite-assistant-store.js";
 export { SqliteRunStore } from "./sqlite-run-store.js";

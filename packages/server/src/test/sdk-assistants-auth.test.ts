@@ -80,7 +80,7 @@ describe("assistants with auth on", () => {
     const run = (await ana.runs.wait(null, id, { input: {} })) as { seen: Record<string, unknown> };
     expect(run.seen.model).toBe("m-ana");
     const updated = await ana.assistants.update(id, { metadata: { owner: "bo" } });
-    expect(updated.metadata.owner).toBe("ana");
+    expect(updated.metadata?.owner).toBe("ana");
     expect((await refusal(bo.assistants.get(id))).status).toBe(404);
   });
 

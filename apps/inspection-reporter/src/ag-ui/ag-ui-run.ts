@@ -1,4 +1,4 @@
-import { checkToolResults, frontendToolDefinitions } from "@trellis/agents";
+import { checkToolResults, frontendToolDefinitions, openToolCalls } from "@trellis/agents";
 import { TrellisError } from "@trellis/core";
 import type { Message, ToolDefinition, ToolMessage } from "@trellis/models";
 import { type AgUiEvent, AgUiTranslator, type StoredEvent } from "@trellis/server";
@@ -227,11 +227,16 @@ function snapshotEvents(clientOrder: readonly string[], conversation: ReadonlyAr
   ];
 }
 
-/** What RUN_FINISHED's `result` says about the thread. */
+/**
+ * What RUN_FINISHED's `result` says about the thread: the agent, the clarification that waits, and the
+ * frontend tool calls whose results the client owes (`pending_tool_calls`: `{ id, name }`).
+ */
 function finishedResult(view: ThreadView | undefined, currentAgent: string): Record<string, unknown> {
   const pending = view?.clarification;
+  const owed = openToolCalls(view?.messages ?? []).filter((c) => c.name !== CLARIFICATION_TOOL);
   return {
     current_agent: currentAgent,
+    pending_tool_calls: owed.map((c) => ({ id: c.id, name: c.name })),
     awaiting_clarification: pending !== undefined,
     pending_clarification: pending
       ? {

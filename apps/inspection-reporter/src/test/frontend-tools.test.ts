@@ -81,14 +81,24 @@ describe("a frontend tool over the app's WebSocket", () => {
     expect(types).not.toContain("TOOL_CALL_RESULT");
     const start = first.find((e) => e.type === "TOOL_CALL_START") as ReceivedEvent;
     expect(start).toMatchObject({ toolCallName: "huidige_locatie" });
-    expect(first.at(-1)).toMatchObject({ outcome: { type: "success" }, result: { awaiting_clarification: false } });
+    expect(first.at(-1)).toMatchObject({
+      outcome: { type: "success" },
+      result: {
+        awaiting_clarification: false,
+        pending_tool_calls: [{ id: start.toolCallId, name: "huidige_locatie" }],
+      },
+    });
     const held = lastSnapshot(first);
     expect(openCalls(held)).toEqual(["huidige_locatie"]);
 
     // the app ran the tool: its result is the input's last message
     const result = { id: "r1", role: "tool", toolCallId: start.toolCallId, content: LOCATION };
     const second = await frame(app.server.wsUrl, { threadId, messages: [...held, result], tools: [LOCATION_TOOL] });
-    expect(second.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" } });
+    expect(second.at(-1)).toMatchObject({
+      type: "RUN_FINISHED",
+      outcome: { type: "success" },
+      result: { pending_tool_calls: [] },
+    });
     const text = second.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta);
     expect(text.join("")).toBe(`Uw app meldt (huidige_locatie): ${LOCATION}`);
     const conversation = lastSnapshot(second);
@@ -100,6 +110,26 @@ describe("a frontend tool over the app's WebSocket", () => {
       toolCallId: start.toolCallId,
       content: LOCATION,
     });
+  });
+
+  it("tells a client that reconnects which tool call it owes a result for", async () => {
+    const threadId = "ft-reconnect";
+    const first = await frame(app.server.wsUrl, {
+      threadId,
+      messages: [{ id: "u1", role: "user", content: ASK_LOCATION }],
+      tools: [LOCATION_TOOL],
+    });
+    const start = first.find((e) => e.type === "TOOL_CALL_START") as ReceivedEvent;
+    // the phone lost the connection: the app comes back with nothing but the thread id
+    const back = await frame(app.server.wsUrl, { threadId, messages: [] });
+    expect(back.map((e) => e.type)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"]);
+    expect(openCalls(lastSnapshot(back))).toEqual(["huidige_locatie"]);
+    expect(back.at(-1)).toMatchObject({
+      result: { pending_tool_calls: [{ id: start.toolCallId, name: "huidige_locatie" }] },
+    });
+    const result = { id: "r1", role: "tool", toolCallId: start.toolCallId, content: LOCATION };
+    const done = await frame(app.server.wsUrl, { threadId, messages: [...lastSnapshot(back), result] });
+    expect(lastSnapshot(done).at(-1)).toMatchObject({ content: `Uw app meldt (huidige_locatie): ${LOCATION}` });
   });
 
   it("refuses a frontend tool named like one of the agents' tools, naming it, and runs nothing", async () => {

@@ -44,6 +44,15 @@ export {
   type SaverConfig,
   type TrellisConfig,
 } from "./config.js";
+export { checkSchedule, checkTimezone, nextRunAfter } from "./cron-schedule.js";
+export {
+  CronScheduler,
+  type CronSchedulerOptions,
+  type CronSchedulerParts,
+  DEFAULT_CRON_POLL_MS,
+  nextTick,
+} from "./cron-scheduler.js";
+export type { CronChanges, CronFilter, CronQuery, CronRecord, CronStore, OnRunCompleted } from "./cron-store.js";
 export { type EventHub, LocalEventHub, type RunListener } from "./event-hub.js";
 export {
   type AnyGraph,
@@ -53,6 +62,7 @@ export {
   loadGraphs,
 } from "./graph-registry.js";
 export { openAssistantStore, openAssistants } from "./open-assistant-store.js";
+export { openCronStore } from "./open-cron-store.js";
 export { importOptional } from "./optional-module.js";
 export { rollbackRun } from "./rollback.js";
 export {
@@ -84,4 +94,5 @@ export { TERMINAL_RUN_STATUSES } from "./run-store.js";
 export { type CreateServerOptions, createServer, startServer, startWorker, type TrellisServer } from "./server.js";
 export type { ServerContext, ServerEnv } from "./server-context.js";
 export { SqliteAssistantStore } from "./sqlite-assistant-store.js";
+export { SqliteCronStore } from "./sqlite-cron-store.js";
 export { SqliteRunStore } from "./sqlite-run-store.js";

@@ -1,5 +1,5 @@
 /**
- * `@trellis/server/postgres`: the PostgreSQL run store and assistant store, for code that builds a server's parts itself.
+ * `@trellis/server/postgres`: the PostgreSQL run store, assistant store and cron store, for code that builds a server's parts itself.
  * A separate entry so that importing `@trellis/server` never loads `pg`: install
  * `@trellis/checkpoint-postgres` and `pg` only when you use PostgreSQL.
  *
@@ -16,4 +16,5 @@ export {
   PostgresAssistantStore,
   type PostgresAssistantStoreOptions,
 } from "./postgres-assistant-store.js";
+export { PostgresCronStore } from "./postgres-cron-store.js";
 export { POSTGRES_SESSION_OPTIONS, PostgresRunStore, type PostgresRunStoreOptions } from "./postgres-run-store.js";

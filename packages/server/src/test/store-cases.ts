@@ -144,6 +144,16 @@ export function describeStoreApi(backend: StoreBackend): void {
       };
       expect(out.recalled).toContain("from a node");
       expect((await client.store.getItem(["memories"], "last"))?.value).toEqual({ text: "from a node", by: "graph" });
+      // every stream mode carries the run (its config holds the store: nothing may try to serialize it)
+      const events: string[] = [];
+      for await (const part of client.runs.stream(thread.thread_id, "memory", {
+        input: { text: "streamed" },
+        streamMode: ["values", "updates", "debug", "tasks", "checkpoints", "events", "custom"],
+      })) {
+        events.push(part.event);
+      }
+      expect(events).not.toContain("error");
+      expect((await client.store.getItem(["memories"], "last"))?.value).toEqual({ text: "streamed", by: "graph" });
     });
 
     it("ranks by similarity with a score when the config gives an index (semantic search)", async () => {

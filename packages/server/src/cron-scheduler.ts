@@ -168,7 +168,8 @@ export class CronScheduler {
         assistantId: request.assistantId,
         threadId,
         as: { user: cron.userId },
-        input,
+        // a stateless cron without input runs its graph from the start with the state's defaults
+        input: cron.threadId === null && input === null && command === null ? {} : input,
         command,
         metadata: { ...request.metadata, cron_id: cron.cronId },
         multitaskStrategy: request.multitaskStrategy,

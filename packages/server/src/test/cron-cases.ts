@@ -239,7 +239,8 @@ export function cronCases(backend: CronBackend): void {
           input: { delayMs: 0 },
           onRunCompleted: "keep",
         });
-        const dropped = await client.crons.create("slow", { schedule: "* * * * *", input: { delayMs: 0 } });
+        // no input: each tick runs the graph from the start with the state's defaults
+        const dropped = await client.crons.create("slow", { schedule: "* * * * *" });
         await moveTo(clock, at("10:01:00"));
         const first = await server.crons.tick();
         expect(first).toHaveLength(2);

@@ -59,7 +59,9 @@ export function describeStoreApi(backend: StoreBackend): void {
     afterAll(() => backend.dispose());
 
     it("puts, gets, replaces and deletes items (putItem/getItem/deleteItem)", async () => {
-      const { client } = await open();
+      const { client, url } = await open();
+      const info = (await (await fetch(`${url}/info`)).json()) as { flags: { store: boolean } };
+      expect(info.flags.store).toBe(true);
       await client.store.putItem(["items", "ana"], "m1", { text: "likes tea", n: 1 });
       const item = await client.store.getItem(["items", "ana"], "m1");
       expect(item).toMatchObject({ namespace: ["items", "ana"], key: "m1", value: { text: "likes tea", n: 1 } });
@@ -163,6 +165,9 @@ export function describeStoreApi(backend: StoreBackend): void {
       await client.store.putItem(["sem"], "tea", { text: "ana drinks green tea every morning" });
       await client.store.putItem(["sem"], "bike", { text: "bo rides a bike to work" });
       await client.store.putItem(["sem"], "plain", { text: "green tea" }, { index: false });
+      await client.store.putItem(["sem2"], "other", { text: "x", note: "green tea" }, { index: ["note"] });
+      const [other] = (await client.store.searchItems(["sem2"], { query: "green tea" })).items;
+      expect(other?.score).toBeCloseTo(1, 6);
       const { items } = await client.store.searchItems(["sem"], { query: "which tea does ana drink", limit: 3 });
       expect(items.map((i) => i.key)).toEqual(["tea", "bike", "plain"]);
       expect(items[0]?.score).toBeGreaterThan(items[1]?.score as number);

@@ -16,6 +16,7 @@ Commands:
   worker                  execute queued runs without HTTP (scale-out: Postgres + Redis);
                           --health-port <n>: GET /health; --drain-ms <n>: SIGTERM drain (10000)
   run <graph>             run a graph here, answering its pauses in the terminal
+      key=value …           input keys, each read as its type in the graph's schema: dry_run=true
       --input <json>        input state, e.g. '{"request":"lockout procedure"}'
       --thread <id>         thread to use or continue (default: a new one)
       --json                one JSON object per line, for scripts (answers still read from stdin)

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Interrupt, StateSnapshot } from "@trellis/core";
 import type { RunEnd, RunRecord, RunService, StartRun, StoredEvent } from "@trellis/server";
 import { checkFlags, type ParsedArgs, stringFlag } from "../args.js";
+import { inputFromFields } from "../input-fields.js";
 import { CliError, type CliIo, LineReader } from "../io.js";
 import {
   answerHint,
@@ -12,7 +13,7 @@ import {
   parseAnswer,
 } from "../pause-prompts.js";
 import { ProgressPrinter, payloadLines, showValue } from "../progress-printer.js";
-import { entryOf, loadProject, openServer } from "../project.js";
+import { entryOf, loadGraph, loadProject, openServer, scratchSaver } from "../project.js";
 
 /** Exit code of a run left paused because stdin ended (or the person stopped) before an answer. */
 export const EXIT_PAUSED = 3;
@@ -21,7 +22,7 @@ export const EXIT_PAUSED = 3;
 const STORED_MODES = ["values", "updates", "messages-tuple", "debug"];
 
 /**
- * `trellis run <graph> [--input json] [--thread id] [--json]`: runs a graph of `trellis.json` through
+ * `trellis run <graph> [key=value …] [--input json] [--thread id] [--json]`: runs a graph of `trellis.json` through
  * the run service of the project's server, built in this process (same saver, thread table and queue as
  * `trellis serve`): each turn is a real run of the thread, with its record, multitask check, graph
  * binding, paused-input policy and event log. Shows progress from the run's events, asks the person at
@@ -37,7 +38,9 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const project = await loadProject(io, stringFlag(args, "config"));
   const graphId = args.positionals[0];
   entryOf(project, graphId);
-  const input = parseInput(stringFlag(args, "input"));
+  const input = await withFields(parseInput(stringFlag(args, "input")), args.positionals.slice(1), () =>
+    loadGraph(project, graphId as string, scratchSaver()),
+  );
   const threadId = stringFlag(args, "thread") ?? `cli-${randomUUID().slice(0, 8)}`;
   const server = await openServer(project, io);
   const lines = new LineReader(io.stdin);
@@ -80,6 +83,25 @@ function parseInput(text: string | undefined): Record<string, unknown> | undefin
   return value as Record<string, unknown>;
 }
 
+/** A value a declared schema refused (a resume answer, a state update): nothing of it was written. */
+function isRefusedValue(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === "INVALID_RESUME" || code === "INVALID_STATE";
+}
+
+/**
+ * Adds the `key=value` arguments to the input, each read as its key's type in the graph's input
+ * schema (the graph is loaded only when there are some).
+ */
+async function withFields(
+  input: Record<string, unknown> | undefined,
+  fields: readonly string[],
+  graph: () => Promise<{ getSchemas(): { input: Record<string, unknown> } }>,
+): Promise<Record<string, unknown> | undefined> {
+  if (fields.length === 0) return input;
+  return { ...input, ...inputFromFields(fields, (await graph()).getSchemas().input) };
+}
+
 /**
  * A run the service refused before storing anything, in the terminal's words: the service's message
  * (the API's 409/400 text) and the command that would work. Other errors pass through.
@@ -97,6 +119,9 @@ function refusal(error: unknown, graphId: string, threadId: string): unknown {
     hint = `Answer it with: ${again} (without --input).`;
   } else if (code === "RESUME_MISMATCH" || code === "NOTHING_TO_RESUME" || code === "AMBIGUOUS_RESUME") {
     hint = `See what it asks now with: ${again}`;
+  } else if (code === "INVALID_STATE" || code === "INVALID_RESUME") {
+    hint =
+      "Nothing was written. Set typed keys as key=value arguments (read as their type): trellis run <graph> key=value …";
   }
   return hint ? new CliError(`${describeError(error)}\n  ${hint}`) : error;
 }
@@ -155,7 +180,16 @@ class RunSession {
     let turn: Turn | undefined = input !== undefined || !state?.next.length ? { input: input ?? {} } : undefined;
     for (;;) {
       if (turn) {
-        const end = await this.#run(turn);
+        const end = await this.#run(turn).catch((error: unknown) => {
+          // an answer the graph's schema refuses (nothing was written): say why, ask again
+          if (turn?.command === undefined || !isRefusedValue(error)) throw error;
+          this.#refused(error as Error);
+          return undefined;
+        });
+        if (!end) {
+          turn = undefined;
+          continue;
+        }
         // `success` also ends a run that reached a pause (as LangGraph reports it): the thread says which
         if (end.error || (end.status !== "success" && end.status !== "interrupted")) return this.#failed(end);
         if (end.status === "success" && !end.paused) return this.#done(end.values);
@@ -164,8 +198,11 @@ class RunSession {
       }
       const paused = state as StateSnapshot;
       if (this.#o.stop.aborted) return this.#paused(paused, "stop");
+      // twi-author's two pauses are recognised from the state whether they wait as breakpoints or as
+      // interrupts in LangChain's HITL shape; their decisions go in as the seed's state update
+      const known = breakpointKindOf(paused.next, paused.values).kind !== "state-update";
       const answer =
-        paused.interrupts.length > 0 ? await this.#askInterrupts(paused) : await this.#askBreakpoint(paused);
+        paused.interrupts.length > 0 && !known ? await this.#askInterrupts(paused) : await this.#askBreakpoint(paused);
       if ("stop" in answer) return this.#paused(paused, answer.stop);
       turn = answer.turn;
     }
@@ -185,7 +222,7 @@ class RunSession {
         kwargs: { streamMode: STORED_MODES, ...turn.kwargs },
       });
     } catch (error) {
-      throw refusal(error, graphId, threadId);
+      throw turn.command !== undefined && isRefusedValue(error) ? error : refusal(error, graphId, threadId);
     }
     this.#inFlight = run;
     const cancel = () => void runs.cancel(run, "interrupt").catch(() => undefined);
@@ -228,6 +265,11 @@ class RunSession {
     } else if (e.event === "updates" && json) {
       this.#emit({ event: "update", update: e.data });
     }
+  }
+
+  #refused(error: Error): void {
+    if (this.#o.json) this.#emit({ event: "refused", thread: this.#o.threadId, message: error.message });
+    else this.#say(`✗ ${error.message}`);
   }
 
   #failed(end: RunEnd): number {

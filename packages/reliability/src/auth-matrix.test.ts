@@ -10,7 +10,7 @@ const WRONG = { "x-api-key": "key-nobody" };
  * Who may call a route:
  * - `public`: anyone (liveness);
  * - `user`: any authenticated user (assistants, search, thread creation, stateless runs);
- * - `owner`: only the owner of the thread it names — another user gets 404 as if it did not exist;
+ * - `owner`: only the owner of the thread (or assistant) it names — another user gets 404 as if it did not exist;
  * - `app-own`: an application route that authenticates itself (routesAuth "app").
  */
 type Access = "public" | "user" | "owner" | "app-own";
@@ -19,6 +19,8 @@ interface Fixture {
   T: string;
   R: string;
   cp: string;
+  /** An assistant of ana's (made with POST /assistants). */
+  A: string;
 }
 
 interface RouteCase {
@@ -39,7 +41,23 @@ const ROUTES: Record<string, RouteCase> = {
   "POST /assistants": {
     access: "user",
     path: () => "/assistants",
-    body: () => ({ assistant_id: "ask", if_exists: "do_nothing" }),
+    body: () => ({ graph_id: "ask", assistant_id: "ask", if_exists: "do_nothing" }),
+  },
+  "PATCH /assistants/:assistant_id": {
+    access: "owner",
+    path: (f) => `/assistants/${f.A}`,
+    body: () => ({ metadata: { a: 1 } }),
+  },
+  "DELETE /assistants/:assistant_id": { access: "owner", path: (f) => `/assistants/${f.A}` },
+  "POST /assistants/:assistant_id/versions": {
+    access: "owner",
+    path: (f) => `/assistants/${f.A}/versions`,
+    body: () => ({}),
+  },
+  "POST /assistants/:assistant_id/latest": {
+    access: "owner",
+    path: (f) => `/assistants/${f.A}/latest`,
+    body: () => ({ version: 1 }),
   },
   "POST /assistants/search": { access: "user", path: () => "/assistants/search", body: () => ({}) },
   "POST /assistants/count": { access: "user", path: () => "/assistants/count", body: () => ({}) },
@@ -137,14 +155,16 @@ afterAll(async () => {
 const call = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
   t.call(method, path, { headers, ...(body !== undefined ? { body } : {}) });
 
-/** A thread of ana's with a finished run and a checkpoint. */
+/** A thread of ana's with a finished run and a checkpoint, and an assistant of hers. */
 async function anasThread(): Promise<Fixture> {
+  const A = ((await call("POST", "/assistants", ANA, { graph_id: "echo" })).json as { assistant_id: string })
+    .assistant_id;
   const T = ((await call("POST", "/threads", ANA, {})).json as { thread_id: string }).thread_id;
   const run = await call("POST", `/threads/${T}/runs`, ANA, { assistant_id: "echo", input: { data: 0 } });
   const R = (run.json as { run_id: string }).run_id;
   await call("GET", `/threads/${T}/runs/${R}/join`, ANA);
   const state = (await call("GET", `/threads/${T}/state`, ANA)).json as { checkpoint: { checkpoint_id: string } };
-  return { T, R, cp: state.checkpoint.checkpoint_id };
+  return { T, R, cp: state.checkpoint.checkpoint_id, A };
 }
 
 describe("authorization on every route of the server", () => {

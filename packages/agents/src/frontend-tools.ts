@@ -144,3 +144,37 @@ export function checkToolResults(thread: readonly Message[], incoming: readonly 
     open.delete(m.toolCallId);
   }
 }
+
+/**
+ * The messages a model is sent, with a stand-in error result after every tool call that was left
+ * without one while the conversation went on (a frontend tool whose client never answered, and a new
+ * message came in before a door could close the call): providers refuse a conversation with such a
+ * call. Calls of an assistant message that only tool results follow are left alone; the stand-ins are
+ * not stored.
+ * @internal
+ */
+export function closeDanglingCalls(messages: readonly Message[]): readonly Message[] {
+  const open = new Set(openToolCalls(messages).map((c) => c.id));
+  if (open.size === 0) return messages;
+  const out: Message[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as Message;
+    out.push(m);
+    // calls of the turn that ends the conversation are still the client's to answer
+    if (m.role !== "assistant" || messages.slice(i + 1).every((n) => n.role === "tool")) continue;
+    // after the results the calls did get, before whatever followed
+    while (messages[i + 1]?.role === "tool") out.push(messages[++i] as Message);
+    for (const call of (m as AssistantMessage).toolCalls ?? []) {
+      if (!open.has(call.id)) continue;
+      out.push({
+        id: `unanswered-${call.id}`,
+        role: "tool",
+        toolCallId: call.id,
+        name: call.name,
+        status: "error",
+        content: "No result: the conversation went on without it.",
+      });
+    }
+  }
+  return out;
+}

@@ -8,7 +8,7 @@ import {
   systemMessage,
   type Tool,
 } from "@trellis/models";
-import { frontendTools, openToolCalls } from "./frontend-tools.js";
+import { closeDanglingCalls, frontendTools, openToolCalls } from "./frontend-tools.js";
 import { createToolNode } from "./tool-node.js";
 import type { InterruptOn } from "./tool-review.js";
 import { toolsCondition } from "./tools-condition.js";
@@ -60,7 +60,8 @@ export function createReactAgent(options: ReactAgentOptions): CompiledGraph<type
     const offered = [...definitions, ...frontendTools(ctx.config, tools)];
     const turns = turnsSinceUser(state.messages);
     if (turns >= maxIterations) return { messages: [stoppedEarly(state.messages, maxIterations)] };
-    const input = buildPrompt(options.prompt, state.messages);
+    // a call left without a result while the conversation went on gets a stand-in (not stored)
+    const input = buildPrompt(options.prompt, closeDanglingCalls(state.messages));
     const reply = await ctx.step("model", () =>
       model.invoke(input, {
         ...(offered.length > 0 ? { tools: offered } : {}),

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeStoreConformance } from "@trellis/checkpoint/testing";
+import BetterSqlite3 from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteSaver } from "./sqlite-saver.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -37,5 +38,29 @@ describe("SqliteStore in the saver's file", () => {
     const again = new SqliteStore({ filename });
     expect((await again.get(["memories", "ana"], "m1"))?.value).toEqual({ text: "likes tea" });
     await again.close();
+  });
+});
+
+describe("SqliteStore reads", () => {
+  it("searches items without a TTL while another connection holds the write lock (a search writes only to restart TTLs)", async () => {
+    const filename = join(dir, "reads.db");
+    const store = new SqliteStore({ database: new BetterSqlite3(filename, { timeout: 0 }) });
+    await store.put(["r"], "plain", { a: 1 });
+    await store.put(["r"], "expiring", { a: 2 }, { ttl: 60 });
+    const writer = new BetterSqlite3(filename, { timeout: 0 });
+    writer.exec("BEGIN IMMEDIATE");
+    try {
+      expect((await store.search(["r"], { filter: { a: 1 } })).map((i) => i.key)).toEqual(["plain"]);
+      expect((await store.get(["r"], "plain"))?.value).toEqual({ a: 1 });
+      // restarting a TTL is a write: it waits for the lock like any other
+      await expect(store.search(["r"], { filter: { a: 2 } })).rejects.toThrow(/locked|busy/i);
+      expect((await store.search(["r"], { filter: { a: 2 }, refreshTtl: false })).map((i) => i.key)).toEqual([
+        "expiring",
+      ]);
+    } finally {
+      writer.exec("ROLLBACK");
+      writer.close();
+      store.database.close();
+    }
   });
 });

@@ -178,21 +178,22 @@ export class ItemStore implements Store {
     const now = this.#clock.now();
     const filter = options.filter && Object.keys(options.filter).length > 0 ? options.filter : undefined;
     const ranked = this.#index !== undefined && options.query !== undefined && options.query !== "";
-    let hits: SearchItem[];
+    let hits: Array<{ row: StoreRow; score?: number }>;
     if (!filter && !ranked) {
-      hits = (await this.backend.scan(prefix, now, { limit, offset })).map(toItem);
+      hits = (await this.backend.scan(prefix, now, { limit, offset })).map((row) => ({ row }));
     } else {
       const rows = (await this.backend.scan(prefix, now)).filter((r) => matchesStoreFilter(r.value, filter));
-      hits = ranked ? await this.#rank(rows, options.query as string) : rows.sort(newestFirst).map(toItem);
+      hits = ranked ? await this.#rank(rows, options.query as string) : rows.sort(newestFirst).map((row) => ({ row }));
       hits = hits.slice(offset, offset + limit);
     }
-    if (this.#refreshes(options.refreshTtl) && hits.length > 0) {
+    // only items with a TTL have one to restart: no write at all for a search of items without
+    const expiring = hits.filter((h) => h.row.ttlMinutes !== null);
+    if (this.#refreshes(options.refreshTtl) && expiring.length > 0)
       await this.backend.refresh(
-        hits.map((h) => ({ namespace: joinNamespace(h.namespace), key: h.key })),
+        expiring.map((h) => h.row),
         now,
       );
-    }
-    return hits;
+    return hits.map(({ row, score }) => (score === undefined ? toItem(row) : { ...toItem(row), score }));
   }
 
   async listNamespaces(options: StoreListNamespacesOptions = {}): Promise<string[][]> {
@@ -221,7 +222,7 @@ export class ItemStore implements Store {
   }
 
   /** Scored rows first (best first; an item scores its best field), then rows without vectors, newest first. */
-  async #rank(rows: StoreRow[], query: string): Promise<SearchItem[]> {
+  async #rank(rows: StoreRow[], query: string): Promise<Array<{ row: StoreRow; score?: number }>> {
     const [q] = await embedChecked(this.#index as StoreIndexConfig, [query]);
     const scored: Array<{ row: StoreRow; score: number }> = [];
     const unscored: StoreRow[] = [];
@@ -230,7 +231,7 @@ export class ItemStore implements Store {
       else scored.push({ row, score: Math.max(...row.vectors.map((v) => cosine(q as number[], v))) });
     }
     scored.sort((a, b) => b.score - a.score || newestFirst(a.row, b.row));
-    return [...scored.map(({ row, score }) => ({ ...toItem(row), score })), ...unscored.sort(newestFirst).map(toItem)];
+    return [...scored, ...unscored.sort(newestFirst).map((row) => ({ row }))];
   }
 
   #armSweep(ms: number): void {

@@ -184,6 +184,7 @@ export function assistantCases(backend: AssistantBackend): void {
         // the next update numbers after the highest version, not after the latest
         expect((await s.client.assistants.update(a.assistant_id, { name: "v4" })).version).toBe(4);
 
+        expect(await s.client.assistants.getVersions(a.assistant_id, { metadata: { stage: "none" } })).toEqual([]);
         const missing = await refusal(s.client.assistants.setLatest(a.assistant_id, 99));
         expect(missing.status).toBe(404);
         expect(missing.message).toContain("99");
@@ -282,6 +283,13 @@ export function assistantCases(backend: AssistantBackend): void {
         expect(kwargs.config.configurable).toMatchObject({ model: "m-formal", tone: "formal", lang: "it" });
         expect(kwargs.context).toEqual({ tone: "formal", lang: "it" });
         await s.client.runs.join(thread.thread_id, run.run_id);
+        // the assistant's recursion_limit applies when the run gives none
+        const limited = await s.client.assistants.create({ graphId: "configured", config: { recursion_limit: 7 } });
+        const limitedRun = (await s.client.runs.create(thread.thread_id, limited.assistant_id, {
+          input: {},
+        })) as unknown as { run_id: string; kwargs: { config: { recursion_limit?: number } } };
+        expect(limitedRun.kwargs.config.recursion_limit).toBe(7);
+        await s.client.runs.join(thread.thread_id, limitedRun.run_id);
 
         // graph, schemas and subgraphs by a user assistant's id
         expect((await s.client.assistants.getGraph(formal.assistant_id)).nodes.map((n) => n.id)).toContain("read");
@@ -289,6 +297,30 @@ export function assistantCases(backend: AssistantBackend): void {
         expect(await s.client.assistants.getSubgraphs(formal.assistant_id)).toEqual({});
       } finally {
         await s.close();
+      }
+    });
+
+    it("a graph removed from trellis.json hides its assistants until it comes back", async () => {
+      const first = await assistantServer(backend);
+      const asker = await first.client.assistants.create({ graphId: "ask", name: "hidden-later" });
+      await first.close();
+      const without = await assistantServer(backend, {
+        graphs: { configured: ASSISTANT_GRAPHS.configured } as TrellisConfig["graphs"],
+      });
+      try {
+        expect((await refusal(without.client.assistants.get(asker.assistant_id))).status).toBe(404);
+        expect((await refusal(without.client.assistants.get("ask"))).status).toBe(404);
+        const listed = await without.client.assistants.search({ limit: 1000 });
+        expect(listed.every((x) => x.graph_id === "configured")).toBe(true);
+        expect((await refusal(without.client.runs.wait(null, asker.assistant_id, { input: {} }))).status).toBe(404);
+      } finally {
+        await without.close();
+      }
+      const back = await assistantServer(backend);
+      try {
+        expect((await back.client.assistants.get(asker.assistant_id)).name).toBe("hidden-later");
+      } finally {
+        await back.close();
       }
     });
 

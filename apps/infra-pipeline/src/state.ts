@@ -3,6 +3,7 @@
  * the seed's routers read but its TypedDict forgot (`intent`, `plan_approved`, `deploy_approved`).
  */
 import { channel, type StateOf, type UpdateOf } from "@trellis/core";
+import { messageText } from "@trellis/models";
 import { z } from "zod";
 import type {
   DeploymentOutput,
@@ -165,7 +166,8 @@ export function initialState(options: {
 export function lastUserText(messages: readonly PipelineMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if (m?.role === "user") return String(m.content ?? "");
+    // a chat UI's request may come as content blocks (text, images): the request is their text
+    if (m?.role === "user") return messageText(m);
   }
   return "";
 }

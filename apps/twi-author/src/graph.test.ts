@@ -1,4 +1,4 @@
-import { ScriptedChatModel } from "@trellis/models";
+import { messageText, ScriptedChatModel } from "@trellis/models";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOfflineTwiModel, OFFLINE_MODEL_ID } from "./offline/offline-model.js";
 import { GENERATE_PROMPT_ID, INTENT_PROMPT_ID } from "./prompts.js";
@@ -59,8 +59,8 @@ describe("intent classification (seed: each category)", () => {
       ["intent", 0.1, 20],
       ["generate", 0.3, 4000],
     ]);
-    expect(model.calls[0]?.messages[0]?.content.startsWith(INTENT_PROMPT_ID)).toBe(true);
-    expect(model.calls[1]?.messages[0]?.content.startsWith(GENERATE_PROMPT_ID)).toBe(true);
+    expect(messageText(model.calls[0]?.messages[0]).startsWith(INTENT_PROMPT_ID)).toBe(true);
+    expect(messageText(model.calls[1]?.messages[0]).startsWith(GENERATE_PROMPT_ID)).toBe(true);
   });
 
   it("reads a real model's wordier intent reply, and falls back to unknown", async () => {

@@ -38,7 +38,17 @@ export interface AiSdkChatModelOptions {
   clock?: Clock;
   /** Ids of the assistant messages. Defaults to random UUIDs. */
   newId?: () => string;
+  /**
+   * What becomes of an image or file part given by URL: `"pass"` sends the URL to the provider, which
+   * fetches it (the process never fetches what a message names); `"download"` is the AI SDK's way —
+   * fetched here (private addresses refused) when the provider does not take that URL itself. Default
+   * `"download"`; `createChatModel` passes URLs to every provider but Google, whose API takes none.
+   */
+  urlParts?: "pass" | "download";
 }
+
+/** An AI SDK download function that fetches nothing: every URL goes to the provider as it is. */
+const passUrls = async (requested: ReadonlyArray<{ url: URL }>) => requested.map(() => null);
 
 interface PendingCall {
   index: number;
@@ -214,6 +224,7 @@ export class AiSdkChatModel extends BaseChatModel {
       ...(tools.length > 0 && request.toolChoice ? { toolChoice: toAiToolChoice(request.toolChoice) } : {}),
       ...(temperature === undefined ? {} : { temperature }),
       ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+      ...(this.#options.urlParts === "pass" ? { experimental_download: passUrls } : {}),
     };
   }
 

@@ -12,6 +12,14 @@ export {
 } from "./chat-model.js";
 export { getChunkSink, setChunkSink } from "./chunk-sink.js";
 export {
+  type ContentPart,
+  type FilePart,
+  type ImagePart,
+  type MessageContent,
+  messageText,
+  type TextPart,
+} from "./content-parts.js";
+export {
   type AiSdkEmbeddingModel,
   type EmbedTexts,
   type EmbedWithOptions,

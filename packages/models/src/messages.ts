@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import type { MessageContent } from "./content-parts.js";
 
 /**
  * The four roles of a Trellis message, as in OpenAI's chat format.
@@ -51,15 +52,17 @@ export interface SystemMessage {
 }
 
 /**
- * What a person said.
+ * What a person said: text, or parts — text, images and files, as chat UIs send them. Read its text
+ * with `messageText(m)`.
  *
  * @example
  * const m: UserMessage = { id: "u1", role: "user", content: "Hola" };
+ * const withImage: UserMessage = { id: "u2", role: "user", content: [{ type: "text", text: "Qué es esto?" }, { type: "image", url: "https://…/a.png" }] };
  */
 export interface UserMessage {
   id: string;
   role: "user";
-  content: string;
+  content: MessageContent;
   name?: string;
 }
 
@@ -158,12 +161,13 @@ export function systemMessage(content: string, options: MessageOptions = {}): Sy
 }
 
 /**
- * Builds a user message.
+ * Builds a user message, of text or of parts (text, images, files).
  *
  * @example
  * userMessage("What is a derivative?");
+ * userMessage([{ type: "text", text: "What does this say?" }, { type: "image", url: "https://…/label.png" }]);
  */
-export function userMessage(content: string, options: MessageOptions = {}): UserMessage {
+export function userMessage(content: MessageContent, options: MessageOptions = {}): UserMessage {
   return withName({ id: options.id ?? newMessageId(), role: "user", content }, options.name);
 }
 

@@ -165,7 +165,12 @@ describe("normalizeMessage: unusable input", () => {
     ["unknown role", { role: "robot", content: "x" }, /role "robot"/],
     ["tool without call id", { role: "tool", content: "x" }, /needs `toolCallId`/],
     ["user without content", { role: "user" }, /needs `content`/],
-    ["image part", { role: "user", content: [{ type: "image_url", image_url: { url: "x" } }] }, /"image_url" part/],
+    [
+      "image part with no URL",
+      { role: "user", content: [{ type: "image_url", image_url: { url: "x" } }] },
+      /http\(s\) or a data: URL/,
+    ],
+    ["audio part", { role: "user", content: [{ type: "input_audio", input_audio: {} }] }, /"input_audio" part/],
     ["number", 42, /expected an object or a string/],
     [
       "tool call without name",

@@ -1,4 +1,5 @@
 import { TrellisError } from "@trellis/checkpoint";
+import { type ContentPart, ContentPartError, type MessageContent, readContentPart } from "./content-parts.js";
 import {
   type Message,
   newMessageId,
@@ -95,12 +96,18 @@ export function normalizeMessage(input: MessageLike, options: NormalizeOptions =
   const { fields, role: classRole } = unwrapLangChain(input as Record<string, unknown>);
   const role = classRole ?? readRole(fields, index, input);
   const id = typeof fields.id === "string" && fields.id !== "" ? fields.id : newId();
-  const content = readContent(fields.content, role, index, input);
+  const parts = readContent(fields.content, role, index, input);
+  // only a user message carries images and files; the text of the others is their text parts
+  const content = typeof parts === "string" ? parts : textOfParts(parts);
   const name = typeof fields.name === "string" ? fields.name : undefined;
 
   switch (role) {
-    case "system":
     case "user": {
+      const message: Message = { id, role, content: typeof parts === "string" || !hasMedia(parts) ? content : parts };
+      if (name !== undefined) message.name = name;
+      return message;
+    }
+    case "system": {
       const message: Message = { id, role, content };
       if (name !== undefined) message.name = name;
       return message;
@@ -181,28 +188,43 @@ function readRole(fields: Record<string, unknown>, index: number | undefined, in
   return role;
 }
 
-function readContent(content: unknown, role: Role, index: number | undefined, input: unknown): string {
+/**
+ * A message's content: a string stays a string; content blocks (text, image, file, in OpenAI's,
+ * LangChain's and Anthropic's shapes) become Trellis {@link ContentPart}s — blocks that carry nothing for
+ * a model (`tool_use`, `reasoning`) are left out.
+ */
+function readContent(content: unknown, role: Role, index: number | undefined, input: unknown): MessageContent {
   if (typeof content === "string") return content;
   if (content === undefined || content === null) {
     if (role === "assistant" || role === "tool") return "";
     throw new InvalidMessageError(`a ${role} message needs \`content\``, index, input);
   }
   if (Array.isArray(content)) {
-    return content
-      .map((part) => {
-        if (typeof part === "string") return part;
-        const p = part as { type?: unknown; text?: unknown } | null;
-        if (p && (p.type === "text" || p.type === "text_delta") && typeof p.text === "string") return p.text;
-        const kind = p && typeof p.type === "string" ? `"${p.type}"` : describeType(part);
-        throw new InvalidMessageError(`its content has a ${kind} part; only text parts are supported`, index, input);
-      })
-      .join("");
+    const parts: ContentPart[] = [];
+    for (const raw of content) {
+      try {
+        const part = readContentPart(raw);
+        if (part) parts.push(part);
+      } catch (error) {
+        if (!(error instanceof ContentPartError)) throw error;
+        throw new InvalidMessageError(error.message, index, input);
+      }
+    }
+    return parts;
   }
   throw new InvalidMessageError(
-    `its content is ${describeType(content)}; expected a string or text parts`,
+    `its content is ${describeType(content)}; expected a string or content parts (text, image, file)`,
     index,
     input,
   );
+}
+
+function textOfParts(parts: readonly ContentPart[]): string {
+  return parts.map((p) => (p.type === "text" ? p.text : "")).join("");
+}
+
+function hasMedia(parts: readonly ContentPart[]): boolean {
+  return parts.some((p) => p.type !== "text");
 }
 
 function readToolCalls(fields: Record<string, unknown>, index: number | undefined, input: unknown): ToolCall[] {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ChatRequest } from "./chat-model.js";
+import { messageText } from "./content-parts.js";
 import type { AssistantMessage, Message, TokenUsage, ToolCallInput } from "./messages.js";
 
 /**
@@ -41,7 +42,7 @@ export function recordCall(messages: readonly Message[], request: ChatRequest): 
 export function conversationHash(messages: readonly Message[], salt: string): string {
   const hash = createHash("sha256").update(salt);
   for (const m of messages) {
-    hash.update(`\u0000${m.role}\u0000${m.content}`);
+    hash.update(`\u0000${m.role}\u0000${typeof m.content === "string" ? m.content : JSON.stringify(m.content)}`);
     if (m.role === "assistant")
       for (const c of m.toolCalls ?? []) hash.update(`\u0001${c.name}${JSON.stringify(c.args)}`);
     if (m.role === "tool") hash.update(`\u0002${m.toolCallId}`);
@@ -56,7 +57,7 @@ export function conversationHash(messages: readonly Message[], salt: string): st
  * estimateUsage([userMessage("12345678")], "1234"); // { inputTokens: 2, outputTokens: 1, totalTokens: 3 }
  */
 export function estimateUsage(messages: readonly Message[], output: string): TokenUsage {
-  const chars = messages.reduce((n, m) => n + m.content.length, 0);
+  const chars = messages.reduce((n, m) => n + messageText(m).length, 0);
   const inputTokens = Math.ceil(chars / 4);
   const outputTokens = Math.ceil(output.length / 4);
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };

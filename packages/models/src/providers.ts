@@ -98,6 +98,8 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
   if (options.retry) modelOptions.retry = options.retry;
   if (options.clock) modelOptions.clock = options.clock;
   if (options.newId) modelOptions.newId = options.newId;
+  // an image or file URL in a message is the provider's to fetch; Google's API takes no such URL
+  modelOptions.urlParts = options.provider === "google" ? "download" : "pass";
   return new AiSdkChatModel(languageModel(options), modelOptions);
 }
 

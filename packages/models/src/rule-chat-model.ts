@@ -1,5 +1,6 @@
 import { TrellisError } from "@trellis/checkpoint";
 import { BaseChatModel, type ChatRequest, type ToolDefinition } from "./chat-model.js";
+import { messageText } from "./content-parts.js";
 import type { AssistantMessage, Message, ToolMessage, UserMessage } from "./messages.js";
 import { type OfflineReply, offlineMessage, type RecordedCall, recordCall } from "./offline-reply.js";
 
@@ -132,7 +133,7 @@ export class RuleChatModel extends BaseChatModel {
       return offlineMessage(reply, messages, this.model);
     }
     this.#record({ ...recordCall(messages, request), rule: "fallback" });
-    const ctx = { ...base, text: base.last?.content ?? "" };
+    const ctx = { ...base, text: messageText(base.last) };
     const fallback = toReply(typeof this.#fallback === "function" ? this.#fallback(ctx) : this.#fallback);
     return offlineMessage(fallback, messages, this.model);
   }
@@ -159,7 +160,8 @@ function matchRule(rule: Rule, base: RuleContext): RuleContext | undefined {
   const on = rule.on ?? "user";
   const last = base.last;
   if (!last || (on !== "any" && last.role !== on)) return undefined;
-  const text = on === "tool" ? base.toolResults.map((m) => m.content).join("\n") : last.content;
+  // the text parts of a message with images or files: an offline model reads no pictures
+  const text = on === "tool" ? base.toolResults.map((m) => m.content).join("\n") : messageText(last);
   if (typeof rule.when === "string") {
     return text.toLowerCase().includes(rule.when.toLowerCase()) ? { ...base, text } : undefined;
   }

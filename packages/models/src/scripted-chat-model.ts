@@ -1,4 +1,5 @@
 import { BaseChatModel, type ChatRequest } from "./chat-model.js";
+import { messageText } from "./content-parts.js";
 import type { AssistantMessage, Message } from "./messages.js";
 import { ModelError } from "./model-errors.js";
 import { type OfflineReply, offlineMessage, type RecordedCall, recordCall } from "./offline-reply.js";
@@ -79,7 +80,9 @@ export class ScriptedChatModel extends BaseChatModel {
   #exhausted(messages: Message[]): ModelError {
     const n = this.calls.length;
     const last = messages.at(-1);
-    const lastText = last ? ` The last message was ${last.role}: ${JSON.stringify(last.content.slice(0, 120))}.` : "";
+    const lastText = last
+      ? ` The last message was ${last.role}: ${JSON.stringify(messageText(last).slice(0, 120))}.`
+      : "";
     return new ModelError(
       "MODEL_SCRIPT_EXHAUSTED",
       `ScriptedChatModel "${this.model}" was called ${n} time${n === 1 ? "" : "s"} but its script had ${n - 1} ` +

@@ -1,5 +1,15 @@
-import { type ToolChoice as AiToolChoice, type JSONSchema7, jsonSchema, type ModelMessage, type ToolSet } from "ai";
+import {
+  type FilePart as AiFilePart,
+  type ImagePart as AiImagePart,
+  type TextPart as AiTextPart,
+  type ToolChoice as AiToolChoice,
+  type JSONSchema7,
+  jsonSchema,
+  type ModelMessage,
+  type ToolSet,
+} from "ai";
 import type { ToolChoice, ToolDefinition } from "./chat-model.js";
+import type { ContentPart } from "./content-parts.js";
 import type { Message } from "./messages.js";
 
 /**
@@ -19,7 +29,10 @@ function toModelMessage(message: Message, toolNames: Map<string, string>): Model
     case "system":
       return { role: "system", content: message.content };
     case "user":
-      return { role: "user", content: message.content };
+      return {
+        role: "user",
+        content: typeof message.content === "string" ? message.content : message.content.map(toAiPart),
+      };
     case "assistant": {
       const calls = message.toolCalls ?? [];
       if (calls.length === 0) return { role: "assistant", content: message.content };
@@ -48,6 +61,29 @@ function toModelMessage(message: Message, toolNames: Map<string, string>): Model
             output: { type: message.status === "error" ? "error-text" : "text", value: message.content },
           },
         ],
+      };
+  }
+}
+
+/**
+ * A user message's part as the AI SDK takes it: text as `TextPart`, an image as `ImagePart` (base64 data
+ * with its media type, or a `URL`), a file as `FilePart`. The provider then sends it in its own shape
+ * (OpenAI: `image_url`, `file` with `file_data`).
+ */
+function toAiPart(part: ContentPart): AiTextPart | AiImagePart | AiFilePart {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image":
+      return part.data !== undefined
+        ? { type: "image", image: part.data, ...(part.mimeType ? { mediaType: part.mimeType } : {}) }
+        : { type: "image", image: new URL(part.url as string), ...(part.mimeType ? { mediaType: part.mimeType } : {}) };
+    case "file":
+      return {
+        type: "file",
+        data: part.data !== undefined ? part.data : new URL(part.url as string),
+        mediaType: part.mimeType,
+        ...(part.filename !== undefined ? { filename: part.filename } : {}),
       };
   }
 }

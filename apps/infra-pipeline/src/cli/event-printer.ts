@@ -2,6 +2,7 @@
  * Prints a pipeline's events node by node, as the seed's CLI does (`node_name:` then its output).
  */
 import type { Writable } from "node:stream";
+import { messageText } from "@trellis/models";
 import type { PipelineEvent } from "../pipeline.js";
 import type { PipelineMessage } from "../state.js";
 
@@ -31,7 +32,7 @@ export class EventPrinter {
       case "update": {
         this.#header(event.node);
         const messages = (event.update.messages ?? []) as PipelineMessage[];
-        const text = messages.map((m) => String(m.content)).join("\n");
+        const text = messages.map((m) => messageText(m)).join("\n");
         if (text) this.#line(indent(text));
         else if (event.node === "plan_approval") this.#line("  no approval needed");
         else if (event.node === "deploy_approval" && event.update.current_agent === "end_success") {

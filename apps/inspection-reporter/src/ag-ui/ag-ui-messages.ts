@@ -1,4 +1,4 @@
-import type { AssistantMessage, Message } from "@trellis/models";
+import { type AssistantMessage, type Message, messageText } from "@trellis/models";
 import { type ClarificationQuestion, formatQuestions } from "../agents/request-clarification.js";
 
 /** The tool the reporting agent pauses in; its calls show as questions, its results as the user's answers. */
@@ -51,7 +51,7 @@ export function agUiMessages(messages: readonly Message[]): AgUiMessage[] {
   const clarifications = new Set<string>();
   const out: AgUiMessage[] = [];
   for (const m of messages) {
-    if (m.role === "user") out.push({ id: m.id, role: "user", content: m.content });
+    if (m.role === "user") out.push({ id: m.id, role: "user", content: messageText(m) });
     else if (m.role === "assistant") out.push(...assistant(m, clarifications));
     else if (m.role === "tool") {
       if (clarifications.has(m.toolCallId)) {

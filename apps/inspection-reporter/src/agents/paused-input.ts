@@ -1,4 +1,5 @@
 import { type PausedInputPolicy, TrellisError } from "@trellis/core";
+import { messageText } from "@trellis/models";
 
 interface InputMessage {
   role?: unknown;
@@ -8,17 +9,6 @@ interface InputMessage {
 
 function isUserMessage(m: InputMessage): boolean {
   return m.role === "user" || m.type === "human" || m.type === "user";
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part) => {
-      const p = part as { type?: unknown; text?: unknown };
-      return p?.type === "text" && typeof p.text === "string" ? p.text : "";
-    })
-    .join("");
 }
 
 /**
@@ -33,7 +23,7 @@ function textOf(content: unknown): string {
 export function clarificationAnswer(input: Record<string, unknown>): string {
   const messages = Array.isArray(input.messages) ? (input.messages as InputMessage[]) : [];
   const last = messages.filter((m) => typeof m === "object" && m !== null && isUserMessage(m)).at(-1);
-  const text = last ? textOf(last.content) : "";
+  const text = messageText(last);
   if (!text.trim()) {
     throw new TrellisError(
       "THREAD_PAUSED",

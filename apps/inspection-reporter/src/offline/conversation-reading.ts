@@ -1,4 +1,11 @@
-import type { AssistantMessage, Message, RuleContext, ToolCallInput, ToolMessage } from "@trellis/models";
+import {
+  type AssistantMessage,
+  type Message,
+  messageText,
+  type RuleContext,
+  type ToolCallInput,
+  type ToolMessage,
+} from "@trellis/models";
 
 /**
  * The user's request an agent has to act on now: the last user message when it is the last message,
@@ -10,8 +17,8 @@ import type { AssistantMessage, Message, RuleContext, ToolCallInput, ToolMessage
  */
 export function incomingRequest(ctx: RuleContext): string | undefined {
   const last = ctx.last;
-  if (last?.role === "user") return last.content;
-  if (last?.role === "tool" && isHandoffResult(last)) return ctx.lastUser?.content ?? "";
+  if (last?.role === "user") return messageText(last);
+  if (last?.role === "tool" && isHandoffResult(last)) return messageText(ctx.lastUser);
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { Rule, RuleContext } from "@trellis/models";
+import { messageText, type Rule, type RuleContext } from "@trellis/models";
 import { incomingRequest, lastToolResult, toolJson } from "./conversation-reading.js";
 import { HISTORY_INTENT, REGULATION_INTENT, REPORT_INTENT } from "./general-rules.js";
 
@@ -150,7 +150,7 @@ export function regulationRules(): Rule[] {
         const doc = toolJson(lastToolResult(ctx)) as (RegulationHit & { disclaimer: string }) | undefined;
         return doc
           ? `**${doc.id} — ${doc.title}**\n\n${doc.text}\n\nBron: ${doc.source}\n\n_${doc.disclaimer}_`
-          : (ctx.last?.content ?? "");
+          : messageText(ctx.last);
       },
     },
     {

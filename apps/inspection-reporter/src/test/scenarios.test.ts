@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RuleChatModel } from "@trellis/models";
+import { messageText, type RuleChatModel } from "@trellis/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AgentId } from "../agents/agent-definitions.js";
 import type { InspectionGraph } from "../agents/inspection-graph.js";
@@ -107,7 +107,7 @@ describe("scenario 1: basic clarification flow", () => {
     const answer = done.values.messages.find((m) => m.role === "tool" && m.name === "request_clarification");
     expect(answer?.content).toBe("hoofdstraat 2, ja, nee");
     const generated = done.values.messages.find((m) => m.role === "tool" && m.name === "generate_final_report");
-    const file = JSON.parse(generated?.content ?? "{}").file as string;
+    const file = JSON.parse(messageText(generated) || "{}").file as string;
     expect(readFileSync(file, "utf8")).toContain("# Inspectierapport Restaurant Bella Rosa");
   });
 });

@@ -14,6 +14,7 @@ import {
   type ChatModel,
   hasToolCalls,
   type Message,
+  messageText,
   systemMessage,
   type Tool,
   userMessage,
@@ -128,7 +129,9 @@ export function shouldContinue(
  */
 function transcriptOf(state: AgentState, limits: TranscriptLimits | undefined): string {
   const start = lastUserIndex(state.messages);
-  const question = state.messages[start]?.content;
+  // a chat UI's question may come as content blocks (text and images): its text is the question
+  const message = state.messages[start];
+  const question = message ? messageText(message) : undefined;
   const given = state.conversation_transcript;
   if (given && (question === undefined || question === REFERENCE_MESSAGE || given.endsWith(`Human: ${question}`))) {
     return given;
@@ -136,8 +139,9 @@ function transcriptOf(state: AgentState, limits: TranscriptLimits | undefined): 
   const history = state.messages
     .slice(0, Math.max(start, 0))
     .filter((m) => m.role === "user" || (m.role === "assistant" && !hasToolCalls(m) && m.content.trim() !== ""))
+    .map((m) => ({ role: m.role, content: messageText(m) }))
     .filter((m) => m.content !== REFERENCE_MESSAGE);
-  return buildTranscript(history, state.messages[start]?.content ?? "", limits);
+  return buildTranscript(history, question ?? "", limits);
 }
 
 /**
@@ -202,7 +206,7 @@ function partialAnswer(state: AgentState): AssistantMessage {
   const answered = new Set(current.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));
   const notes = new Set<string>();
   const bodies = tools.map((m) => {
-    const paragraphs = m.content.trim().split(/\n\n/);
+    const paragraphs = messageText(m).trim().split(/\n\n/);
     const last = paragraphs.at(-1) ?? "";
     if (paragraphs.length > 1 && /^\(.*\)$/s.test(last)) {
       notes.add(last);

@@ -1,5 +1,5 @@
 import type { CompiledGraph } from "@trellis/core";
-import { hasToolCalls, type Message, userMessage } from "@trellis/models";
+import { hasToolCalls, type Message, messageText, userMessage } from "@trellis/models";
 import type { Logger } from "../logger.js";
 import type { ChatMessage, TranscriptStore } from "../transcript/chat-message.js";
 import { buildTranscript, type TranscriptLimits } from "../transcript/transcript-format.js";
@@ -74,7 +74,7 @@ export async function runAgentWithTranscript(
 export function agentReply(values: Pick<AgentState, "messages" | "outcome" | "iteration_count">): AgentReply {
   const final = [...values.messages].reverse().find((m) => m.role === "assistant" && !hasToolCalls(m));
   return {
-    content: final?.content || NO_RESPONSE,
+    content: (final && messageText(final)) || NO_RESPONSE,
     outcome: values.outcome,
     iterations: values.iteration_count,
     toolCalls: values.messages.flatMap((m) =>

@@ -1,4 +1,4 @@
-import { RuleChatModel } from "@trellis/models";
+import { messageText, RuleChatModel } from "@trellis/models";
 import type { Hono } from "hono";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -97,7 +97,7 @@ describe.skipIf(!redisUp)("POST /chat with transcripts in Redis (the seed's test
     );
 
     // What the model saw on the second turn: the whole transcript, the new message once, at the end.
-    const prompt = model.calls.at(-1)?.messages[0]?.content ?? "";
+    const prompt = messageText(model.calls.at(-1)?.messages[0]);
     expect(prompt).toContain("Human: Tell me about John Keells\nAgent: Here is what the company database says:");
     expect(prompt).toContain("\nHuman: What companies do they own?\n\nPlease analyze the conversation above");
     expect(prompt.split("What companies do they own?")).toHaveLength(2);

@@ -2,6 +2,7 @@ import {
   type AssistantMessage,
   type ChatRequest,
   type Message,
+  messageText,
   RuleChatModel,
   type RuleChatModelOptions,
   type RuleContext,
@@ -127,7 +128,7 @@ function ragAnswer(ctx: RuleContext): RuleReply {
   if (chunks.length === 0) {
     return "No he encontrado información sobre eso en los apuntes de la asignatura. ¿Puedes reformular la pregunta o indicar el tema?";
   }
-  const question = ctx.lastUser?.content ?? "";
+  const question = messageText(ctx.lastUser);
   const level: DifficultyLevel = levelOfPrompt(systemPrompt(ctx)) ?? "intermediate";
   if (level === "advanced") return advancedAnswer(question, chunks);
   const picked =

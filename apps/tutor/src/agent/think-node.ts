@@ -4,6 +4,7 @@ import {
   assistantMessage,
   type ChatModel,
   type Message,
+  messageText,
   systemMessage,
   type Tool,
 } from "@trellis/models";
@@ -107,7 +108,7 @@ export function shouldContinue(state: SubjectState): string {
 function lastUserText(messages: readonly Message[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if (m?.role === "user") return m.content;
+    if (m?.role === "user") return messageText(m);
   }
   return "";
 }

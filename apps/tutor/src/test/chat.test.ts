@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { MemorySaver } from "@trellis/core";
-import { type AssistantMessage, ScriptedChatModel, type ToolMessage } from "@trellis/models";
+import { type AssistantMessage, messageText, ScriptedChatModel, type ToolMessage } from "@trellis/models";
 import { Hono } from "hono";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChatResponse } from "../chat-response.js";
@@ -93,7 +93,7 @@ describe("chat turns", () => {
     // A model that tries to choose the subject itself: the injected state value wins.
     const scripted = new ScriptedChatModel([
       { toolCalls: [{ id: "g1", name: "get_guia", args: { seccion: "tutorías", asignatura: "iv" } }] },
-      (messages) => `Tutorías: ${JSON.parse(messages.at(-1)?.content ?? "{}").contenido}`,
+      (messages) => `Tutorías: ${JSON.parse(messageText(messages.at(-1)) || "{}").contenido}`,
     ]);
     const agent = makeAgent({ llm: scripted, dbPath: join(dir, "scripted.sqlite") });
     const out = await post(createTutorApp(agent), "/chat", {

@@ -1,4 +1,4 @@
-import { RuleChatModel } from "@trellis/models";
+import { type Message, messageText, RuleChatModel } from "@trellis/models";
 import { GENERATE_PROMPT_ID, INTENT_PROMPT_ID, readGeneratePrompt } from "../prompts.js";
 import { classifyOffline } from "./offline-intent.js";
 import { writeOffline } from "./offline-writer.js";
@@ -24,7 +24,7 @@ export const OFFLINE_MODEL_ID = "twi-offline-rules-1";
  * reply.content; // "generate_twi"
  */
 export function createOfflineTwiModel(): RuleChatModel {
-  const systemStartsWith = (id: string) => (ctx: { messages: readonly { role: string; content: string }[] }) =>
+  const systemStartsWith = (id: string) => (ctx: { messages: readonly Message[] }) =>
     ctx.messages.some((m) => m.role === "system" && m.content.startsWith(id));
   return new RuleChatModel({
     model: OFFLINE_MODEL_ID,
@@ -32,12 +32,13 @@ export function createOfflineTwiModel(): RuleChatModel {
       {
         name: "intent",
         when: systemStartsWith(INTENT_PROMPT_ID),
-        reply: (ctx) => classifyOffline(ctx.lastUser?.content ?? ""),
+        // a chat UI's request may come as content blocks: the model reads their text
+        reply: (ctx) => classifyOffline(messageText(ctx.lastUser)),
       },
       {
         name: "generate",
         when: systemStartsWith(GENERATE_PROMPT_ID),
-        reply: (ctx) => writeOffline(readGeneratePrompt(ctx.lastUser?.content ?? "")),
+        reply: (ctx) => writeOffline(readGeneratePrompt(messageText(ctx.lastUser))),
       },
     ],
     fallback: "unknown",

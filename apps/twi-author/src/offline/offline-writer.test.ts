@@ -1,3 +1,4 @@
+import { messageText } from "@trellis/models";
 import { describe, expect, it } from "vitest";
 import { generateMessages, readGeneratePrompt } from "../prompts.js";
 import { parseTwiText, renderTwiText } from "../twi-document.js";
@@ -85,7 +86,7 @@ describe("offline writer", () => {
         "Cím: Raklap fóliázása kézi adagolóval\n2. lépés kulcspont: a fólia vége legalább 20 cm\nTöröld az 5. lépést\nLegyen szebb",
       revision: 0,
     });
-    const text = writeOffline(readGeneratePrompt(prompt[1]?.content ?? ""));
+    const text = writeOffline(readGeneratePrompt(messageText(prompt[1])));
     const doc = parseTwiText(text);
     expect(doc?.title).toBe("Raklap fóliázása kézi adagolóval");
     expect(doc?.steps).toHaveLength(4);

@@ -2,7 +2,7 @@
 // a call to one is left open for the client and ends the run; its result, sent as the next run's input,
 // continues the loop. A clash with a server tool, and a result no open call waits for, are typed errors.
 import { MemorySaver } from "@trellis/core";
-import { type Message, ScriptedChatModel, tool, toolMessage, userMessage } from "@trellis/models";
+import { type Message, messageText, ScriptedChatModel, tool, toolMessage, userMessage } from "@trellis/models";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import {
@@ -29,7 +29,7 @@ function mapModel(): ScriptedChatModel {
     const last = messages.at(-1);
     if (last?.role === "user") {
       const calls = [{ id: "call_map", name: "show_map", args: { place: "Dorpsplein 14" } }];
-      if (last.content.includes("weather"))
+      if (messageText(last).includes("weather"))
         calls.unshift({ id: "call_weather", name: "get_weather", args: { place: "" } });
       return { toolCalls: calls.map((c) => (c.name === "get_weather" ? { ...c, args: { city: "Utrecht" } } : c)) };
     }

@@ -1,11 +1,13 @@
 /**
- * The seed's graph: nine nodes, the seed's topology, `interruptBefore: ["review", "approve"]`, and the
- * paused-input policy `reject`.
+ * The seed's graph: nine nodes, the seed's topology, two pauses (`review` and `approve` ask with
+ * LangChain's human-in-the-loop request, `review-request.ts`; the seed's state-update answer still
+ * works), and the paused-input policy `reject`.
  *
  *   intent ├── generate_twi / edit_twi → process_input → generate → review ⏸
  *          ├── question                               → generate → review ⏸
  *          └── unknown                                              → clarify → END
- *   review ├── approved           → approve ⏸ → output → audit → END
+ *   review ├── approved           → approve ⏸ ├── approved → output → audit → END
+ *          │                                   └── rejected → END (nothing published)
  *          ├── revision_requested → revise → generate → review ⏸   (3 revisions; the 4th request → approve ⏸)
  *          ├── rejected           → END
  *          └── approved, but the draft is not an instruction → review ⏸ again (re-asked, nothing published)
@@ -81,11 +83,22 @@ export function afterRevision(state: AgentState): "generate" | "approve" {
 }
 
 /**
+ * The edge after the final approval: publish only what a person approved at this pause (a status
+ * `approved` with its time); a rejection ends the conversation with nothing published.
+ *
+ * @example
+ * afterApprove({ status: "rejected" } as AgentState); // "rejected"
+ */
+export function afterApprove(state: AgentState): "approved" | "rejected" {
+  return state.status === "approved" && state.approval_timestamp ? "approved" : "rejected";
+}
+
+/**
  * Builds and compiles the graph.
  *
  * @example
  * const graph = buildTwiGraph(services, { checkpointer });
- * await graph.invoke(initialState(start), { threadId: start.conversation_id }); // pauses before review
+ * await graph.invoke(initialState(start), { threadId: start.conversation_id }); // pauses at review
  */
 export function buildTwiGraph(services: TwiServices, options: BuildGraphOptions = {}) {
   const nodes = createNodes({ ...services, clock: services.clock ?? systemClock });
@@ -115,16 +128,17 @@ export function buildTwiGraph(services: TwiServices, options: BuildGraphOptions 
       ask_again: "review",
     })
     .addConditionalEdges("revise", afterRevision, { generate: "generate", approve: "approve" })
-    .addEdge("approve", "output")
+    .addConditionalEdges("approve", afterApprove, { approved: "output", rejected: END })
     .addEdge("output", "audit")
     .addEdge("audit", END)
     .addEdge("clarify", END)
     .compile({
       name: "twi-author",
-      interruptBefore: ["review", "approve"],
+      // The pauses are interrupt()s inside `review` and `approve` (not the seed's interruptBefore), so
+      // stock UIs see what is to be approved (README: "The two pauses").
       // A new input while a review or the final approval waits is refused, whatever the door: a
       // decision is an explicit answer to the pause it was shown for (README: "Input while a pause
-      // waits"). The core applies the policy to interrupt() pauses; see the README for breakpoints.
+      // waits").
       onInputWhilePaused: "reject",
       // typed fields a caller writes are checked by their channels' schemas (state.ts); this checks the
       // whole state, so a field left out (no message) is refused too — before anything is written

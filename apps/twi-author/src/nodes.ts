@@ -17,6 +17,7 @@ import {
   intentMessages,
   parseIntent,
 } from "./prompts.js";
+import { askAtPause } from "./review-request.js";
 import { type AgentState, type AgentUpdate, AI_LABEL, type ProcessedInput, typedInputSchema } from "./state.js";
 import type { BlobStorage } from "./storage/blob-storage.js";
 import { matchHeading, parseTwiText } from "./twi-document.js";
@@ -218,16 +219,29 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
       };
     },
 
-    /** Pause #1. Runs after the reviewer's card wrote its decision; refuses anything else. */
+    /**
+     * Pause #1. A decision already written at this pause (the seed's route: the card's state update,
+     * then continue) is acted on; otherwise the node asks with LangChain's HITL request and acts on the
+     * decision (`review-request.ts`).
+     */
     review(state, ctx) {
       checkTypedInput(state);
+      const conversationId = conversationIdOf(state, ctx);
+      if (state.status === "review_needed") {
+        // only an instruction can be approved: the request offers approve and edit for one alone
+        return askAtPause("review", state, ctx, {
+          conversationId,
+          now,
+          id: (what) => `${conversationId}:${what}:${state.revision_count}`,
+        });
+      }
       if (state.status === "revision_requested" && !state.revision_feedback?.trim()) {
         throw new DecisionError("A revision request needs feedback: say what to change.", "FEEDBACK_REQUIRED");
       }
       if (state.status !== "approved" && state.status !== "revision_requested" && state.status !== "rejected") {
         throw new DecisionError(
           `The review pause expects status "approved", "revision_requested" or "rejected", found "${state.status}". ` +
-            "Resume with updateState(config, { status, revision_feedback? }) and invoke(null, config).",
+            "Resume with updateState(config, { status, revision_feedback? }) and invoke(null, config), or answer its interrupt with { decisions: [...] }.",
           "WRONG_PAUSE",
         );
       }
@@ -238,7 +252,7 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
           approval_timestamp: null,
           messages: [
             {
-              id: `${conversationIdOf(state, ctx)}:not-publishable:${state.revision_count}`,
+              id: `${conversationId}:not-publishable:${state.revision_count}`,
               role: "assistant",
               content: NOT_PUBLISHABLE_TEXT,
             },
@@ -250,9 +264,9 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
           ? `Javítás kérése: ${state.revision_feedback}`
           : `Döntés: ${state.status}`;
       return {
-        messages: [
-          { id: `${conversationIdOf(state, ctx)}:review:${state.revision_count}`, role: "user", content: said },
-        ],
+        // an approval here is not the final one: the final approval's time is written at `approve` only
+        ...(state.status === "approved" ? { approval_timestamp: null } : {}),
+        messages: [{ id: `${conversationId}:review:${state.revision_count}`, role: "user", content: said }],
       };
     },
 
@@ -261,29 +275,38 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
       return { revision_count: state.revision_count + 1 };
     },
 
-    /** Pause #2. Runs after the final approval card wrote `{status:"approved", approval_timestamp}`. */
-    approve(state) {
-      if (state.status !== "approved") {
+    /**
+     * Pause #2. A final approval already written at this pause (`{ status: "approved",
+     * approval_timestamp }`, the seed's route) is acted on; otherwise the node asks with LangChain's HITL
+     * request (approve, edit, reject). Nothing is published that is not a six-section instruction.
+     */
+    approve(state, ctx) {
+      if (
+        state.status === "approved" &&
+        state.approval_timestamp &&
+        Number.isNaN(Date.parse(state.approval_timestamp))
+      ) {
         throw new DecisionError(
-          `The final approval pause expects status "approved" with an approval_timestamp, found status "${state.status}".`,
+          `The final approval needs the time the person approved: found status "approved" with approval_timestamp ${JSON.stringify(
+            state.approval_timestamp,
+          )}, which is not a date. Resume with { status: "approved", approval_timestamp: "<ISO 8601 time>" }.`,
           "WRONG_PAUSE",
         );
       }
-      if (!state.approval_timestamp || Number.isNaN(Date.parse(state.approval_timestamp))) {
-        throw new DecisionError(
-          `The final approval needs the time the person approved: found status "approved" ${
-            state.approval_timestamp
-              ? `with approval_timestamp ${JSON.stringify(state.approval_timestamp)}, which is not a date`
-              : "without an approval_timestamp"
-          }. Resume with { status: "approved", approval_timestamp: "<ISO 8601 time>" }.`,
-          "WRONG_PAUSE",
-        );
-      }
-      if (!isPublishable(state.draft)) {
+      const decided: AgentUpdate | undefined = state.status === "approved" && state.approval_timestamp ? {} : undefined;
+      const conversationId = conversationIdOf(state, ctx);
+      const update =
+        decided ??
+        askAtPause("approve", state, ctx, {
+          conversationId,
+          now,
+          id: (what) => `${conversationId}:${what}:${state.revision_count}`,
+        });
+      if (update.status !== "rejected" && !isPublishable(update.draft ?? state.draft)) {
         // Reached only when the revision limit forced a non-instruction here: never publish it.
         throw new DecisionError(NOT_PUBLISHABLE_TEXT, "NOT_PUBLISHABLE");
       }
-      return {};
+      return update;
     },
 
     /** The seed's output_node: PDF bytes → blob upload → signed URL (24 h). */

@@ -277,11 +277,14 @@ export class TwiAssistant {
   }
 }
 
-/** The pause the conversation waits at: before `review` or `approve`, with no run in between. */
+/**
+ * The pause the conversation waits at: `review` or `approve` next, asking there (its interrupt) or
+ * stopped before it with a decision to apply (a state update written, or a run that failed there).
+ */
 function pauseOfSnapshot(snapshot: StateSnapshot<AgentState>): "review" | "approve" | undefined {
   const next = snapshot.next[0];
-  if (snapshot.next.length !== 1 || snapshot.interrupts.length > 0) return undefined;
-  return next === "review" || next === "approve" ? next : undefined;
+  if (snapshot.next.length !== 1 || (next !== "review" && next !== "approve")) return undefined;
+  return snapshot.interrupts.every((i) => i.node === next) ? next : undefined;
 }
 
 /** Throws when the run failed: a refused resume as `STALE`, anything else as the service reports it. */

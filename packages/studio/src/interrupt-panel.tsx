@@ -21,7 +21,8 @@ export interface InterruptActions {
 /**
  * Shows why a thread is paused and takes the answer: the payload of each pending interrupt with a form
  * fitted to it (approve/reject buttons, quiz options, a text box — and always a generic JSON/text
- * answer), or, at a static breakpoint, twi-author's review decisions or a state update and Continue.
+ * answer), or, at a static breakpoint, a state update and Continue; twi-author's two pauses (breakpoints
+ * or interrupts) get its review decisions, sent as the seed's state update.
  *
  * @example
  * <InterruptPanel state={state} busy={false} actions={{ resume, updateAndContinue }} />
@@ -36,7 +37,9 @@ export function InterruptPanel({
   actions: InterruptActions;
 }) {
   if (state.next.length === 0) return null;
-  const interrupts = state.interrupts;
+  // twi-author's pauses get its decision form whether they wait as breakpoints or as HITL interrupts
+  const twi = breakpointForm(state.next, state.values).kind !== "continue";
+  const interrupts = twi ? [] : state.interrupts;
   return (
     <section class="panel interrupt-panel" data-testid="interrupt-panel">
       <h3>Waiting for you {state.next.length ? <small>before {state.next.join(", ")}</small> : null}</h3>

@@ -1,8 +1,9 @@
 /**
  * Issue 22, twi-author finding 6, through the Agent Server API: a revision that adds a step with
- * `Új lépés:` marks its missing key point and reason `[KIEGÉSZÍTENDŐ]` instead of leaving them empty,
- * and a final approval without its time is refused with a message that says so (not `found
- * "approved"`); the conversation stays at the final approval and a proper one then publishes.
+ * `Új lépés:` marks its missing key point and reason `[KIEGÉSZÍTENDŐ]` instead of leaving them empty;
+ * a final approval whose time is not a date is refused with a message that says so (not `found
+ * "approved"`), and one without a time is no final approval: the pause asks again (its HITL request)
+ * and nothing is published; the conversation stays at the final approval and a proper one publishes.
  */
 import { describe, expect, it } from "vitest";
 import { apiDoor } from "../test/api-door.js";
@@ -19,7 +20,7 @@ async function api(path: string, body?: unknown): Promise<Record<string, unknown
 }
 
 describe("review details", () => {
-  it("Új lépés: the new step's key point and reason are marked [KIEGÉSZÍTENDŐ]; a final approval without its time is refused, saying so", async () => {
+  it("Új lépés: the new step's key point and reason are marked [KIEGÉSZÍTENDŐ]; a final approval without a valid time publishes nothing", async () => {
     const threadId = String((await api("/threads", {})).thread_id);
     const run = (body: Record<string, unknown>) =>
       api(`/threads/${threadId}/runs/wait`, { assistant_id: "twi-author", ...body });
@@ -37,9 +38,14 @@ describe("review details", () => {
     });
 
     await run({ command: { update: { status: "approved" } } });
-    const refused = await run({ command: { update: { status: "approved" } } });
+    // no time: not a final approval — the pause asks again, nothing is published
+    const asked = await run({ command: { update: { status: "approved" } } });
+    expect(asked.pdf_url).toBeNull();
+    expect((asked.__interrupt__ as Array<{ value: { pause: string } }>)[0]?.value.pause).toBe("approve");
+    expect((await t.door.thread(threadId)).next).toEqual(["approve"]);
+    const refused = await run({ command: { update: { status: "approved", approval_timestamp: "yesterday" } } });
     expect((refused.__error__ as { message: string }).message).toBe(
-      'The final approval needs the time the person approved: found status "approved" without an approval_timestamp. Resume with { status: "approved", approval_timestamp: "<ISO 8601 time>" }.',
+      'The final approval needs the time the person approved: found status "approved" with approval_timestamp "yesterday", which is not a date. Resume with { status: "approved", approval_timestamp: "<ISO 8601 time>" }.',
     );
     expect((await t.door.thread(threadId)).next).toEqual(["approve"]);
     const done = await run({

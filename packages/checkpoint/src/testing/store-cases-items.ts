@@ -85,6 +85,19 @@ export function storeItemCases(ctx: StoreTestContext): void {
     expect(await store.get([ctx.root], "k")).toBeNull();
   });
 
+  it("takes concurrent puts: every key kept, one value per key (the last write wins)", async () => {
+    const store = await ctx.open();
+    const peer = (await ctx.reopen(store)) ?? store;
+    const writes = [];
+    for (let i = 0; i < 20; i++) {
+      writes.push((i % 2 ? peer : store).put([ctx.root, "race"], `k${i % 5}`, { i }));
+    }
+    await Promise.all(writes);
+    const items = await store.search([ctx.root, "race"], { limit: 100 });
+    expect(items.map((i) => i.key).sort()).toEqual(["k0", "k1", "k2", "k3", "k4"]);
+    for (const item of items) expect((item.value.i as number) % 5).toBe(Number(item.key.slice(1)));
+  });
+
   it("keeps items in its storage: a second connection reads them", async () => {
     const store = await ctx.open();
     await store.put([ctx.root, "p"], "k", { kept: true }, { ttl: 10 });

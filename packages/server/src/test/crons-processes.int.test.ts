@@ -18,8 +18,11 @@ const pool = new pg.Pool({ connectionString: POSTGRES_URL });
 afterAll(async () => {
   for (const child of children) {
     if (child.exitCode !== null) continue;
+    const exited = new Promise((r) => child.once("exit", r));
     child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
+    const stuck = setTimeout(() => child.kill("SIGKILL"), 5_000); // a close that hangs must not hold the suite
+    await exited;
+    clearTimeout(stuck);
   }
   await pool.end();
   if (postgres) await dropSchema(schema);
@@ -67,9 +70,11 @@ describe.skipIf(!postgres)("crons across server processes", () => {
     });
     const table = `"${schema}".server_crons`;
     const TICKS = 10;
+    // a "* * * * *" tick cannot be waited for: make one due now, a distinct past minute each time (a
+    // tick's next run is always later than the tick, so a real tick never comes back: neither may these)
+    const base = Math.floor(Date.now() / 60_000) * 60_000 - 60_000;
     for (let i = 0; i < TICKS; i++) {
-      // a "* * * * *" tick cannot be waited for: make one due now, a distinct past minute each time
-      const tick = Math.floor(Date.now() / 60_000) * 60_000 - (i + 1) * 60_000;
+      const tick = base - i * 60_000;
       await pool.query(`UPDATE ${table} SET next_run_ms = $1 WHERE cron_id = $2`, [tick, cron.cron_id]);
       await eventually(async () => {
         const { rows } = await pool.query(`SELECT next_run_ms FROM ${table} WHERE cron_id = $1`, [cron.cron_id]);

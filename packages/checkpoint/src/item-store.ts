@@ -141,6 +141,7 @@ export class ItemStore implements Store {
     checkValue(value);
     const opts: StorePutOptions = options === false || Array.isArray(options) ? { index: options } : (options ?? {});
     checkTtl(opts.ttl);
+    if (opts.index !== undefined) checkIndexFields(opts.index);
     // a copy through JSON: what is stored is data, and later changes to `value` do not reach it
     const stored = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
     const vectors = await this.#vectorsFor(stored, opts.index);
@@ -244,6 +245,24 @@ export class ItemStore implements Store {
           if (!this.#closed) this.#armSweep(ms);
         });
     }, ms);
+  }
+}
+
+function checkIndexFields(index: unknown): void {
+  const ok = index === false || (Array.isArray(index) && index.every((f) => typeof f === "string" && f !== ""));
+  let why = ok ? "" : "it is not false or a list of field paths";
+  if (ok && index !== false) {
+    try {
+      textsAt({}, index as string[]);
+    } catch (error) {
+      why = (error as Error).message;
+    }
+  }
+  if (why) {
+    throw new TrellisError(
+      "INVALID_ARGUMENT",
+      `index must be false (do not embed this item) or a list of field paths like ["text", "notes[*].body"]: ${why}`,
+    );
   }
 }
 

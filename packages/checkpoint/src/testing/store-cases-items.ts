@@ -80,6 +80,8 @@ export function storeItemCases(ctx: StoreTestContext): void {
     await expectInvalid(store.put([ctx.root], "k", [1, 2] as unknown as Record<string, unknown>), /JSON object/);
     await expectInvalid(store.put([ctx.root], "k", null as unknown as Record<string, unknown>), /JSON object/);
     await expectInvalid(store.put([ctx.root], "k", { a: 1 }, { ttl: -1 }), /ttl/);
+    await expectInvalid(store.put([ctx.root], "k", { a: 1 }, { index: [1] as unknown as string[] }), /index must be/);
+    await expectInvalid(store.put([ctx.root], "k", { a: 1 }, ["a[b"]), /index must be/);
     await expectInvalid(store.get([ctx.root, "x.y"], "k"), /without "\."/);
     await expectInvalid(store.search([ctx.root], { limit: -1 }), /limit/);
     expect(await store.get([ctx.root], "k")).toBeNull();

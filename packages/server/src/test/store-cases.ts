@@ -182,6 +182,7 @@ export function describeStoreApi(backend: StoreBackend): void {
         ["PUT", "/store/items", { namespace: ["a.b"], key: "k", value: { a: 1 } }, /without "\."/],
         ["PUT", "/store/items", { namespace: ["a"], value: { a: 1 } }, /"key" is required/],
         ["PUT", "/store/items", { namespace: ["a"], key: "k", value: { a: 1 }, ttl: -5 }, /ttl/],
+        ["PUT", "/store/items", { namespace: ["a"], key: "k", value: { a: 1 }, index: [1] }, /index must be/],
         ["POST", "/store/items/search", { namespace_prefix: ["a"], filter: { n: { $like: 1 } } }, /\$like/],
         ["POST", "/store/items/search", { limit: 5000 }, /limit/],
         ["POST", "/store/namespaces", { max_depth: 0 }, /max_depth/],

@@ -189,11 +189,12 @@ export class ItemStore implements Store {
     }
     // only items with a TTL have one to restart: no write at all for a search of items without
     const expiring = hits.filter((h) => h.row.ttlMinutes !== null);
-    if (this.#refreshes(options.refreshTtl) && expiring.length > 0)
+    if (this.#refreshes(options.refreshTtl) && expiring.length > 0) {
       await this.backend.refresh(
         expiring.map((h) => h.row),
         now,
       );
+    }
     return hits.map(({ row, score }) => (score === undefined ? toItem(row) : { ...toItem(row), score }));
   }
 

@@ -58,6 +58,27 @@ function mirrored(
 }
 
 /**
+ * Checks an assistant's config and context against the graph's declared config and context schemas
+ * (when it has them), so a bad value is a 400 when the assistant is saved, not at its first run.
+ */
+function checkAgainstGraph(
+  hosted: HostedGraph,
+  config: AssistantConfig | undefined,
+  context: Record<string, unknown> | undefined,
+): void {
+  try {
+    hosted.graph.checkConfig({
+      configurable: config?.configurable ?? {},
+      ...(context && Object.keys(context).length > 0 ? { context } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof TrellisError) || error.code !== "INVALID_CONFIG") throw error;
+    const message = error.message.replace(/^The run's/, "The assistant's");
+    throw new TrellisError("INVALID_CONFIG", message, { details: { ...error.details } });
+  }
+}
+
+/**
  * The run options an assistant gives a run, under the run's own (the run wins key by key): its
  * `configurable` and `context` (what nodes read as `ctx.config.configurable`), its `recursion_limit`.
  *
@@ -188,12 +209,13 @@ export class AssistantRegistry {
 
   /** Creates an assistant of a served graph (version 1). */
   async create(input: NewAssistant, as: AssistantPrincipal): Promise<AssistantRecord> {
-    this.#graph(input.graphId);
+    const hosted = this.#graph(input.graphId);
     const assistantId = input.assistantId ?? randomUUID();
     checkId(assistantId, "assistant_id");
     const owner = this.#ownerOf(as);
     const now = new Date().toISOString();
     const { config, context } = mirrored(input.config ?? {}, input.context ?? {});
+    checkAgainstGraph(hosted, config, context);
     // the system mark is the server's: a user's assistant never carries it
     const { created_by: _system, ...given } = input.metadata ?? {};
     const metadata: Record<string, unknown> = { ...given, ...(owner !== null ? { owner } : {}) };
@@ -253,6 +275,10 @@ export class AssistantRegistry {
       delete metadata.owner;
       delete metadata.created_by;
       next.metadata = metadata;
+    }
+    if (patch.config !== undefined || patch.context !== undefined || patch.graphId !== undefined) {
+      const graph = this.#graph(patch.graphId ?? assistant.graphId);
+      checkAgainstGraph(graph, next.config ?? assistant.config, next.context ?? assistant.context);
     }
     const updated = await this.#p.store.update(assistantId, next, new Date().toISOString());
     if (!updated) throw notFound("Assistant", assistantId);

@@ -1,10 +1,13 @@
 /**
- * Assistants as data on the embedded server (SQLite): the shared cases, and ownership with auth on.
+ * Assistants as data on the embedded server (SQLite): the shared cases, and an assistant's config
+ * checked against its graph's config schema when it is saved.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assistantCases } from "./assistant-cases.js";
+import { describe, expect, it } from "vitest";
+import { ASSISTANT_GRAPHS, assistantCases, refusal } from "./assistant-cases.js";
+import { sdkServer } from "./harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "trellis-assistants-"));
 
@@ -14,4 +17,24 @@ assistantCases({
   async dispose() {
     rmSync(dir, { recursive: true, force: true });
   },
+});
+
+describe("assistants of a graph with a config schema", () => {
+  const s = sdkServer({
+    graphs: { ...ASSISTANT_GRAPHS, typed: { module: "./src/test/fixture-typed.ts", graph: "typedGraph" } },
+  });
+
+  it("an assistant whose config does not fit the graph's config schema is a 400 when saved, not at its run", async () => {
+    const bad = await refusal(
+      s.client.assistants.create({ graphId: "typed", config: { configurable: { tone: "rude" } } }),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.message).toContain("The assistant's configurable");
+    expect(bad.message).toContain("tone");
+    expect(await s.client.assistants.count({ graphId: "typed" })).toBe(1); // the system one only
+    const good = await s.client.assistants.create({ graphId: "typed", config: { configurable: { tone: "formal" } } });
+    const update = await refusal(s.client.assistants.update(good.assistant_id, { context: { tone: "rude" } }));
+    expect(update.status).toBe(400);
+    expect((await s.client.assistants.get(good.assistant_id)).version).toBe(1);
+  });
 });

@@ -271,8 +271,8 @@ export class AssistantRegistry {
     }
     if (patch.metadata) {
       const metadata = { ...patch.metadata };
-      // the owner and the system mark are the server's, not the caller's
-      delete metadata.owner;
+      // the system mark is the server's, and so is the owner with auth on (as for threads)
+      if (this.#p.authEnabled) delete metadata.owner;
       delete metadata.created_by;
       next.metadata = metadata;
     }

@@ -25,6 +25,8 @@ interface AgUiMessage {
   toolCalls?: Array<{ id: string; type?: string; function: { name: string; arguments: string } }>;
   toolCallId?: string;
   name?: string;
+  /** A tool message's failure (AG-UI `ToolMessage.error`). */
+  error?: string;
 }
 
 /** AG-UI messages in Trellis's message shape (OpenAI-like, camelCase). */
@@ -47,6 +49,11 @@ function toStateMessage(m: AgUiMessage): Record<string, unknown> {
   }
   if (m.toolCallId) out.toolCallId = m.toolCallId;
   if (m.name) out.name = m.name;
+  if (m.role === "tool" && typeof m.error === "string") {
+    // a frontend tool that failed: an error result, which the model reads as one
+    out.status = "error";
+    if (!out.content) out.content = m.error;
+  }
   return out;
 }
 

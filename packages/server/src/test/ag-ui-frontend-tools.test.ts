@@ -149,6 +149,19 @@ describe("frontend tools on the generic AG-UI endpoint", () => {
     );
   });
 
+  it("stores a failed frontend tool (AG-UI error) as an error result", async () => {
+    const threadId = randomUUID();
+    const agent = new HttpAgent({ url: `${t.url}/ag-ui/frontend`, threadId });
+    agent.messages = [{ id: "u1", role: "user", content: "Markt 1" }];
+    await run(agent, { tools: [SHOW_MAP] });
+    const callId = (agent.messages.at(-1) as { toolCalls: Array<{ id: string }> }).toolCalls[0]?.id as string;
+    agent.messages.push({ id: "r1", role: "tool", toolCallId: callId, content: "", error: "no map on this device" });
+    await run(agent, { tools: [SHOW_MAP] });
+    const stored = (await threadValues(threadId)).messages as Array<{ role: string; status?: string; content: string }>;
+    expect(stored[2]).toMatchObject({ role: "tool", status: "error", content: "no map on this device" });
+    expect(agent.messages.at(-1)).toMatchObject({ content: "The client said: no map on this device (metric)" });
+  });
+
   it("closes an open call with an error result when the user goes on with a new message", async () => {
     const threadId = randomUUID();
     const agent = new HttpAgent({ url: `${t.url}/ag-ui/frontend`, threadId });

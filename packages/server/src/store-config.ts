@@ -87,7 +87,10 @@ async function loadEmbed(spec: string, baseDir: string): Promise<(texts: string[
   try {
     mod = (await import(specifier)) as Record<string, unknown>;
   } catch (error) {
-    fail(`cannot load index.embed "${spec}": ${(error as Error).message}`);
+    const hint = local
+      ? ""
+      : ` index.embed names a module and its export ("./src/embed.ts:embed"); LangGraph's "provider:model" strings are not read here: export embedWith(openai.embedding("text-embedding-3-small")) of @trellis/models from a module of yours.`;
+    fail(`cannot load index.embed "${spec}": ${(error as Error).message}.${hint}`);
   }
   const embed = mod[name];
   if (typeof embed !== "function") {

@@ -27,6 +27,7 @@ describe("trellis.json store section", () => {
     [{ index: { embed: "./src/test/fixture-store.ts:embed", dims: 0 } }, /index.dims/],
     [{ index: { embed: "./src/test/fixture-store.ts:nothing", dims: 8 } }, /no function export "nothing"/],
     [{ index: { embed: "./src/test/no-such-file.ts:embed", dims: 8 } }, /cannot load index.embed/],
+    [{ index: { embed: "openai:text-embedding-3-small", dims: 8 } }, /"provider:model" strings are not read here/],
     [{ index: { embed: "./src/test/fixture-store.ts:embed", dims: 8, fields: "text" } }, /index.fields/],
     [{ ttl: { defaultTtl: -1 } }, /ttl.defaultTtl/],
     [{ ttl: { refresh_on_read: "yes" } }, /refreshOnRead/],

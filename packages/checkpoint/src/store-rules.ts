@@ -146,19 +146,19 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return ka.every((k) => Object.hasOwn(rb, k) && deepEqual(ra[k], rb[k]));
 }
 
-/** `["a", "b"]` → `"a.b"`: how namespaces are stored (labels hold no `.`). @internal */
+/** `["a", "b"]` → `"a.b"`: how namespaces are stored (labels hold no `.`). Public: store backends in other packages use it. */
 export function joinNamespace(namespace: readonly string[]): string {
   return namespace.join(".");
 }
 
-/** `"a.b"` → `["a", "b"]`. @internal */
+/** `"a.b"` → `["a", "b"]`. Public: store backends in other packages use it. */
 export function splitStoredNamespace(stored: string): string[] {
   return stored === "" ? [] : stored.split(".");
 }
 
 /**
  * Whether the stored namespace `ns` is `prefix` or lies under it (label by label, so `["a","b"]` is not
- * under `["a","bc"]`). @internal
+ * under `["a","bc"]`). Public: store backends in other packages use it.
  */
 export function underPrefix(ns: string, prefix: string): boolean {
   return prefix === "" || ns === prefix || ns.startsWith(`${prefix}.`);

@@ -232,6 +232,17 @@ describe("the client's state", () => {
     agent.messages.push({ id: "u2", role: "user", content: "Hoofdstraat 2, ja, nee" });
     await run(agent);
     expect(String(agent.messages.at(-1)?.content)).toContain("- Inspecteur: Jan de Vries");
+
+    // a settings screen: a state change without a new message runs nothing and shows the new settings
+    const saved = await frame(app.server.wsUrl, {
+      threadId: "state-settings",
+      messages: [],
+      state: { user_settings: { inspector_name: "Jan de Vries", region: "Utrecht" } },
+    });
+    expect(saved.map((e) => e.type)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"]);
+    expect(saved[2]).toMatchObject({
+      snapshot: { user_settings: { inspector_name: "Jan de Vries", region: "Utrecht" } },
+    });
   });
 
   it("refuses keys the app does not take from a client, naming them, and stores nothing", async () => {

@@ -81,6 +81,10 @@ export interface GraphSpec {
   onInputWhilePaused: PausedInputPolicy;
   /** Checks the state an input or a state update would produce, before anything of it is written. */
   validateState?: ((state: Record<string, unknown>) => void) | undefined;
+  /** The state update written when a node fails, before the run ends with the error. */
+  onNodeError?:
+    | ((error: unknown, info: { node: string; state: Record<string, unknown> }) => Record<string, unknown> | undefined)
+    | undefined;
   /** The keys whose channel carries a schema: the only ones a caller's write is checked on. */
   typedKeys: ReadonlySet<string>;
   /** True when some node declares a `resumeSchema`. */

@@ -79,6 +79,18 @@ export interface CompileOptions<S extends StateSchema = StateSchema> {
    * compile({ validateState: (s) => { if (typeof s.dry_run !== "boolean") throw new TrellisError("INVALID_ARGUMENT", "dry_run must be true or false."); } })
    */
   validateState?: (state: StateOf<S>) => void;
+  /**
+   * Called when a node fails (after its retries; not for an interrupt or a cancel). The update it
+   * returns is written as a new checkpoint that keeps the failed step's tasks and the results of the
+   * tasks that finished, and then the run ends with the error — so the failure shows in the state
+   * (a `status: "error"`), and continuing the thread (`invoke(null)`) runs what failed and nothing
+   * that finished; the node's own write then replaces the update. Return undefined to write nothing.
+   * Not in LangGraph, where a failed step writes no state.
+   *
+   * @example
+   * compile({ onNodeError: (error, { node }) => ({ status: "error" }) })
+   */
+  onNodeError?: (error: unknown, info: { node: string; state: StateOf<S> }) => UpdateOf<S> | undefined;
 }
 
 /** Options of the {@link StateGraph} constructor. */
@@ -277,6 +289,7 @@ export class StateGraph<S extends StateSchema> {
       leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
       onInputWhilePaused: checkPolicy(options.onInputWhilePaused ?? "restart"),
       validateState: options.validateState as GraphSpec["validateState"],
+      onNodeError: options.onNodeError as GraphSpec["onNodeError"],
       typedKeys: new Set(Object.keys(this.#schema).filter((k) => this.#schema[k]?.schema !== undefined)),
       hasResumeSchemas: [...this.#nodes.values()].some((n) => n.options.resumeSchema !== undefined),
       configSchema: this.#options.configSchema,

@@ -307,6 +307,28 @@ class GraphRun {
   }
 
   /**
+   * Writes the graph's `onNodeError` update for a failed step, keeping its tasks (see
+   * {@link #updateKeepingPause}); nothing for a cancelled run, a subgraph's run, or when the hook
+   * returns nothing or fails itself (the node's error is what the run reports either way).
+   */
+  async #recordFailure(state: ThreadState, node: string, error: unknown): Promise<void> {
+    const hook = this.#spec.onNodeError;
+    if (!hook || this.request.parent || this.#controller.signal.aborted || !this.#saver) return;
+    let update: Record<string, unknown> | undefined;
+    try {
+      update = hook(error, { node, state: state.values as Record<string, unknown> });
+    } catch {
+      return;
+    }
+    if (!update || Object.keys(update).length === 0) return;
+    try {
+      await this.#updateKeepingPause(state, update);
+    } catch {
+      // the update could not be written (refused by the schema, lease lost): the node's error stands
+    }
+  }
+
+  /**
    * Applies an update as a new checkpoint that keeps the thread's pause: the same next tasks under the
    * same task ids (a fork's `task_base`), and the pending writes of the checkpoint it follows — so the
    * pending interrupts keep their ids and the resume that comes with the update answers them.
@@ -459,7 +481,11 @@ class GraphRun {
         parent ??= outcome.command;
       }
     }
-    if (error) throw error.error;
+    if (error) {
+      const failed = tasks[outcomes.findIndex((o) => o.kind === "error")];
+      if (failed) await this.#recordFailure(state, failed.planned.node, error.error);
+      throw error.error;
+    }
     if (parent) throw new ParentCommand(parent);
     if (interrupts.length === 0 && !outcomes.some((o) => o.kind === "interrupted")) return undefined;
     if (this.#sink?.modes.has("updates") && interrupts.length > 0) {

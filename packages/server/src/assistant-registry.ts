@@ -141,7 +141,12 @@ export function assistantJson(a: AssistantRecord) {
   return { ...assistantVersionJson(a), updated_at: a.updatedAt };
 }
 
-/** A version of an assistant in the Agent Server's JSON shape (`getVersions`). */
+/**
+ * A version of an assistant in the Agent Server's JSON shape (`getVersions`).
+ *
+ * @example
+ * (await registry.versions(id, { limit: 10, offset: 0 }, "app")).map(assistantVersionJson);
+ */
 export function assistantVersionJson(a: AssistantVersionRecord) {
   return {
     assistant_id: a.assistantId,

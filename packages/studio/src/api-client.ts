@@ -99,7 +99,10 @@ export class ApiClient {
   graph(assistantId: string): Promise<GraphJson> {
     return this.#json("GET", `/assistants/${encodeURIComponent(assistantId)}/graph`);
   }
-  schemas(assistantId: string): Promise<{ state_schema?: { properties?: Record<string, unknown> } }> {
+  schemas(assistantId: string): Promise<{
+    input_schema?: Record<string, unknown> & { properties?: Record<string, unknown> };
+    state_schema?: { properties?: Record<string, unknown> };
+  }> {
     return this.#json("GET", `/assistants/${encodeURIComponent(assistantId)}/schemas`);
   }
   createThread(graphId: string): Promise<Thread> {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeStoreConformance } from "@trellis/checkpoint/testing";
+import { describeStoreConformance, TEST_EMBEDDING_DIMS, testEmbedding } from "@trellis/checkpoint/testing";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteSaver } from "./sqlite-saver.js";
@@ -62,5 +62,23 @@ describe("SqliteStore reads", () => {
       writer.close();
       store.database.close();
     }
+  });
+});
+
+describe("SqliteStore after its index changed", () => {
+  it("leaves items embedded by an index of another size unscored instead of comparing unlike vectors", async () => {
+    const filename = join(dir, "reindex.db");
+    const before = new SqliteStore({ filename, index: { embed: testEmbedding, dims: TEST_EMBEDDING_DIMS } });
+    await before.put(["m"], "old", { text: "green tea" });
+    await before.close();
+    const embed8 = async (texts: string[]) => texts.map((t) => Array.from({ length: 8 }, (_, i) => (t.length + i) % 3));
+    const after = new SqliteStore({ filename, index: { embed: embed8, dims: 8 } });
+    await after.put(["m"], "new", { text: "green tea" });
+    const hits = await after.search(["m"], { query: "green tea" });
+    expect(hits.map((h) => [h.key, h.score === undefined])).toEqual([
+      ["new", false],
+      ["old", true],
+    ]);
+    await after.close();
   });
 });

@@ -228,8 +228,10 @@ export class ItemStore implements Store {
     const [q] = await embedChecked(this.#index as StoreIndexConfig, [query]);
     const scored: Array<{ row: StoreRow; score: number }> = [];
     const unscored: StoreRow[] = [];
+    const dims = (this.#index as StoreIndexConfig).dims;
     for (const row of rows) {
-      if (!row.vectors || row.vectors.length === 0) unscored.push(row);
+      // vectors of another size were made by another index (the config changed): not comparable
+      if (!row.vectors || row.vectors.length === 0 || row.vectors.some((v) => v.length !== dims)) unscored.push(row);
       else scored.push({ row, score: Math.max(...row.vectors.map((v) => cosine(q as number[], v))) });
     }
     scored.sort((a, b) => b.score - a.score || newestFirst(a.row, b.row));

@@ -15,6 +15,7 @@
 import { type CheckpointSaver, type Clock, END, START, StateGraph, systemClock } from "@trellis/core";
 import type { ChatModel } from "@trellis/models";
 import type { AuditStore } from "./audit/audit-store.js";
+import { DecisionError } from "./decisions.js";
 import { checkTypedInput, createNodes } from "./nodes.js";
 import type { PdfRenderer } from "./pdf/twi-pdf-renderer.js";
 import { type AgentState, agentStateSchema, MAX_REVISIONS } from "./state.js";
@@ -94,6 +95,22 @@ export function afterApprove(state: AgentState): "approved" | "rejected" {
 }
 
 /**
+ * The state a failed node leaves (`compile({ onNodeError })`): the seed's status `"error"` for a
+ * failure of the work (the model unreachable, the PDF, the blob store, the audit store), so a failed
+ * conversation shows as one; a continue that succeeds writes the node's own status over it. A refused
+ * answer (`DecisionError`) or input (`INVALID_ARGUMENT`) is not a failure of the conversation: nothing
+ * is written.
+ *
+ * @example
+ * statusOnError(new Error("Bot Connector answered 503")); // { status: "error" }
+ */
+export function statusOnError(error: unknown): { status: "error" } | undefined {
+  if (error instanceof DecisionError) return undefined;
+  if ((error as { code?: unknown } | null)?.code === "INVALID_ARGUMENT") return undefined;
+  return { status: "error" };
+}
+
+/**
  * Builds and compiles the graph.
  *
  * @example
@@ -143,6 +160,8 @@ export function buildTwiGraph(services: TwiServices, options: BuildGraphOptions 
       // typed fields a caller writes are checked by their channels' schemas (state.ts); this checks the
       // whole state, so a field left out (no message) is refused too — before anything is written
       validateState: checkTypedInput,
+      // the seed's status "error" on a failed step; continuing the conversation runs the step again
+      onNodeError: statusOnError,
       ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
     });
 }

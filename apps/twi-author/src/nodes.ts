@@ -334,6 +334,8 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
 
     /** The seed's audit_node: one `audit_log` row per finished conversation. */
     async audit(state, ctx) {
+      // a continue after a failed audit write: the PDF was published, the conversation is completed
+      const status = state.status === "error" && state.pdf_url ? "completed" : state.status;
       await ctx.step("audit-log", () =>
         services.audit.record({
           conversation_id: conversationIdOf(state, ctx),
@@ -344,11 +346,11 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
           llm_model: state.llm_model,
           revision_count: state.revision_count,
           pdf_blob_name: state.pdf_blob_name,
-          status: state.status,
+          status,
           approval_timestamp: state.approval_timestamp,
         }),
       );
-      return {};
+      return status === state.status ? {} : { status };
     },
 
     /** For `unknown`: says what the assistant can do, and ends. */

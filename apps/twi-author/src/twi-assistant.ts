@@ -51,6 +51,8 @@ export type ConversationView =
     }
   | { kind: "completed"; conversationId: string; pdfUrl: string; pdfBlobName: string; approvalTimestamp: string }
   | { kind: "rejected"; conversationId: string }
+  /** A step failed (status `"error"`): starting the conversation again (a redelivery) continues it. */
+  | { kind: "error"; conversationId: string }
   | { kind: "clarify"; conversationId: string; text: string }
   | { kind: "unknown"; conversationId: string };
 
@@ -339,6 +341,7 @@ export function viewOf(s: AgentState, next: readonly string[], pauseId = ""): Co
     };
   }
   if (s.status === "rejected") return { kind: "rejected", conversationId };
+  if (s.status === "error") return { kind: "error", conversationId };
   if (s.intent === "unknown") return { kind: "clarify", conversationId, text: lastAssistantText(s) };
   return { kind: "unknown", conversationId };
 }

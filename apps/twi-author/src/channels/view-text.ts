@@ -98,6 +98,8 @@ export function viewText(view: ConversationView): string {
       return TEXT.rejected;
     case "clarify":
       return view.text;
+    case "error":
+      return TEXT.failed;
     case "unknown":
       return TEXT.unknownState;
   }

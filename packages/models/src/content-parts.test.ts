@@ -61,6 +61,22 @@ describe("content blocks are read in every client shape", () => {
     ]);
   });
 
+  it("AG-UI's binary input content: an image or a file by its mime type", () => {
+    const m = normalizeMessage({
+      role: "user",
+      content: [
+        { type: "text", text: "See attached" },
+        { type: "binary", mimeType: "image/png", data: PNG },
+        { type: "binary", mimeType: "application/pdf", url: "https://example.com/r.pdf", filename: "r.pdf" },
+      ],
+    });
+    expect(m.content).toEqual([
+      { type: "text", text: "See attached" },
+      { type: "image", data: PNG, mimeType: "image/png" },
+      { type: "file", url: "https://example.com/r.pdf", mimeType: "application/pdf", filename: "r.pdf" },
+    ]);
+  });
+
   it("an assistant's non-text blocks (tool_use, reasoning) are left out of its text", () => {
     const m = normalizeMessage({
       type: "ai",

@@ -89,7 +89,7 @@ export class ContentPartError extends Error {}
  * image_url:{url}}` with an `https:` or `data:` URL, `{type:"file", file:{file_data, filename}}`),
  * LangChain (`{type:"image"|"file", source_type:"url"|"base64", url, data, mime_type}` and v1's
  * `{type:"image", url | base64 | data, mimeType}`), Anthropic (`{type:"image", source:{type:"base64",
- * media_type, data}}`) — as a Trellis {@link ContentPart}; `undefined` for a block that carries no
+ * media_type, data}}`), AG-UI (`{type:"binary", mimeType, data | url, filename}`) — as a Trellis {@link ContentPart}; `undefined` for a block that carries no
  * content for a model (a `tool_use`, `reasoning` or `thinking` block). Throws {@link ContentPartError}
  * saying what was wrong.
  * @internal
@@ -114,6 +114,11 @@ export function readContentPart(raw: unknown): ContentPart | undefined {
     case "file":
     case "input_file":
       return fileFrom(p);
+    case "binary": {
+      // AG-UI's BinaryInputContent: { mimeType, data | url, filename }
+      const mime = p.mimeType ?? p.mime_type;
+      return typeof mime === "string" && mime.startsWith("image/") ? imageFrom(sourceOf(p), p) : fileFrom(p);
+    }
     case "tool_use":
     case "tool_call":
     case "reasoning":

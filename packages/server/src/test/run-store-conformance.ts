@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { newRunRecord } from "../run-manager.js";
-import type { AttemptStart, MultitaskStrategy, RunRecord, RunStore, ThreadRecord } from "../run-store.js";
+import type { AttemptEnd, AttemptStart, MultitaskStrategy, RunRecord, RunStore, ThreadRecord } from "../run-store.js";
 
 /** How the suite opens a store: each call may return the same store; tests never rely on it being empty. */
 export interface RunStoreKind {
@@ -86,7 +86,7 @@ export const start = (graphId = "slow", events = [{ event: "metadata", data: {} 
   events,
 });
 
-const done = { status: "success", error: null, threadStatus: "idle", events: [] } as const;
+const done: AttemptEnd = { status: "success", error: null, threadStatus: "idle", events: [] };
 
 /**
  * Registers the run store conformance tests for each kind.

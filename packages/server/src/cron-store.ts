@@ -94,7 +94,9 @@ export interface CronStore {
   due(nowMs: number, limit: number): Promise<CronRecord[]>;
   /**
    * Takes the tick `tickMs` of a cron: moves its next tick to `nextMs` if it still is `tickMs` (and the
-   * cron is enabled), in one atomic statement. True for exactly one caller per tick.
+   * cron is enabled), atomically. True for exactly one caller per tick, and never twice for one tick
+   * time: the last tick taken is kept, and a tick at or before it (a next run moved back by an update
+   * from a process whose clock is behind) is moved past without a run.
    */
   claim(cronId: string, tickMs: number, nextMs: number | null): Promise<boolean>;
 }

@@ -37,6 +37,7 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
     `,
   },
   { version: 2, sql: "ALTER TABLE S.server_crons ADD COLUMN timezone TEXT;" },
+  { version: 3, sql: "ALTER TABLE S.server_crons ADD COLUMN last_tick_ms BIGINT;" },
 ];
 
 /** Serializes the cron migrations across processes starting at once. */
@@ -189,10 +190,21 @@ export class PostgresCronStore implements CronStore {
   }
 
   async claim(cronId: string, tickMs: number, nextMs: number | null): Promise<boolean> {
-    const { rowCount } = await this.#q(
-      `UPDATE ${this.#s}.server_crons SET next_run_ms = $1 WHERE cron_id = $2 AND enabled AND next_run_ms = $3`,
+    // the row is locked by the first claimer; a second one re-reads it after the commit and finds the
+    // next run moved, so it matches nothing. `old` is the last tick taken before this one.
+    const { rows } = await this.#q(
+      `WITH old AS (
+         SELECT last_tick_ms FROM ${this.#s}.server_crons
+         WHERE cron_id = $2 AND enabled AND next_run_ms = $3 FOR UPDATE
+       )
+       UPDATE ${this.#s}.server_crons c
+       SET next_run_ms = $1, last_tick_ms = GREATEST(COALESCE(c.last_tick_ms, $3), $3)
+       FROM old WHERE c.cron_id = $2 AND c.enabled AND c.next_run_ms = $3
+       RETURNING old.last_tick_ms AS old`,
       [nextMs, cronId, tickMs],
     );
-    return rowCount === 1;
+    if (rows.length !== 1) return false;
+    const old = rows[0]?.old;
+    return old === null || old === undefined || Number(old) < tickMs;
   }
 }

@@ -39,6 +39,7 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
     `,
   },
   { version: 2, sql: "ALTER TABLE server_crons ADD COLUMN timezone TEXT;" },
+  { version: 3, sql: "ALTER TABLE server_crons ADD COLUMN last_tick_ms INTEGER;" },
 ];
 
 type Row = Record<string, unknown>;
@@ -163,9 +164,20 @@ export class SqliteCronStore implements CronStore {
   }
 
   async claim(cronId: string, tickMs: number, nextMs: number | null): Promise<boolean> {
-    const info = this.#db
-      .prepare("UPDATE server_crons SET next_run_ms = ? WHERE cron_id = ? AND enabled = 1 AND next_run_ms = ?")
-      .run(nextMs, cronId, tickMs);
-    return info.changes === 1;
+    // IMMEDIATE: the write lock first, so the read and the move are one step for every connection
+    return this.#db
+      .transaction(() => {
+        const row = this.#db
+          .prepare("SELECT last_tick_ms FROM server_crons WHERE cron_id = ? AND enabled = 1 AND next_run_ms = ?")
+          .get(cronId, tickMs) as { last_tick_ms: number | null } | undefined;
+        if (!row) return false;
+        this.#db
+          .prepare(
+            "UPDATE server_crons SET next_run_ms = ?, last_tick_ms = MAX(COALESCE(last_tick_ms, ?), ?) WHERE cron_id = ?",
+          )
+          .run(nextMs, tickMs, tickMs, cronId);
+        return row.last_tick_ms === null || row.last_tick_ms < tickMs;
+      })
+      .immediate();
   }
 }

@@ -70,15 +70,15 @@ describe.skipIf(!postgres)("crons across server processes", () => {
     });
     const table = `"${schema}".server_crons`;
     const TICKS = 10;
-    // a "* * * * *" tick cannot be waited for: make one due now, a distinct past minute each time (a
-    // tick's next run is always later than the tick, so a real tick never comes back: neither may these)
-    const base = Math.floor(Date.now() / 60_000) * 60_000 - 60_000;
+    // a "* * * * *" tick cannot be waited for: make one due now, each later than the last and in the
+    // past (a tick at or before the last one taken is skipped, as one an update moved back to would be)
+    const base = Date.now() - 60_000;
     for (let i = 0; i < TICKS; i++) {
-      const tick = base - i * 60_000;
+      const tick = base + i;
       await pool.query(`UPDATE ${table} SET next_run_ms = $1 WHERE cron_id = $2`, [tick, cron.cron_id]);
       await eventually(async () => {
         const { rows } = await pool.query(`SELECT next_run_ms FROM ${table} WHERE cron_id = $1`, [cron.cron_id]);
-        return Number(rows[0]?.next_run_ms) > Date.now() - 60_000; // taken: moved past now
+        return Number(rows[0]?.next_run_ms) !== tick; // taken: moved to the next minute
       }, 10_000);
     }
     const runs = await eventually(async () => {

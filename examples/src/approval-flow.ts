@@ -3,12 +3,17 @@
  * reviewer, apply their answer, pause again for approval, publish. Run it with `npm start`.
  */
 import { Command, channel, END, interrupt, MemorySaver, START, StateGraph } from "@trellis/core";
+import { z } from "zod";
 
+// Typed keys: what a caller writes (the input, updateState) must fit, else INVALID_STATE naming the key
+// and nothing is written; getSchemas() shows them as JSON Schema.
 const schema = {
-  request: channel.value(""),
-  draft: channel.value(""),
-  revisions: channel.reduce((a: number, b: number) => a + b, 0),
-  status: channel.value<"drafting" | "approved" | "rejected">("drafting"),
+  request: channel.value("", { schema: z.string() }),
+  draft: channel.value("", { schema: z.string() }),
+  revisions: channel.reduce((a: number, b: number) => a + b, 0, { schema: z.number().int().min(0) }),
+  status: channel.value<"drafting" | "approved" | "rejected">("drafting", {
+    schema: z.enum(["drafting", "approved", "rejected"]),
+  }),
   log: channel.append<string>(),
 };
 

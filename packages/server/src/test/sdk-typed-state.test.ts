@@ -52,6 +52,17 @@ describe("typed state over the Agent Server API", () => {
     expect(after.values).toMatchObject({ revisions: 1 });
   });
 
+  it("the issue's example: approval-flow's updateState revisions 'abc' (stored as '0abc' before) is a 400", async () => {
+    const thread = await server.client.threads.create();
+    await server.client.runs.wait(thread.thread_id, "approval-flow", { input: { request: "press" } });
+    await expect(server.client.threads.updateState(thread.thread_id, { values: { revisions: "abc" } })).rejects.toThrow(
+      /400.*state key \\?"revisions\\?" to \\?"0abc/s,
+    );
+    const state = await server.client.threads.getState(thread.thread_id);
+    expect(state.values).toMatchObject({ revisions: 0 });
+    expect(state.next).toEqual(["review"]);
+  });
+
   it("a resume that breaks the node's resumeSchema is a 400; the thread stays paused and a good answer goes on", async () => {
     const thread = await server.client.threads.create();
     await server.client.runs.wait(thread.thread_id, "typed", { input: { topic: "t" } });

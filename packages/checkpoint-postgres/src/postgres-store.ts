@@ -1,4 +1,11 @@
-import { ItemStore, type ItemStoreOptions, type StoreBackend, type StoreRow, TrellisError } from "@trellis/checkpoint";
+import {
+  ItemStore,
+  type ItemStoreOptions,
+  type StoreBackend,
+  type StoreRow,
+  type StoreScanOptions,
+  TrellisError,
+} from "@trellis/checkpoint";
 import pg from "pg";
 import { PgRunner } from "./postgres-connection.js";
 import { quoteSchema } from "./postgres-migrations.js";
@@ -25,6 +32,11 @@ export const POSTGRES_STORE_MIGRATIONS: ReadonlyArray<{ version: number; name: s
         PRIMARY KEY (ns, key)
       );
       CREATE INDEX store_items_expiry ON ${s}.store_items (expires_at) WHERE expires_at IS NOT NULL;`,
+  },
+  {
+    version: 2,
+    name: "index items by update time for the newest-first page",
+    sql: (s) => `CREATE INDEX store_items_updated ON ${s}.store_items (updated_at DESC, ns, key);`,
   },
 ];
 
@@ -124,18 +136,35 @@ class PostgresStoreBackend implements StoreBackend {
     await this.#db.query(`DELETE FROM ${this.#t} WHERE ns = $1 AND key = $2`, [ns, key]);
   }
 
-  async scan(prefix: string, now: number, page?: { limit: number; offset: number }): Promise<StoreRow[]> {
+  async scan(prefix: string, now: number, options: StoreScanOptions = {}): Promise<StoreRow[]> {
     await this.#readyNow();
+    const { page, equals = [] } = options;
     const base = `SELECT ${COLUMNS} FROM ${this.#t} WHERE ${UNDER} AND ${LIVE("$2")}`;
-    const rows = page
-      ? await this.#db.query<Row>(`${base} ORDER BY updated_at DESC, ns, key LIMIT $3 OFFSET $4`, [
-          prefix,
-          now,
-          page.limit,
-          page.offset,
-        ])
-      : await this.#db.query<Row>(base, [prefix, now]);
-    return rows.map(fromRow);
+    if (page) {
+      const rows = await this.#db.query<Row>(`${base} ORDER BY updated_at DESC, ns, key LIMIT $3 OFFSET $4`, [
+        prefix,
+        now,
+        page.limit,
+        page.offset,
+      ]);
+      return rows.map(fromRow);
+    }
+    if (equals.length > 0) {
+      // equality on top-level fields narrows in SQL; the store filters exactly afterwards
+      const params: unknown[] = [prefix, now];
+      let sql = base;
+      for (const [field, value] of equals) {
+        params.push(field, JSON.stringify(value));
+        sql += ` AND (value::jsonb -> $${params.length - 1}) = $${params.length}::jsonb`;
+      }
+      try {
+        return (await this.#db.query<Row>(sql, params)).map(fromRow);
+      } catch (error) {
+        // a value jsonb cannot hold (a \u0000 in a string) makes the cast fail: read without narrowing
+        if (!/unicode|jsonb|json/i.test((error as Error).message)) throw error;
+      }
+    }
+    return (await this.#db.query<Row>(base, [prefix, now])).map(fromRow);
   }
 
   async refresh(rows: ReadonlyArray<{ namespace: string; key: string }>, now: number): Promise<void> {

@@ -5,7 +5,7 @@ import { describeStoreConformance, TEST_EMBEDDING_DIMS, testEmbedding } from "@t
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteSaver } from "./sqlite-saver.js";
-import { SqliteStore } from "./sqlite-store.js";
+import { SQLITE_STORE_MIGRATIONS, SqliteStore } from "./sqlite-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "trellis-sqlite-store-"));
 let files = 0;
@@ -33,7 +33,7 @@ describe("SqliteStore in the saver's file", () => {
     await store.close(); // does not close the saver's database
     expect(saver.database.open).toBe(true);
     const versions = saver.database.prepare("SELECT version FROM trellis_store_migrations").all();
-    expect(versions).toEqual([{ version: 1 }]);
+    expect(versions).toEqual(SQLITE_STORE_MIGRATIONS.map((m) => ({ version: m.version })));
     await saver.close?.();
     const again = new SqliteStore({ filename });
     expect((await again.get(["memories", "ana"], "m1"))?.value).toEqual({ text: "likes tea" });

@@ -1,4 +1,11 @@
-import { ItemStore, type ItemStoreOptions, type StoreBackend, type StoreRow, TrellisError } from "@trellis/checkpoint";
+import {
+  ItemStore,
+  type ItemStoreOptions,
+  type StoreBackend,
+  type StoreRow,
+  type StoreScanOptions,
+  TrellisError,
+} from "@trellis/checkpoint";
 import BetterSqlite3, { type Database, type Statement } from "better-sqlite3";
 
 /**
@@ -23,6 +30,11 @@ export const SQLITE_STORE_MIGRATIONS: ReadonlyArray<{ version: number; name: str
         PRIMARY KEY (ns, key)
       );
       CREATE INDEX store_items_expiry ON store_items (expires_at) WHERE expires_at IS NOT NULL;`,
+  },
+  {
+    version: 2,
+    name: "index items by update time for the newest-first page",
+    sql: "CREATE INDEX store_items_updated ON store_items (updated_at DESC, ns, key);",
   },
 ];
 
@@ -144,11 +156,20 @@ class SqliteStoreBackend implements StoreBackend {
     this.#stmt(SQL.remove).run({ ns, key });
   }
 
-  async scan(prefix: string, now: number, page?: { limit: number; offset: number }): Promise<StoreRow[]> {
-    const rows = page
-      ? this.#stmt(SQL.page).all({ prefix, now, limit: page.limit, offset: page.offset })
-      : this.#stmt(SQL.scan).all({ prefix, now });
-    return (rows as Row[]).map(fromRow);
+  async scan(prefix: string, now: number, options: StoreScanOptions = {}): Promise<StoreRow[]> {
+    const { page, equals = [] } = options;
+    if (page) {
+      return (this.#stmt(SQL.page).all({ prefix, now, limit: page.limit, offset: page.offset }) as Row[]).map(fromRow);
+    }
+    // equality on top-level fields narrows in SQL (json_extract; the store filters exactly afterwards)
+    const params: Record<string, unknown> = { prefix, now };
+    let sql: string = SQL.scan;
+    equals.forEach(([field, value], i) => {
+      sql += ` AND json_extract(value, @path${i}) = @value${i}`;
+      params[`path${i}`] = `$.${field}`;
+      params[`value${i}`] = value;
+    });
+    return (this.#stmt(sql).all(params) as Row[]).map(fromRow);
   }
 
   async refresh(rows: ReadonlyArray<{ namespace: string; key: string }>, now: number): Promise<void> {

@@ -9,7 +9,13 @@ export {
 } from "./errors.js";
 export { currentHolder, isLocalHolderDead, processLeaseOwner, retireLeaseOwner } from "./holder.js";
 export { createIdGenerator } from "./ids.js";
-export { ItemStore, type ItemStoreOptions, type StoreBackend, type StoreRow } from "./item-store.js";
+export {
+  ItemStore,
+  type ItemStoreOptions,
+  type StoreBackend,
+  type StoreRow,
+  type StoreScanOptions,
+} from "./item-store.js";
 export {
   assertLeaseCurrent,
   type HolderCheck,

@@ -61,8 +61,11 @@ export interface StoreBackend {
   /**
    * Live rows whose namespace is `prefix` or lies under it (`""`: all). With `page`: newest `updatedAt`
    * first (ties by namespace, then key), `offset` skipped, at most `limit`; without: every one, any order.
+   * `equals` (never given with `page`) may narrow the rows to those whose top-level field equals the
+   * string or number: a backend may ignore it, or apply it loosely, but must not drop a row that
+   * matches (the store filters again).
    */
-  scan(prefix: string, now: number, page?: { limit: number; offset: number }): Promise<StoreRow[]>;
+  scan(prefix: string, now: number, options?: StoreScanOptions): Promise<StoreRow[]>;
   /** Sets `expiresAt = now + ttlMinutes` for these rows where they have a TTL. */
   refresh(rows: ReadonlyArray<{ namespace: string; key: string }>, now: number): Promise<void>;
   /** The distinct namespaces of live rows. */
@@ -70,6 +73,17 @@ export interface StoreBackend {
   /** Deletes rows expired at `now`; returns how many. */
   sweep(now: number): Promise<number>;
   close?(): Promise<void>;
+}
+
+/**
+ * What {@link StoreBackend.scan} may narrow by.
+ *
+ * @example
+ * await backend.scan("memories", Date.now(), { equals: [["kind", "tip"]] });
+ */
+export interface StoreScanOptions {
+  page?: { limit: number; offset: number };
+  equals?: ReadonlyArray<readonly [field: string, value: string | number]>;
 }
 
 /**
@@ -181,9 +195,11 @@ export class ItemStore implements Store {
     const ranked = this.#index !== undefined && options.query !== undefined && options.query !== "";
     let hits: Array<{ row: StoreRow; score?: number }>;
     if (!filter && !ranked) {
-      hits = (await this.backend.scan(prefix, now, { limit, offset })).map((row) => ({ row }));
+      hits = (await this.backend.scan(prefix, now, { page: { limit, offset } })).map((row) => ({ row }));
     } else {
-      const rows = (await this.backend.scan(prefix, now)).filter((r) => matchesStoreFilter(r.value, filter));
+      const equals = filter ? pushableEquals(filter) : [];
+      const scanned = await this.backend.scan(prefix, now, equals.length > 0 ? { equals } : {});
+      const rows = scanned.filter((r) => matchesStoreFilter(r.value, filter));
       hits = ranked ? await this.#rank(rows, options.query as string) : rows.sort(newestFirst).map((row) => ({ row }));
       hits = hits.slice(offset, offset + limit);
     }
@@ -249,6 +265,21 @@ export class ItemStore implements Store {
         });
     }, ms);
   }
+}
+
+/**
+ * The conditions of a filter a database can narrow rows by: a top-level field (a plain name) equal to a
+ * string or a finite number, written plainly or as `$eq`.
+ */
+function pushableEquals(filter: Record<string, unknown>): Array<[string, string | number]> {
+  const out: Array<[string, string | number]> = [];
+  for (const [field, condition] of Object.entries(filter)) {
+    if (!/^[A-Za-z0-9_]{1,64}$/.test(field)) continue;
+    const keys = condition !== null && typeof condition === "object" ? Object.keys(condition) : [];
+    const value = keys.length === 1 && keys[0] === "$eq" ? (condition as { $eq: unknown }).$eq : condition;
+    if (typeof value === "string" || (typeof value === "number" && Number.isFinite(value))) out.push([field, value]);
+  }
+  return out;
 }
 
 function checkIndexFields(index: unknown): void {

@@ -1,4 +1,11 @@
-import { ItemStore, type ItemStoreOptions, newestFirst, type StoreBackend, type StoreRow } from "./item-store.js";
+import {
+  ItemStore,
+  type ItemStoreOptions,
+  newestFirst,
+  type StoreBackend,
+  type StoreRow,
+  type StoreScanOptions,
+} from "./item-store.js";
 import { underPrefix } from "./store-rules.js";
 
 /** Options of {@link MemoryStore}. */
@@ -26,7 +33,9 @@ class MemoryBackend implements StoreBackend {
     this.#rows.delete(`${namespace}\u0000${key}`);
   }
 
-  async scan(prefix: string, now: number, page?: { limit: number; offset: number }): Promise<StoreRow[]> {
+  // `equals` is not needed here: every row is in memory already, and the store filters them
+  async scan(prefix: string, now: number, options: StoreScanOptions = {}): Promise<StoreRow[]> {
+    const page = options.page;
     const rows: StoreRow[] = [];
     for (const entry of this.#rows.values()) {
       if (live(entry.row, now) && underPrefix(entry.row.namespace, prefix)) rows.push(copy(entry));

@@ -360,8 +360,8 @@ export class RunService {
     if (proposed !== null && proposed !== undefined) {
       hosted.graph.checkInput(snapshot?.values as Record<string, unknown> | undefined, toUpdate(proposed));
     }
-    // the graph's declared config schema (LangGraph's config_schema), when it has one
-    hosted.graph.checkConfig({ configurable: kwargs.config.configurable });
+    // the graph's declared config and context schemas (LangGraph's config_schema, context_schema)
+    hosted.graph.checkConfig({ configurable: kwargs.config.configurable, context: kwargs.context });
     if (command?.resume !== undefined) {
       if (!snapshot?.checkpointId) {
         throw new TrellisError("NOTHING_TO_RESUME", "The thread has no checkpoint yet: start it with an input.");

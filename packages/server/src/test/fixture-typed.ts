@@ -1,6 +1,6 @@
 /**
  * A graph with typed state for the server tests: an enum key, an integer reducer, a node whose
- * interrupt expects `{ approved: boolean }`, and a config schema. The schemas are small hand-written
+ * interrupt expects `{ approved: boolean }`, a config schema and a context schema. The schemas are small hand-written
  * Standard Schemas with a Standard JSON Schema (what zod 4 provides): the server knows no schema library.
  */
 import { channel, END, interrupt, START, type StandardSchemaV1, StateGraph } from "@trellis/core";
@@ -39,6 +39,12 @@ const config = standard<{ tone?: string }>(
   { type: "object", properties: { tone: { type: "string", enum: ["formal", "casual"] } } },
 );
 
+const context = standard<{ user_id: string }>(
+  (v) => typeof (v as { user_id?: unknown } | null)?.user_id === "string",
+  "user_id must be a string",
+  { type: "object", properties: { user_id: { type: "string" } }, required: ["user_id"] },
+);
+
 /** topic → review (asks for `{ approved }`) → END */
 export function typedGraph() {
   return new StateGraph(
@@ -48,7 +54,7 @@ export function typedGraph() {
       revisions: channel.reduce((a: number, b: number) => a + b, 0, { schema: count }),
       approved: channel.value(false),
     },
-    { name: "typed", configSchema: config },
+    { name: "typed", configSchema: config, contextSchema: context },
   )
     .addNode("review", () => ({ approved: interrupt<{ approved: boolean }>({ ask: "approve?" }).approved }), {
       resumeSchema: approval,

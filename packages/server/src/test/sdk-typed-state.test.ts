@@ -11,7 +11,7 @@ const server = sdkServer({
 });
 
 describe("typed state over the Agent Server API", () => {
-  it("getSchemas returns real JSON Schema for input, state and config", async () => {
+  it("getSchemas returns real JSON Schema for input, state, config and context", async () => {
     const schemas = await server.client.assistants.getSchemas("typed");
     expect(schemas.input_schema).toMatchObject({
       type: "object",
@@ -25,7 +25,7 @@ describe("typed state over the Agent Server API", () => {
     });
     expect(schemas.state_schema).toEqual(schemas.input_schema);
     expect(schemas.config_schema).toMatchObject({ properties: { tone: { enum: ["formal", "casual"] } } });
-    expect(schemas.context_schema).toBeNull();
+    expect(schemas.context_schema).toMatchObject({ required: ["user_id"] });
   });
 
   it("an input that breaks a key's schema is a 400 naming the key; the thread stays empty", async () => {
@@ -83,5 +83,17 @@ describe("typed state over the Agent Server API", () => {
         config: { configurable: { tone: "loud" } },
       }),
     ).rejects.toThrow(/400.*tone/s);
+  });
+
+  it("a context the context schema refuses is a 400; a good one runs", async () => {
+    const thread = await server.client.threads.create();
+    await expect(
+      server.client.runs.wait(thread.thread_id, "typed", { input: { topic: "t" }, context: { user_id: 7 } }),
+    ).rejects.toThrow(/400.*user_id must be a string/s);
+    const ok = await server.client.runs.wait(thread.thread_id, "typed", {
+      input: { topic: "t" },
+      context: { user_id: "u" },
+    });
+    expect(ok).toMatchObject({ topic: "t" });
   });
 });

@@ -87,6 +87,20 @@ const ROUTES: Record<string, RouteCase> = {
   },
   "GET /apps/app-server/whoami": { access: "user", path: () => "/apps/app-server/whoami" },
   "POST /apps/app-own/hook": { access: "app-own", path: () => "/apps/app-own/hook", body: () => ({}) },
+  // the Store API: any user, each in their own namespaces (another user's items are simply not there)
+  "PUT /store/items": {
+    access: "user",
+    path: () => "/store/items",
+    body: () => ({ namespace: ["matrix"], key: "k", value: { a: 1 } }),
+  },
+  "GET /store/items": { access: "user", path: () => "/store/items?namespace=matrix&key=k" },
+  "POST /store/items/search": { access: "user", path: () => "/store/items/search", body: () => ({}) },
+  "POST /store/namespaces": { access: "user", path: () => "/store/namespaces", body: () => ({}) },
+  "DELETE /store/items": {
+    access: "user",
+    path: () => "/store/items",
+    body: () => ({ namespace: ["matrix"], key: "k" }),
+  },
   "GET /threads/:thread_id": { access: "owner", path: (f) => `/threads/${f.T}` },
   "PATCH /threads/:thread_id": {
     access: "owner",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { channel, getStore, MemorySaver, MemoryStore, START, StateGraph, type Store } from "../index.js";
+import { Command, channel, getStore, MemorySaver, MemoryStore, START, StateGraph, type Store } from "../index.js";
 
 /** A helper a node calls, as a tool would: it reaches the store through getStore(). */
 async function remember(text: string): Promise<void> {
@@ -56,6 +56,34 @@ describe("ctx.store", () => {
       .compile({ store });
     await outer.invoke({ text: "from the subgraph" });
     expect((await store.get(["inner"], "k"))?.value).toEqual({ text: "from the subgraph" });
+  });
+
+  it("a put inside ctx.step happens once per task, even when the node runs again after an interrupt", async () => {
+    const store = new MemoryStore();
+    let puts = 0;
+    const counting: Store = {
+      ...store,
+      get: (...a) => store.get(...a),
+      search: (...a) => store.search(...a),
+      delete: (...a) => store.delete(...a),
+      listNamespaces: (...a) => store.listNamespaces(...a),
+      sweepExpired: () => store.sweepExpired(),
+      put: (...a) => {
+        puts++;
+        return store.put(...a);
+      },
+    };
+    const graph = new StateGraph({ answer: channel.value("") })
+      .addNode("ask", async (_s, ctx) => {
+        await ctx.step("remember", () => ctx.store?.put(["log"], "asked", { at: "ask" }).then(() => "stored"));
+        return { answer: ctx.interrupt<string>("ok?") };
+      })
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemorySaver(), store: counting });
+    await graph.invoke({ answer: "" }, { threadId: "s1" });
+    const done = await graph.invoke(new Command({ resume: "yes" }), { threadId: "s1" });
+    expect(done.answer).toBe("yes");
+    expect(puts).toBe(1);
   });
 
   it("is undefined without a store, and getStore() is undefined outside a node", async () => {

@@ -1,5 +1,7 @@
 /**
- * Seed 004 (inspection reporter, "sticky" reporting agent), ported with stub agents:
+ * Seed 004 (inspection reporter, "sticky" reporting agent), ported with stub agents — the seed's own
+ * orchestrator (`process_message` resumes a paused thread with `Command({ resume })`) running on Trellis.
+ * The app's real graph is tested in `./scenarios.test.ts`; this file keeps the seed's shape:
  *
  *   START ─route_from_start(current_agent)─┬─ general-agent ─(transfer_to_* handoff: Command goto)─┐
  *                                          ├─ regulation-agent → END                            │
@@ -9,7 +11,7 @@
  * `reporting-tools` runs the `request_clarification` tool, which calls the free `interrupt()`; the
  * orchestrator's process_message resumes a paused thread with `new Command({ resume: userText })`.
  */
-import { describe, expect, it } from "vitest";
+
 import {
   Command,
   type CompiledGraph,
@@ -21,7 +23,8 @@ import {
   START,
   StateGraph,
   type StateOf,
-} from "../index.js";
+} from "@trellis/core";
+import { describe, expect, it } from "vitest";
 
 interface ToolCall {
   id: string;

@@ -2,7 +2,7 @@
  * Seed 001 (infra-agent 4-agent pipeline), ported with stub agents for the tests. The graph definition
  * and the routing functions follow the seed's `graph.py` and `router.py`; the agents are scripted.
  */
-import { channel, END, MemorySaver, type MessageLike, StateGraph, type StateOf } from "../index.js";
+import { channel, END, MemorySaver, type MessageLike, StateGraph, type StateOf } from "@trellis/core";
 
 export type ReviewStatus = "passed" | "needs_revision" | "failed";
 

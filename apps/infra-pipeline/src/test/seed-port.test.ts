@@ -1,9 +1,13 @@
 /**
- * Seed 001 (infra pipeline): every route of every router, run to its end on MemorySaver threads.
+ * Seed 001 (infra pipeline): every route of every router of the seed's `graph.py`/`router.py`, ported with
+ * scripted agents (`seed-port-pipeline.ts`), run to its end on MemorySaver threads. The app's real
+ * pipeline is tested in `../pipeline.test.ts`; this file keeps the seed's own pattern (re-streaming the
+ * state, `updateState(..., asNode)`) as it was written.
  */
+
+import { MemorySaver, type MessageLike } from "@trellis/core";
 import { describe, expect, it } from "vitest";
-import { MemorySaver, type MessageLike } from "../index.js";
-import { buildPipeline, initial } from "./seed-001-pipeline.js";
+import { buildPipeline, initial } from "./seed-port-pipeline.js";
 
 const texts = (messages: MessageLike[]) => messages.map((m) => `${m.role}: ${String(m.content)}`);
 

@@ -1,5 +1,7 @@
 /**
- * Seed 000 (agentize.eu TWI writer), ported with stub nodes:
+ * Seed 000 (agentize.eu TWI writer), ported with stub nodes — the seed's own LangGraph pattern (breakpoints
+ * answered by `updateState` + `invoke(null)`) running on Trellis. The app's real graph, with its model, PDF
+ * and audit store, is tested in `../graph.test.ts`; this file keeps the seed's shape as it was written:
  *
  *   intent ├── generate_twi / edit_twi → process_input → generate → review (INTERRUPT)
  *          ├── question                               → generate → review (INTERRUPT)
@@ -11,8 +13,9 @@
  * Compiled with `interruptBefore: ["review", "approve"]`; the card actions resume the graph with
  * `updateState(config, update)` and `invoke(null, config)`, with LangGraph's config shape.
  */
+
+import { channel, END, MemorySaver, START, StateGraph, type StateOf } from "@trellis/core";
 import { describe, expect, it } from "vitest";
-import { channel, END, MemorySaver, START, StateGraph, type StateOf } from "../index.js";
 
 const schema = {
   user_id: channel.value(""),

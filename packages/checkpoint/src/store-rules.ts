@@ -28,11 +28,17 @@ export function checkNamespace(namespace: unknown, what: string, allowEmpty = fa
   for (const label of namespace) {
     if (typeof label !== "string" || label === "" || label.includes(".")) {
       throw invalid(
-        `${what} labels must be non-empty strings without "." (the API joins labels with "."); got ${JSON.stringify(label)} in ${JSON.stringify(namespace)}: ${typeof label === "string" && label.includes(".") ? `split it into labels (${JSON.stringify(label.split("."))}) or use another separator` : "drop the empty label"}.`,
+        `${what} labels must be non-empty strings without "." (the API joins labels with "."); got ${JSON.stringify(label)} in ${JSON.stringify(namespace)}: ${labelFix(label)}.`,
         { [what]: namespace },
       );
     }
   }
+}
+
+function labelFix(label: unknown): string {
+  if (typeof label !== "string") return "use strings";
+  if (label === "") return "drop the empty label";
+  return `split it into labels (${JSON.stringify(label.split("."))}) or use another separator`;
 }
 
 /** Checks an item key: a non-empty string. @internal */

@@ -2,6 +2,7 @@ import { getChunkSink } from "./chunk-sink.js";
 import { deltasFromMessage } from "./message-deltas.js";
 import type { AssistantMessage, Message } from "./messages.js";
 import { ModelError } from "./model-errors.js";
+import { traceModelCall, traceModelStream } from "./model-tracing.js";
 import { type MessageLike, normalizeMessages } from "./normalize-message.js";
 
 /**
@@ -146,6 +147,14 @@ export abstract class BaseChatModel implements ChatModel {
     const normalized = normalizeMessages(messages);
     const request = withoutListener(options);
     options.signal?.throwIfAborted();
+    return await traceModelCall(this, normalized, request, () => this.#invoke(normalized, request, listener));
+  }
+
+  async #invoke(
+    normalized: Message[],
+    request: ChatRequest,
+    listener: ChunkListener | undefined,
+  ): Promise<AssistantMessage> {
     if (!listener) return await this.generate(normalized, request);
     let final: AssistantMessage | undefined;
     for await (const delta of this.streamDeltas(normalized, request)) {
@@ -161,7 +170,8 @@ export abstract class BaseChatModel implements ChatModel {
     const normalized = normalizeMessages(messages);
     options.signal?.throwIfAborted();
     let ended = false;
-    for await (const delta of this.streamDeltas(normalized, withoutListener(options))) {
+    const request = withoutListener(options);
+    for await (const delta of traceModelStream(this, normalized, request, this.streamDeltas(normalized, request))) {
       listener?.(delta);
       if (delta.type === "message") ended = true;
       yield delta;

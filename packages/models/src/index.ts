@@ -60,6 +60,7 @@ export {
   parseRetryAfter,
   toModelError,
 } from "./model-errors.js";
+export { CAPTURE_CONTENT_ENV, MODEL_USAGE_CHANNEL, type ModelUsageReport } from "./model-tracing.js";
 export {
   InvalidMessageError,
   type MessageLike,

@@ -1,4 +1,5 @@
 import { newMessageId, type ToolCall, type ToolMessage } from "./messages.js";
+import { traceToolCall } from "./model-tracing.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 /**
@@ -46,10 +47,18 @@ export type ToolOutcome =
  * outcome.status; // "error"
  * outcome.message.content; // 'Error: invalid arguments for tool "get_weather": city: Invalid input: expected string, received number. …'
  */
-export async function runTool(
+export function runTool(
   tools: Tool | readonly Tool[],
   call: ToolCall,
   options: InvokeToolOptions = {},
+): Promise<ToolOutcome> {
+  return traceToolCall(call, () => runToolUntraced(tools, call, options));
+}
+
+async function runToolUntraced(
+  tools: Tool | readonly Tool[],
+  call: ToolCall,
+  options: InvokeToolOptions,
 ): Promise<ToolOutcome> {
   const list: readonly Tool[] = Array.isArray(tools) ? tools : [tools as Tool];
   const found = list.find((t) => t.name === call.name);

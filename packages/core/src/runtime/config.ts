@@ -69,6 +69,12 @@ export interface RunConfig {
    * subgraphs; overrides the one given to `compile({ store })`. A server passes its own here.
    */
   store?: Store;
+  /**
+   * The caller's W3C trace context (`{ traceparent, tracestate? }`): the run's OpenTelemetry span is
+   * its child, so a run queued by a server and executed by a worker joins the request's trace. Without
+   * it the run span is a child of the active span. See docs/observability.md.
+   */
+  traceContext?: Readonly<Record<string, string>>;
   /** LangGraph's form: `thread_id`, `checkpoint_id`, and anything else nodes may read. */
   configurable?: { thread_id?: string; checkpoint_id?: string; [key: string]: unknown };
 }

@@ -4,6 +4,7 @@ import { type CheckpointSaver, type Lease, type Store, TrellisError } from "@tre
 import { GraphInterrupt, ParentCommand } from "./command.js";
 import type { RunConfig } from "./config.js";
 import type { EventSink } from "./stream-events.js";
+import { traceStep } from "./tracing.js";
 import { assertPlainValue } from "./validate-update.js";
 
 /**
@@ -217,7 +218,7 @@ export function contextMethods(scopeRef: () => TaskScope): Pick<NodeContext, "in
       scope.counters.steps.set(name, n + 1);
       const key = `${scope.keyPrefix ?? ""}${n === 0 ? name : `${name}#${n + 1}`}`;
       if (scope.steps.has(key)) return scope.steps.get(key) as T;
-      const value = await fn(scope.ctx.signal);
+      const value = await traceStep(key, () => fn(scope.ctx.signal));
       assertPlainValue(value, scope.ctx.node, `result of step "${key}"`);
       scope.steps.set(key, value);
       await scope.recordStep(key, value);

@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import type { Context } from "@opentelemetry/api";
 import { type CheckpointSaver, type Lease, LeaseError, type PlannedTask, TrellisError } from "@trellis/checkpoint";
 import { START, WRITE } from "../constants.js";
 import { GraphRecursionError, ResumeError, RunCancelledError } from "../errors.js";
@@ -18,6 +19,7 @@ import { decodeResult, encodeResult, type PlannedStepTask, planTasks } from "./s
 import type { EventSink, UnnumberedEvent } from "./stream-events.js";
 import { raceAbort, runTask, type TaskEnv, type TaskOutcome } from "./task-runner.js";
 import { advance, freshState, stateFromTuple, type ThreadState } from "./thread-state.js";
+import { RunTracing, recordError, TRACEPARENT_KEY } from "./tracing.js";
 import { validateUpdate } from "./validate-update.js";
 
 /** One run of a graph on one thread and namespace. @internal */
@@ -67,6 +69,8 @@ class GraphRun {
   readonly #knownPlain: KnownPlain = new WeakMap();
   #lease: LeaseKeeper | undefined;
   #parentLease: Lease | undefined;
+  /** The run's spans; undefined unless a tracer provider records them. */
+  #tracing: RunTracing | undefined;
 
   constructor(private readonly request: RunRequest) {
     const { spec, config, parent } = request;
@@ -123,13 +127,17 @@ class GraphRun {
       });
     }
     let state: ThreadState | undefined;
+    const startTime = Date.now();
     try {
       state = await this.#load();
+      this.#tracing = this.#startTracing(state, startTime);
       const continuing = await this.#applyInput(state);
       const outcome = await this.#loop(state, continuing);
       await this.#writer.finish(state);
+      this.#tracing?.end(outcome);
       return outcome;
     } catch (error) {
+      (this.#tracing ?? this.#startTracing(state, startTime))?.end({ error });
       // A thread that never got its first checkpoint (the input or Command was refused) stays empty.
       const started = state && (state.stored || state.checkpoint.step > -2);
       if (state && started) await this.#writer.finish(state).catch(() => undefined);
@@ -144,6 +152,21 @@ class GraphRun {
     } finally {
       await this.#lease?.release();
     }
+  }
+
+  /** Starts the run's span; a run continuing a paused thread links to the run that paused it. */
+  #startTracing(state: ThreadState | undefined, startTime: number): RunTracing | undefined {
+    const paused = state?.stored && state.checkpoint.next.length > 0;
+    const pausedBy = paused ? (state.checkpoint.metadata as Record<string, unknown>)[TRACEPARENT_KEY] : undefined;
+    return RunTracing.start({
+      graph: this.#spec.name,
+      threadId: this.#threadId,
+      runId: this.#config.runId,
+      namespace: this.#namespace,
+      carrier: this.request.parent ? undefined : this.#config.traceContext,
+      pausedBy: typeof pausedBy === "string" ? pausedBy : undefined,
+      startTime,
+    });
   }
 
   async #load(): Promise<ThreadState> {
@@ -380,9 +403,21 @@ class GraphRun {
       for (const p of plan) counts.set(p.node, (counts.get(p.node) ?? 0) + 1);
       const superstep = state.checkpoint.step + 1;
       const tasks = planTasks(this.#spec, state, superstep);
-      const outcomes = await this.#runStep(state, tasks, superstep);
-      const stop = await this.#settle(state, tasks, outcomes);
-      if (stop) return stop;
+      const traced = this.#tracing?.superstep(
+        superstep,
+        plan.map((p) => p.node),
+      );
+      let outcomes: TaskOutcome[];
+      try {
+        outcomes = await this.#runStep(state, tasks, superstep, traced?.context);
+        const stop = await this.#settle(state, tasks, outcomes);
+        if (stop) return stop;
+      } catch (error) {
+        if (traced) recordError(traced.span, error);
+        throw error;
+      } finally {
+        traced?.span.end();
+      }
       const finished: Finished[] = [];
       const writes: TaskWrite[] = [];
       const writesMeta: Record<string, string[]> = {};
@@ -409,7 +444,12 @@ class GraphRun {
     }
   }
 
-  async #runStep(state: ThreadState, tasks: PlannedStepTask[], superstep: number): Promise<TaskOutcome[]> {
+  async #runStep(
+    state: ThreadState,
+    tasks: PlannedStepTask[],
+    superstep: number,
+    traced: Context | undefined,
+  ): Promise<TaskOutcome[]> {
     const outcomes: TaskOutcome[] = new Array(tasks.length);
     const env = this.#taskEnv(state);
     const many = tasks.length > 1;
@@ -422,7 +462,12 @@ class GraphRun {
       }
       const runnable = task.runnable;
       debug?.push(this.#debug({ type: "task", step: superstep, taskId: runnable.id, node: runnable.node.name }));
-      const outcome = await runTask(runnable, env);
+      const tracing = traced && this.#tracing;
+      const outcome = tracing
+        ? await tracing.task(traced, { id: runnable.id, node: runnable.node.name, superstep }, () =>
+            runTask(runnable, env),
+          )
+        : await runTask(runnable, env);
       outcomes[i] = outcome;
       debug?.push(
         this.#debug({
@@ -539,6 +584,7 @@ class GraphRun {
       metadata: {
         ...this.#config.metadata,
         ...extraMetadata,
+        ...(this.#tracing ? { [TRACEPARENT_KEY]: this.#tracing.traceparent } : {}),
         source: step.source,
         step: stepNumber,
         writes: step.writes,

@@ -21,6 +21,8 @@ interface Fixture {
   cp: string;
   /** An assistant of ana's (made with POST /assistants). */
   A: string;
+  /** A cron of ana's on her thread. */
+  C: string;
 }
 
 interface RouteCase {
@@ -33,6 +35,8 @@ interface RouteCase {
 }
 
 const uuid = () => crypto.randomUUID();
+/** A cron that would first fire next New Year: the matrix tests who may see and change it, not its runs. */
+const YEARLY = { assistant_id: "echo", schedule: "0 0 1 1 *" };
 
 /** Every route the server has, keyed `METHOD path` exactly as Hono lists them. */
 const ROUTES: Record<string, RouteCase> = {
@@ -101,6 +105,21 @@ const ROUTES: Record<string, RouteCase> = {
     path: () => "/store/items",
     body: () => ({ namespace: ["matrix"], key: "k" }),
   },
+  "POST /runs/crons": { access: "user", path: () => "/runs/crons", body: () => ({ ...YEARLY, input: { data: 5 } }) },
+  "POST /runs/crons/search": { access: "user", path: () => "/runs/crons/search", body: () => ({}) },
+  "POST /runs/crons/count": { access: "user", path: () => "/runs/crons/count", body: () => ({}) },
+  "POST /threads/:thread_id/runs/crons": {
+    access: "owner",
+    path: (f) => `/threads/${f.T}/runs/crons`,
+    body: () => ({ ...YEARLY, input: { data: 6 } }),
+  },
+  "GET /runs/crons/:cron_id": { access: "owner", path: (f) => `/runs/crons/${f.C}` },
+  "PATCH /runs/crons/:cron_id": {
+    access: "owner",
+    path: (f) => `/runs/crons/${f.C}`,
+    body: () => ({ schedule: "0 0 2 1 *" }),
+  },
+  "DELETE /runs/crons/:cron_id": { access: "owner", path: (f) => `/runs/crons/${f.C}` },
   "GET /threads/:thread_id": { access: "owner", path: (f) => `/threads/${f.T}` },
   "PATCH /threads/:thread_id": {
     access: "owner",
@@ -169,7 +188,7 @@ afterAll(async () => {
 const call = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
   t.call(method, path, { headers, ...(body !== undefined ? { body } : {}) });
 
-/** A thread of ana's with a finished run and a checkpoint, and an assistant of hers. */
+/** A thread of ana's with a finished run, a checkpoint and a cron, and an assistant of hers. */
 async function anasThread(): Promise<Fixture> {
   const A = ((await call("POST", "/assistants", ANA, { graph_id: "echo" })).json as { assistant_id: string })
     .assistant_id;
@@ -178,7 +197,12 @@ async function anasThread(): Promise<Fixture> {
   const R = (run.json as { run_id: string }).run_id;
   await call("GET", `/threads/${T}/runs/${R}/join`, ANA);
   const state = (await call("GET", `/threads/${T}/state`, ANA)).json as { checkpoint: { checkpoint_id: string } };
-  return { T, R, cp: state.checkpoint.checkpoint_id, A };
+  const C = (
+    (await call("POST", `/threads/${T}/runs/crons`, ANA, { ...YEARLY, input: { data: 1 } })).json as {
+      cron_id: string;
+    }
+  ).cron_id;
+  return { T, R, cp: state.checkpoint.checkpoint_id, A, C };
 }
 
 describe("authorization on every route of the server", () => {

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, freemem, tmpdir, totalmem } from "node:os";
+import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { checkGoals, goalsTable, perUnitTable, resultsTable } from "./report.js";
 import { runWorkload, type WorkloadResult } from "./runner.js";
+import { runServerBench, serverGoals, serverTable } from "./server/server-bench.js";
 import { allWorkloads } from "./workloads/index.js";
 
 const HELP = `Usage: npm run bench -- [--quick] [--json] [--only <text>] [--runs <n>]
@@ -13,6 +14,11 @@ const HELP = `Usage: npm run bench -- [--quick] [--json] [--only <text>] [--runs
   --only TEXT   run only workloads whose id contains TEXT (repeatable), e.g. --only fanout
   --runs N      timed runs per workload, overriding the defaults
   --save FILE   also write the JSON results to FILE
+  --server      the server bench instead: Trellis' HTTP server, its floor and (with --langgraph-api)
+                LangGraph's dev server, over loopback HTTP
+  --langgraph-api DIR
+                a directory where \`npm install @langchain/langgraph-api\` was run (default: the
+                TRELLIS_BENCH_LANGGRAPH_API environment variable; without it that column is skipped)
 `;
 
 async function main(): Promise<void> {
@@ -23,11 +29,17 @@ async function main(): Promise<void> {
       only: { type: "string", multiple: true },
       runs: { type: "string" },
       save: { type: "string" },
+      server: { type: "boolean", default: false },
+      "langgraph-api": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   if (values.help) {
     process.stdout.write(HELP);
+    return;
+  }
+  if (values.server) {
+    await serverMain(values.quick, values.json, values.save, values["langgraph-api"]);
     return;
   }
   const only = values.only ?? [];
@@ -72,6 +84,44 @@ async function main(): Promise<void> {
     perUnitTable(results),
     "",
     goalsTable(goals),
+    "",
+  ];
+  process.stdout.write(out.join("\n"));
+}
+
+async function serverMain(
+  quick: boolean,
+  json: boolean,
+  save: string | undefined,
+  langgraphDir = process.env.TRELLIS_BENCH_LANGGRAPH_API,
+): Promise<void> {
+  const tmpDir = mkdtempSync(join(tmpdir(), "trellis-server-bench-"));
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const started = Date.now();
+  let result: Awaited<ReturnType<typeof runServerBench>>;
+  try {
+    result = await runServerBench({ quick, tmpDir, langgraphDir, log });
+  } finally {
+    rmSync(tmpDir, { recursive: true, force: true });
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const goals = serverGoals(result);
+  const text = `${JSON.stringify({ date: new Date().toISOString(), quick, seconds, result, goals }, null, 2)}\n`;
+  if (save) writeFileSync(save, text);
+  if (json) {
+    process.stdout.write(text);
+    return;
+  }
+  const out = [
+    `Trellis server vs its floor${result.servers.langgraph ? " and LangGraph's dev server" : ""} — medians over ${result.rounds} rounds (range), ${seconds.toFixed(0)} s`,
+    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "unknown"}, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+    ...(result.langgraphSkipped ? [`LangGraph dev server skipped: ${result.langgraphSkipped}`] : []),
+    "",
+    serverTable(result),
+    "",
+    ...goals.map((g) => `${g.met ? "met " : "MISS"}  ${g.goal}: ${g.value.toFixed(2)}×`),
     "",
   ];
   process.stdout.write(out.join("\n"));

@@ -76,7 +76,7 @@ export function createAgentNetwork(options: AgentNetworkOptions): CompiledGraph<
     ...agentNetworkSchema,
     activeAgent: channel.value<string | undefined>(undefined, {
       schema: agentNameSchema(names),
-      jsonSchema: { type: "string", enum: names },
+      jsonSchema: { anyOf: [{ type: "string", enum: names }, { type: "null" }] },
     }),
   };
   const builder = new StateGraph(schema, { name: options.name ?? "agents" });
@@ -97,7 +97,7 @@ export function createAgentNetwork(options: AgentNetworkOptions): CompiledGraph<
   });
 }
 
-/** A Standard Schema accepting one of `names` (or nothing, before an agent has the conversation). */
+/** A Standard Schema accepting one of `names`, or nothing / null (the default agent takes it). */
 function agentNameSchema(names: readonly string[]): StandardSchemaV1<unknown, string | undefined> {
   const message = `must be one of the agents: ${names.join(", ")}`;
   return {
@@ -105,7 +105,7 @@ function agentNameSchema(names: readonly string[]): StandardSchemaV1<unknown, st
       version: 1,
       vendor: "trellis",
       validate: (value) =>
-        value === undefined || (typeof value === "string" && names.includes(value))
+        value === undefined || value === null || (typeof value === "string" && names.includes(value))
           ? { value: value as string | undefined }
           : { issues: [{ message }] },
     },

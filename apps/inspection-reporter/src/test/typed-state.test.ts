@@ -22,8 +22,7 @@ describe("the inspection graph's typed state", () => {
     const { json } = await call("/assistants/inspection-reporter/schemas");
     const props = (json.input_schema as { properties: Record<string, Record<string, unknown>> }).properties;
     expect(props.activeAgent).toMatchObject({
-      type: "string",
-      enum: expect.arrayContaining(["general-agent", "reporting-agent"]),
+      anyOf: [{ type: "string", enum: expect.arrayContaining(["general-agent", "reporting-agent"]) }, { type: "null" }],
     });
     expect(props.messages).toMatchObject({ type: "array" });
   });

@@ -29,11 +29,14 @@ describe("an agent network's typed activeAgent", () => {
     expect((await graph.getState({ threadId: "n1" })).checkpointId).toBeUndefined();
     const done = await graph.invoke({ messages: ["hi"], activeAgent: "reporting" }, { threadId: "n2" });
     expect(done.messages.at(-1)?.content).toBe("reporting here");
+    // null (what a JSON client sends for "no agent") leaves it to the default agent
+    const reset = await graph.invoke({ messages: ["hi"], activeAgent: null as never }, { threadId: "n3" });
+    expect(reset.messages.at(-1)?.content).toBe("general here");
   });
 
   it("getSchemas lists the agents", () => {
     expect(network().getSchemas().input.properties).toMatchObject({
-      activeAgent: { type: "string", enum: ["general", "reporting"] },
+      activeAgent: { anyOf: [{ type: "string", enum: ["general", "reporting"] }, { type: "null" }] },
       messages: { type: "array" },
     });
   });

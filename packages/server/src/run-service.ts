@@ -21,6 +21,7 @@ import type {
   StoredEvent,
   ThreadRecord,
 } from "./run-store.js";
+import { traceContextKwargs } from "./trace-context.js";
 
 /**
  * Who asks for a run: a user (the authenticated id when auth is on, null when it is off), checked
@@ -195,6 +196,7 @@ export class RunService {
       input: request.input ?? null,
       command: request.command ?? null,
       graphId,
+      ...traceContextKwargs(),
     });
     await this.#accept(existing, hosted, kwargs);
     const threadId = existing?.threadId ?? request.threadId ?? randomUUID();

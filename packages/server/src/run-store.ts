@@ -54,6 +54,11 @@ export interface RunKwargs {
   context?: Record<string, unknown>;
   /** The graph the run's assistant ran when the run was accepted (the thread's graph). */
   graphId?: string;
+  /**
+   * W3C trace context (`traceparent`, `tracestate`) active when the run was accepted: the worker's run
+   * span continues that trace (docs/observability.md).
+   */
+  traceContext?: Record<string, string>;
 }
 
 /** A run as the server stores it. */

@@ -34,6 +34,7 @@ import { lookups, type ServerContext, type ServerEnv } from "./server-context.js
 import { SqliteRunStore } from "./sqlite-run-store.js";
 import { storeOptionsOf } from "./store-config.js";
 import { limitStreams } from "./stream-limits.js";
+import { traceContextMiddleware } from "./trace-context.js";
 import { jsonLogger } from "./worker-log.js";
 
 /** Options of {@link createServer} beyond the config file. */
@@ -285,6 +286,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   app.notFound((c) => errorJson(c, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`));
   app.use("*", rejectMalformedUrl);
   app.use("*", corsFor(resolved.allowedOrigins));
+  app.use("*", traceContextMiddleware);
   app.get("/ok", (c) => c.json({ ok: true }));
   const open: UnauthenticatedRoute[] = [{ method: "GET", path: "/ok", check: "public", detail: "liveness" }];
   for (const route of options.publicRoutes ?? []) {

@@ -53,8 +53,11 @@ export function formatTraceparent(sc: SpanContext): string {
 }
 
 /**
- * The context a carrier describes: through the registered propagator (W3C, baggage…), else read as a
- * bare `traceparent`. @internal
+ * The OpenTelemetry context a W3C carrier describes: through the registered propagator (W3C,
+ * baggage…), else read as a bare `traceparent`; undefined when it holds no valid trace context.
+ *
+ * @example
+ * const ctx = contextFromCarrier({ traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" });
  */
 export function contextFromCarrier(carrier: TraceCarrier | undefined): Context | undefined {
   if (!carrier) return undefined;

@@ -284,7 +284,7 @@ export type ReviewOutput = z.infer<typeof ReviewOutput>;
  * if (d.status === "applied") d.steps.map((s) => s.exit_code); // [0, 0, 0]
  */
 export const DeploymentOutput = z.object({
-  status: z.enum(["applied", "refused", "failed"]),
+  status: z.enum(["applied", "planned", "refused", "failed"]),
   /** The executor that ran, or `none`. */
   mode: z.enum(["terraform", "tofu", "none"]),
   environment: Environment,

@@ -66,6 +66,29 @@ describe.skipIf(!executorHere)("INFRA_AGENT_TF_TARGET=local: a real apply, check
     expect(messages.at(-1)?.content).toMatch(/^Request req-[\w-]+ applied: Applied to the local target/);
   });
 
+  it("INFRA_AGENT_TF_APPLY=false: planned only — init and plan run, nothing is applied, and the outcome says so", async () => {
+    api = await startApiServer({
+      INFRA_AGENT_EXECUTOR: "auto",
+      INFRA_AGENT_TF_TARGET: "local",
+      INFRA_AGENT_TF_APPLY: "false",
+    });
+    const thread = await api.thread();
+    await thread.wait({ input: requestInput("create an S3 bucket for logs", { environment: "dev", dry_run: false }) });
+    const done = await thread.wait({ command: { resume: { decisions: [{ type: "approve" }] } } });
+    const d = done.json.deployment_output as DeploymentOutput;
+    const kind = found.executor?.kind ?? "terraform";
+    expect(d.status).toBe("planned");
+    expect(d.steps.map((s) => [s.command, s.exit_code])).toEqual([
+      [`${kind} init -input=false -no-color`, 0],
+      [`${kind} plan -input=false -no-color -out=tfplan`, 0],
+    ]);
+    expect(d.steps[1]?.output).toMatch(/Plan: \d+ to add, 0 to change, 0 to destroy\./);
+    expect(d.summary).toMatch(/^Planned only, NOT applied \(INFRA_AGENT_TF_APPLY=false\): init and plan exited 0/);
+    const messages = done.json.messages as Array<{ content: string }>;
+    expect(messages.at(-1)?.content).toMatch(/^Request req-[\w-]+ was NOT deployed\. Planned only/);
+    expect(done.json.error ?? null).toBeNull();
+  });
+
   it("a failing apply (a postcondition that does not hold) is a failed outcome with the captured output", async () => {
     dir = mkdtempSync(join(tmpdir(), "infra-local-fail-"));
     const store = new ArtifactStore(join(dir, "artifacts"));
@@ -106,7 +129,13 @@ describe.skipIf(!executorHere)("INFRA_AGENT_TF_TARGET=local: a real apply, check
   });
 });
 
-describe("INFRA_AGENT_TF_TARGET", () => {
+describe("INFRA_AGENT_TF_TARGET and INFRA_AGENT_TF_APPLY", () => {
+  it("INFRA_AGENT_TF_APPLY is true or false; anything else refuses every deployment, saying why", () => {
+    expect(findExecutor({ PATH: "", INFRA_AGENT_TF_APPLY: "maybe" })).toEqual({
+      reason: 'INFRA_AGENT_TF_APPLY is "maybe": use true (apply) or false (plan only)',
+    });
+  });
+
   it("names files or local; anything else refuses every deployment, saying why", () => {
     expect(findExecutor({ PATH: "", INFRA_AGENT_TF_TARGET: "cloud" })).toEqual({
       reason: 'INFRA_AGENT_TF_TARGET is "cloud": use files (the reviewed files) or local (terraform_data, offline)',

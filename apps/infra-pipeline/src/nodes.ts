@@ -335,7 +335,7 @@ export function createNodes(
         ? `Dry run complete for ${state.request_id}: planned and reviewed (${state.review_output?.summary ?? "no review"}); deployment skipped. Terraform files: ${dir}`
         : d?.status === "applied"
           ? `Request ${state.request_id} applied: ${d.summary} Terraform files: ${dir}`
-          : d?.status === "refused"
+          : d?.status === "refused" || d?.status === "planned"
             ? `Request ${state.request_id} was NOT deployed. ${d.summary} Terraform files: ${dir}`
             : `Request ${state.request_id} finished, but it was not deployed: ${d?.summary ?? "no deployment ran."}`;
       return { current_agent: "end_success", messages: [say("end_success", content)] };

@@ -35,6 +35,7 @@ export type PipelineOutcome =
   | "awaiting_approval"
   | "rejected"
   | "applied"
+  | "planned"
   | "refused"
   | "dry_run_complete"
   | "failed"
@@ -194,6 +195,7 @@ export function outcomeOf(
     case "end_success":
       if (values.dry_run) return "dry_run_complete";
       if (values.deployment_output?.status === "applied") return "applied";
+      if (values.deployment_output?.status === "planned") return "planned";
       return values.deployment_output?.status === "refused" ? "refused" : "failed";
     default:
       return values.intent === "query" || values.intent === "conversation" ? "answered" : "incomplete";

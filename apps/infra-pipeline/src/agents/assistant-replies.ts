@@ -63,7 +63,9 @@ export async function readInventory(store: ArtifactStore): Promise<InventoryEntr
         ? `deployed (${deployment.data.mode})`
         : deployment.data.status === "refused"
           ? "not deployed (refused: no executor)"
-          : "deployment failed"
+          : deployment.data.status === "planned"
+            ? "planned only, not applied"
+            : "deployment failed"
       : review.success
         ? `review ${review.data.status}`
         : "planned";

@@ -123,6 +123,15 @@ export class DeployValidateAgent {
     const dir = request.iacOutput?.directory ?? "";
     const { applied, steps } = await applyWith(executor.executor, dir, this.#options.signal);
     const last = steps.at(-1);
+    if (planOnly(executor.executor, steps)) {
+      return {
+        ...base,
+        status: "planned",
+        mode: executor.executor.kind,
+        steps,
+        summary: plannedSummary(executor.executor.kind, environment, planLine),
+      };
+    }
     return {
       ...base,
       status: applied ? "applied" : "failed",
@@ -147,6 +156,13 @@ async function deployLocalOutcome(
   const result = await applyLocal(executor, module, request.acceptanceCriteria, signal);
   const where = `the local target (terraform_data, ${executor.kind})`;
   const outcome = { ...base, mode: executor.kind, steps: result.steps };
+  if (planOnly(executor, result.steps)) {
+    return {
+      ...outcome,
+      status: "planned",
+      summary: plannedSummary(`${executor.kind}, local target`, base.environment, planLine),
+    };
+  }
   if (!result.applied) {
     const last = result.steps.at(-1);
     return {
@@ -172,6 +188,15 @@ async function deployLocalOutcome(
         ? `Applied to ${where} (init, plan, apply: exit 0): ${planLine}; ${result.criteria.length}/${result.criteria.length} acceptance criteria met by the applied state (${result.resources.length} resource(s)).`
         : `Applied to ${where} (${planLine}), but ${missed.length} of ${result.criteria.length} acceptance criteria are NOT met by the applied state: ${missed.map((c) => `${c.id} (${c.evidence})`).join("; ")}.`,
   };
+}
+
+/** True when the executor only plans and every command it ran (init, plan) exited 0. */
+function planOnly(executor: DeployExecutor, steps: readonly { exit_code: number }[]): boolean {
+  return executor.apply === false && steps.length === 2 && steps.every((s) => s.exit_code === 0);
+}
+
+function plannedSummary(how: string, environment: Environment, planLine: string): string {
+  return `Planned only, NOT applied (INFRA_AGENT_TF_APPLY=false): init and plan exited 0 with ${how}; the plan would make ${planLine}. Nothing was changed in ${environment}; the plan's output is in the steps.`;
 }
 
 /** The last non-empty line of a command's output (its error, usually). */

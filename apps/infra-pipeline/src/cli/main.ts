@@ -46,6 +46,7 @@ export interface CliOverrides {
 const EXIT: Record<PipelineOutcome, number> = {
   answered: 0,
   applied: 0,
+  planned: 6,
   refused: 5,
   dry_run_complete: 0,
   failed: 1,

@@ -23,6 +23,8 @@ export interface DeployExecutor {
    * (`INFRA_AGENT_TF_TARGET=local`, see `local-target.ts`).
    */
   target?: "files" | "local";
+  /** False: `init` and `plan` only, nothing applied — the outcome is `planned` (`INFRA_AGENT_TF_APPLY=false`). */
+  apply?: boolean;
 }
 
 /**
@@ -69,6 +71,7 @@ function onPath(name: string, env: Readonly<Record<string, string | undefined>>)
  * a path to either binary; unset or `auto` takes `terraform`, then `tofu`, from `PATH`.
  * `INFRA_AGENT_TF_TARGET` = `files` (default: the reviewed files, their providers and cloud) or `local`
  * (the same resources as built-in `terraform_data`, applied offline); anything else is refused.
+ * `INFRA_AGENT_TF_APPLY` = `true` (default) or `false` (plan only: `init` and `plan`, nothing applied).
  *
  * @example
  * findExecutor({ PATH: "/usr/local/bin" }); // { executor: { kind: "terraform", bin: "/usr/local/bin/terraform" } } when installed
@@ -83,12 +86,23 @@ export function findExecutor(env: Readonly<Record<string, string | undefined>>):
       reason: `INFRA_AGENT_TF_TARGET is "${target}": use files (the reviewed files) or local (terraform_data, offline)`,
     };
   }
+  const applyText = (env.INFRA_AGENT_TF_APPLY ?? "").trim().toLowerCase() || "true";
+  if (applyText !== "true" && applyText !== "false") {
+    return { reason: `INFRA_AGENT_TF_APPLY is "${env.INFRA_AGENT_TF_APPLY}": use true (apply) or false (plan only)` };
+  }
   const names = wanted === "auto" ? ["terraform", "tofu"] : [wanted];
   for (const name of names) {
     const bin = onPath(name, env);
     if (bin) {
       const kind = /tofu[^/]*$/.test(bin) ? "tofu" : "terraform";
-      return { executor: target === "local" ? { kind, bin, target } : { kind, bin } };
+      return {
+        executor: {
+          kind,
+          bin,
+          ...(target === "local" ? { target } : {}),
+          ...(applyText === "false" ? { apply: false } : {}),
+        },
+      };
     }
   }
   return {
@@ -135,8 +149,19 @@ export function runCommand(
   });
 }
 
+/** The commands of a deployment: `init`, `plan -out=tfplan`, and `apply tfplan` unless the executor only plans. */
+export function deployCommands(executor: DeployExecutor): string[][] {
+  const commands = [
+    ["init", "-input=false", "-no-color"],
+    ["plan", "-input=false", "-no-color", "-out=tfplan"],
+  ];
+  if (executor.apply !== false) commands.push(["apply", "-input=false", "-no-color", "-auto-approve", "tfplan"]);
+  return commands;
+}
+
 /**
- * Runs `init`, `plan -out=tfplan` and `apply tfplan` in `dir`, stopping at the first command that fails.
+ * Runs `init`, `plan -out=tfplan` and `apply tfplan` in `dir` (no `apply` when the executor only
+ * plans), stopping at the first command that fails; `applied` is false unless `apply` exited 0.
  *
  * @example
  * const { applied, steps } = await applyWith(executor, "/data/artifacts/req-1");
@@ -147,14 +172,10 @@ export async function applyWith(
   signal?: AbortSignal,
 ): Promise<{ applied: boolean; steps: ExecutorStep[] }> {
   const steps: ExecutorStep[] = [];
-  for (const args of [
-    ["init", "-input=false", "-no-color"],
-    ["plan", "-input=false", "-no-color", "-out=tfplan"],
-    ["apply", "-input=false", "-no-color", "-auto-approve", "tfplan"],
-  ]) {
+  for (const args of deployCommands(executor)) {
     const step = await runCommand(executor.bin, args, dir, signal);
     steps.push(step);
     if (step.exit_code !== 0) return { applied: false, steps };
   }
-  return { applied: true, steps };
+  return { applied: executor.apply !== false, steps };
 }

@@ -14,7 +14,7 @@ import type { HclBlock, HclValue } from "../terraform/hcl-parser.js";
 import { attr, block, expr, type HclNode, type HclWritable, renderHcl } from "../terraform/hcl-writer.js";
 import { evaluate, loadModule, type TfModule, Unknown } from "../terraform/terraform-module.js";
 import { type CriterionResult, evaluateCriterion } from "./criteria.js";
-import { type DeployExecutor, type ExecutorStep, runCommand } from "./executor.js";
+import { type DeployExecutor, deployCommands, type ExecutorStep, runCommand } from "./executor.js";
 
 /** A block's body as rendered: its attributes, and its nested blocks by type. */
 interface RenderedBody {
@@ -232,15 +232,12 @@ export async function applyLocal(
   try {
     writeFileSync(join(dir, "main.tf.json"), `${JSON.stringify(renderLocalTarget(mod), null, 2)}\n`);
     const steps: ExecutorStep[] = [];
-    for (const args of [
-      ["init", "-input=false", "-no-color"],
-      ["plan", "-input=false", "-no-color", "-out=tfplan"],
-      ["apply", "-input=false", "-no-color", "-auto-approve", "tfplan"],
-    ]) {
+    for (const args of deployCommands(executor)) {
       const step = await runCommand(executor.bin, args, dir, signal);
       steps.push(step);
       if (step.exit_code !== 0) return { applied: false, steps, criteria: [], resources: [] };
     }
+    if (executor.apply === false) return { applied: false, steps, criteria: [], resources: [] };
     const show = await runCommand(executor.bin, ["show", "-json", "-no-color"], dir, signal, { fullOutput: true });
     let state: unknown;
     try {

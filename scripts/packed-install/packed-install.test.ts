@@ -264,13 +264,15 @@ describe("installed from the tarballs into a fresh project", () => {
     await timed("npm install (app)", () => npmInstall(app));
   }, 10 * MINUTE);
 
-  it("installs real copies, without pg, ioredis or the driver packages", async () => {
+  it("installs real copies, without pg, ioredis, the driver packages or the MCP SDK", async () => {
     for (const name of ["@trellis/core", "@trellis/server", "@trellis/cli"]) {
       expect((await lstat(join(app, "node_modules", name))).isSymbolicLink(), name).toBe(false);
     }
     for (const name of ["pg", "ioredis", ...DRIVER_PACKAGES]) {
       expect(await exists(join(app, "node_modules", name)), `${name} was installed`).toBe(false);
     }
+    // MCP is for projects that make an MCP client themselves: @trellis/agents only declares its shape
+    expect(await exists(join(app, "node_modules/@modelcontextprotocol/sdk")), "the MCP SDK was installed").toBe(false);
   });
 
   it(

@@ -1,5 +1,25 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type JsonSchema, type Tool, tool } from "@trellis/models";
+
+/**
+ * What {@link loadMcpTools} needs of an MCP client: the official SDK's `Client`
+ * (`@modelcontextprotocol/sdk/client/index.js`) fits it. Declared here so that `@trellis/agents` does
+ * not depend on the MCP SDK: a project that uses MCP installs the SDK itself to make its client.
+ *
+ * @example
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * const client: McpClient = new Client({ name: "inspector", version: "1.0.0" });
+ */
+export interface McpClient {
+  listTools(params: { cursor?: string }): Promise<{
+    tools: ReadonlyArray<{ name: string; description?: string | undefined; inputSchema: unknown }>;
+    nextCursor?: string | undefined;
+  }>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    resultSchema?: undefined,
+    options?: { signal?: AbortSignal },
+  ): Promise<Record<string, unknown>>; // read: content, isError, structuredContent
+}
 
 /** Options of {@link loadMcpTools}. */
 export interface LoadMcpToolsOptions {
@@ -20,7 +40,7 @@ export interface LoadMcpToolsOptions {
  * const tools = await loadMcpTools(client);
  * const agent = createReactAgent({ model, tools });
  */
-export async function loadMcpTools(client: Client, options: LoadMcpToolsOptions = {}): Promise<Tool[]> {
+export async function loadMcpTools(client: McpClient, options: LoadMcpToolsOptions = {}): Promise<Tool[]> {
   const tools: Tool[] = [];
   let cursor: string | undefined;
   do {

@@ -2,6 +2,7 @@ import { createServer as createNetServer } from "node:net";
 import { createServer, resolveConfig, type TrellisServer } from "@trellis/server";
 import { checkFlags, type ParsedArgs, stringFlag } from "../args.js";
 import { CliError, type CliIo } from "../io.js";
+import { otlpTracesUrl, startOtlpExport } from "../otel-export.js";
 import { loadProject } from "../project.js";
 import { findStudioDir, studioFiles } from "../studio-files.js";
 
@@ -35,6 +36,7 @@ export async function serveCommand(args: ParsedArgs, io: CliIo, signal?: AbortSi
   await checkPortFree(wanted, config.host ?? "127.0.0.1");
   // scale-out (a shared Redis queue): API processes execute nothing unless told to
   const shared = resolveConfig(config, env).queue.kind === "redis";
+  const stopTracing = await startOtlpExport(env);
   const server = await createServer(config, {
     env,
     ...(workers !== undefined ? { workers } : shared ? { workers: 0 } : {}),
@@ -51,8 +53,10 @@ export async function serveCommand(args: ParsedArgs, io: CliIo, signal?: AbortSi
   out(`Saver: ${saver.kind === "sqlite" ? `SQLite ${saver.path}` : "Postgres"} · queue: ${server.config.queue.kind}`);
   if (shared && !workers) out("Runs: executed by `trellis worker` processes (pass --workers n to execute here too).");
   for (const line of server.authBanner()) out(line);
+  if (stopTracing) out(`Traces: OTLP/HTTP to ${otlpTracesUrl(env)}`);
   out("Press Ctrl+C to stop.");
   await untilStopped(server, signal);
+  await stopTracing?.();
   return 0;
 }
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createServer, type TrellisServer } from "@trellis/server";
 import { checkFlags, type ParsedArgs, stringFlag } from "../args.js";
 import { CliError, type CliIo } from "../io.js";
+import { startOtlpExport } from "../otel-export.js";
 import { loadProject } from "../project.js";
 import { untilStopped } from "./serve.js";
 
@@ -30,6 +31,7 @@ export async function workerCommand(args: ParsedArgs, io: CliIo, signal?: AbortS
       "Note: with the SQLite saver one process serves and executes runs; workers are for a Postgres saver and a Redis queue.\n",
     );
   }
+  const stopTracing = await startOtlpExport(io.env);
   const server = await createServer(project.config, { env: io.env });
   io.stdout.write(`Trellis worker ${server.manager.workerId} for ${[...server.graphs.keys()].join(", ")}\n`);
   const health = healthPort === undefined ? undefined : await serveHealth(server, healthPort, project.resolved.host);
@@ -39,6 +41,7 @@ export async function workerCommand(args: ParsedArgs, io: CliIo, signal?: AbortS
     await untilStopped(server, signal, { drainMs });
   } finally {
     await new Promise<void>((resolve) => (health ? health.close(() => resolve()) : resolve()));
+    await stopTracing?.();
   }
   return 0;
 }

@@ -1,0 +1,53 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeProject, startCli, type TestProject } from "./cli-harness.js";
+import { startOtlpReceiver } from "./otlp-receiver.js";
+
+let project: TestProject;
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
+beforeEach(async () => {
+  project = makeProject();
+  receiver = await startOtlpReceiver();
+});
+afterEach(async () => {
+  project.remove();
+  await receiver.close();
+});
+
+const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
+const CALLER = "b7ad6b7169203331";
+
+describe("trellis serve with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
+  it("exports the run's spans over OTLP/HTTP, in the trace of the request that queued the run", async () => {
+    const serve = startCli(project, ["serve", "--port", "0", "--no-studio"], /Trellis server: (http\S+)/, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url.replace(/\/v1\/traces$/, ""),
+      OTEL_SERVICE_NAME: "trellis-e2e",
+      OTEL_BSP_SCHEDULE_DELAY: "50",
+    });
+    const base = await serve.started;
+    expect(serve.output()).toContain(`Traces: OTLP/HTTP to ${receiver.url}`);
+    const headers = { "content-type": "application/json", traceparent: `00-${TRACE_ID}-${CALLER}-01` };
+    const thread = (await (await fetch(`${base}/threads`, { method: "POST", headers, body: "{}" })).json()) as {
+      thread_id: string;
+    };
+    const res = await fetch(`${base}/threads/${thread.thread_id}/runs/wait`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ assistant_id: "approval-flow", input: { request: "a haiku" } }),
+    });
+    expect(res.status).toBe(200);
+    expect(await serve.stop()).toBe(0); // flushes the batch
+    const run = receiver.spans.find((s) => s.name === "run approval-flow");
+    expect(run).toMatchObject({ traceId: TRACE_ID, parentSpanId: CALLER, service: "trellis-e2e" });
+    expect(run?.attributes["trellis.thread_id"]).toBe(thread.thread_id);
+    const inTrace = receiver.spans.filter((s) => s.traceId === TRACE_ID).map((s) => s.name);
+    expect(inTrace).toEqual(expect.arrayContaining(["superstep 0", "node write", "node review"]));
+  });
+
+  it("loads no SDK and prints no traces line without the variable", async () => {
+    const serve = startCli(project, ["serve", "--port", "0", "--no-studio"], /Trellis server: (http\S+)/);
+    await serve.started;
+    expect(serve.output()).not.toContain("Traces:");
+    expect(await serve.stop()).toBe(0);
+    expect(receiver.spans).toEqual([]);
+  });
+});

@@ -39,10 +39,13 @@ const config = standard<{ tone?: string }>(
   { type: "object", properties: { tone: { type: "string", enum: ["formal", "casual"] } } },
 );
 
-const context = standard<{ user_id: string }>(
-  (v) => typeof (v as { user_id?: unknown } | null)?.user_id === "string",
+const context = standard<{ user_id?: string }>(
+  (v) => {
+    const id = (v as { user_id?: unknown } | null)?.user_id;
+    return id === undefined || typeof id === "string";
+  },
   "user_id must be a string",
-  { type: "object", properties: { user_id: { type: "string" } }, required: ["user_id"] },
+  { type: "object", properties: { user_id: { type: "string" } } },
 );
 
 /** topic → review (asks for `{ approved }`) → END */

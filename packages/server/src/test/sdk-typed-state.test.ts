@@ -25,7 +25,7 @@ describe("typed state over the Agent Server API", () => {
     });
     expect(schemas.state_schema).toEqual(schemas.input_schema);
     expect(schemas.config_schema).toMatchObject({ properties: { tone: { enum: ["formal", "casual"] } } });
-    expect(schemas.context_schema).toMatchObject({ required: ["user_id"] });
+    expect(schemas.context_schema).toMatchObject({ properties: { user_id: { type: "string" } } });
   });
 
   it("an input that breaks a key's schema is a 400 naming the key; the thread stays empty", async () => {

@@ -93,7 +93,12 @@ export interface CompileOptions<S extends StateSchema = StateSchema> {
   onNodeError?: (error: unknown, info: { node: string; state: StateOf<S> }) => UpdateOf<S> | undefined;
 }
 
-/** Options of the {@link StateGraph} constructor. */
+/**
+ * Options of the {@link StateGraph} constructor.
+ *
+ * @example
+ * new StateGraph(schema, { name: "review", contextSchema: z.object({ userId: z.string() }) });
+ */
 export interface StateGraphOptions {
   /** Name shown in errors, drawings and `getSchemas()`. */
   name?: string;

@@ -4,6 +4,10 @@ import { type JsonSchema, jsonSchemaOf } from "./standard-schema.js";
 /**
  * The JSON Schemas of a compiled graph, from {@link CompiledGraph.getSchemas}: what a run's input may
  * hold, the state, what it returns, and the run's `configurable` and `context`.
+ *
+ * @example
+ * const { input }: GraphSchemas = graph.getSchemas();
+ * Object.keys(input.properties as object); // the state keys, each with its JSON Schema
  */
 export interface GraphSchemas {
   input: JsonSchema;

@@ -4,10 +4,20 @@
  * Schema v1 (`~standard.jsonSchema`, zod ≥ 4.2). Core depends on no schema library.
  */
 
-/** A JSON Schema document, as plain data. */
+/**
+ * A JSON Schema document, as plain data.
+ *
+ * @example
+ * const schema: JsonSchema = { type: "integer", minimum: 0 };
+ */
 export type JsonSchema = Record<string, unknown>;
 
-/** One problem a schema found: a message and where in the value. */
+/**
+ * One problem a schema found: a message and where in the value.
+ *
+ * @example
+ * const issue: SchemaIssue = { message: "expected a number", path: ["items", 0] };
+ */
 export interface SchemaIssue {
   readonly message: string;
   readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;

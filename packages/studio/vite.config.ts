@@ -1,4 +1,4 @@
-import { defineConfig } from "vite";
+import { defaultClientConditions, defineConfig } from "vite";
 
 /**
  * The studio is served by the Trellis server at /studio, so every asset URL starts there. During
@@ -6,6 +6,8 @@ import { defineConfig } from "vite";
  */
 export default defineConfig({
   base: "/studio/",
+  // workspace packages (@trellis/protocol) are read from their TypeScript source, as in the tests
+  resolve: { conditions: ["@trellis/source", ...defaultClientConditions] },
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
   build: { outDir: "dist", emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 800 },
   server: {

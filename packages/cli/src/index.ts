@@ -5,12 +5,5 @@ export { describeError, EXIT_PAUSED, runCommand } from "./commands/run.js";
 export { serveCommand, workerCommand } from "./commands/serve.js";
 export { CliError, type CliIo, LineReader } from "./io.js";
 export { HELP, main } from "./main.js";
-export {
-  type AnswerKind,
-  answerKindOf,
-  type BreakpointKind,
-  breakpointAnswer,
-  breakpointKindOf,
-  parseAnswer,
-} from "./pause-prompts.js";
+export { type BreakpointAnswer, breakpointAnswer, breakpointQuestion } from "./pause-prompts.js";
 export { findStudioDir, studioFiles } from "./studio-files.js";

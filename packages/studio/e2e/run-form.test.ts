@@ -93,7 +93,7 @@ describe.runIf(executablePath || inCi)("the studio's run form, built from the gr
     await count.fill("0");
     await channel.selectOption("telegram");
     await page.getByTestId("start-run").click();
-    await page.getByTestId("twi-review").waitFor();
+    await page.getByTestId("review-form").waitFor();
     const threadId = page.url().split("#/thread/")[1] as string;
     expect(await state(threadId)).toMatchObject({ channel: "telegram", revision_count: 0 });
   }, 60_000);

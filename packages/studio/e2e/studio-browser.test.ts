@@ -1,6 +1,7 @@
 /**
  * The studio in headless Chromium (Debian's package, driven by playwright-core; no browser download):
- * open the studio, start twi-author, reach the review pause, request a revision, approve twice, and see
+ * open the studio, start twi-author, reach the review pause (a HITL request in the generic review
+ * form), request a revision (reject with a message), approve twice, and see
  * the run complete with a working PDF link. Screenshots go to test-artifacts/studio/.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -70,23 +71,25 @@ describe.runIf(executablePath || inCi)("studio in headless Chromium", () => {
     await page.screenshot({ path: join(ARTIFACTS, "01-graph.png"), fullPage: true });
 
     await page.getByTestId("start-run").click();
-    const review = page.getByTestId("twi-review");
+    // twi-author's pauses are LangChain HITL requests: the studio's generic review form answers them,
+    // with no knowledge of the app's state keys (a revision is a reject with a message, as the app says)
+    const review = page.getByTestId("review-form");
     await review.waitFor();
     expect(page.url()).toContain("#/thread/");
     await expect.poll(() => page.locator('[data-node="review"]').first().getAttribute("class")).toContain("paused");
-    expect(await review.textContent()).toContain("revision 0");
+    expect(await review.textContent()).toContain("(0. változat)");
     await page.screenshot({ path: join(ARTIFACTS, "02-review.png"), fullPage: true });
 
-    await page.getByTestId("revision-feedback").fill("Add: safety goggles are mandatory");
-    await review.getByRole("button", { name: "Request revision" }).click();
-    await page.getByText("Review the draft (revision 1)").waitFor();
-    expect(await page.getByTestId("twi-review").textContent()).toContain("safety goggles are mandatory");
+    await page.getByTestId("review-message").fill("Add: safety goggles are mandatory");
+    await review.getByRole("button", { name: "Reject" }).click();
+    await page.getByText("(1. változat)").first().waitFor();
+    expect(await page.getByTestId("review-form").textContent()).toContain("safety goggles are mandatory");
     await page.screenshot({ path: join(ARTIFACTS, "03-revised.png"), fullPage: true });
 
-    await page.getByTestId("twi-review").getByRole("button", { name: "Approve" }).click();
-    const final = page.getByTestId("twi-final-approval");
+    await page.getByTestId("review-form").getByRole("button", { name: "Approve" }).click();
+    const final = page.getByTestId("review-form").filter({ hasText: "Végső jóváhagyás" });
     await final.waitFor();
-    await final.getByRole("button", { name: "Approve and generate PDF" }).click();
+    await final.getByRole("button", { name: "Approve" }).click();
 
     const link = page.getByTestId("document-link");
     await link.waitFor();

@@ -1,12 +1,16 @@
-import { useState } from "preact/hooks";
 import {
-  breakpointForm,
-  type InterruptForm,
-  interruptForm,
+  type FormPause,
+  formAnswer,
   joinAnswers,
+  type Pause,
   parseFreeAnswer,
-  twiDecision,
-} from "./answer-forms.js";
+  type QuestionsPause,
+  type ReviewDecision,
+  type ReviewPause,
+  readPause,
+  reviewAnswer,
+} from "@trellis/protocol";
+import { useState } from "preact/hooks";
 import type { ApiInterrupt, ThreadState } from "./api-types.js";
 import { JsonBlock } from "./json-block.js";
 
@@ -19,10 +23,11 @@ export interface InterruptActions {
 }
 
 /**
- * Shows why a thread is paused and takes the answer: the payload of each pending interrupt with a form
- * fitted to it (approve/reject buttons, quiz options, a text box — and always a generic JSON/text
- * answer), or, at a static breakpoint, a state update and Continue; twi-author's two pauses (breakpoints
- * or interrupts) get its review decisions, sent as the seed's state update.
+ * Shows why a thread is paused and takes the answer: each pending interrupt is read by `readPause`
+ * (`@trellis/protocol`, the same reading the CLI and AG-UI use) and gets the form of its kind —
+ * approve/reject buttons, options, a question list, a JSON-Schema form, LangChain's HITL review
+ * (approve / edit / reject / respond per action) — and always a generic JSON/text answer; a static
+ * breakpoint takes a state update and Continue. No app's state keys are known here.
  *
  * @example
  * <InterruptPanel state={state} busy={false} actions={{ resume, updateAndContinue }} />
@@ -37,9 +42,7 @@ export function InterruptPanel({
   actions: InterruptActions;
 }) {
   if (state.next.length === 0) return null;
-  // twi-author's pauses get its decision form whether they wait as breakpoints or as HITL interrupts
-  const twi = breakpointForm(state.next, state.values).kind !== "continue";
-  const interrupts = twi ? [] : state.interrupts;
+  const interrupts = state.interrupts;
   return (
     <section class="panel interrupt-panel" data-testid="interrupt-panel">
       <h3>Waiting for you {state.next.length ? <small>before {state.next.join(", ")}</small> : null}</h3>
@@ -61,11 +64,11 @@ export function InterruptPanel({
 
 function InterruptItem(props: { interrupt: ApiInterrupt; busy: boolean; onAnswer: (value: unknown) => void }) {
   const { interrupt, busy, onAnswer } = props;
-  const form = interruptForm(interrupt.value);
+  const form = readPause(interrupt.value);
   const [text, setText] = useState("");
   return (
-    <div class="interrupt" data-interrupt-id={interrupt.id}>
-      <Payload value={interrupt.value} />
+    <div class="interrupt" data-interrupt-id={interrupt.id} data-pause-kind={form.kind}>
+      {form.kind === "review" ? null : <Payload value={interrupt.value} />}
       <p class="question">{form.question.split("\n")[0]}</p>
       <Shortcuts form={form} busy={busy} onAnswer={onAnswer} />
       <label class="free-answer">
@@ -84,8 +87,10 @@ function InterruptItem(props: { interrupt: ApiInterrupt; busy: boolean; onAnswer
   );
 }
 
-function Shortcuts({ form, busy, onAnswer }: { form: InterruptForm; busy: boolean; onAnswer: (v: unknown) => void }) {
-  if (form.kind === "approval") {
+function Shortcuts({ form, busy, onAnswer }: { form: Pause; busy: boolean; onAnswer: (v: unknown) => void }) {
+  if (form.kind === "review") return <ReviewForm form={form} busy={busy} onAnswer={onAnswer} />;
+  if (form.kind === "form") return <SchemaForm form={form} busy={busy} onAnswer={onAnswer} />;
+  if (form.kind === "approve") {
     return (
       <div class="buttons">
         <button type="button" class="primary" disabled={busy} onClick={() => onAnswer(true)}>
@@ -98,7 +103,7 @@ function Shortcuts({ form, busy, onAnswer }: { form: InterruptForm; busy: boolea
     );
   }
   if (form.kind === "questions") return <QuestionsForm form={form} busy={busy} onAnswer={onAnswer} />;
-  if (form.kind === "choice") {
+  if (form.kind === "choose") {
     return (
       <div class="buttons options">
         {form.options.map((o) => (
@@ -112,11 +117,7 @@ function Shortcuts({ form, busy, onAnswer }: { form: InterruptForm; busy: boolea
   return null;
 }
 
-function QuestionsForm(props: {
-  form: Extract<InterruptForm, { kind: "questions" }>;
-  busy: boolean;
-  onAnswer: (v: unknown) => void;
-}) {
+function QuestionsForm(props: { form: QuestionsPause; busy: boolean; onAnswer: (v: unknown) => void }) {
   const { form, busy, onAnswer } = props;
   const [answers, setAnswers] = useState<string[]>(() => form.questions.map(() => ""));
   const set = (i: number, value: string) => setAnswers((a) => a.map((x, j) => (j === i ? value : x)));
@@ -173,82 +174,13 @@ function Payload({ value }: { value: unknown }) {
 }
 
 function BreakpointItem({ state, busy, actions }: { state: ThreadState; busy: boolean; actions: InterruptActions }) {
-  const form = breakpointForm(state.next, state.values);
-  const [feedback, setFeedback] = useState("");
   const [update, setUpdate] = useState("");
   const [problem, setProblem] = useState<string | undefined>();
-  const draft = state.values.draft;
-  if (form.kind === "twi-review" || form.kind === "twi-final-approval") {
-    const review = form.kind === "twi-review";
-    return (
-      <div class="interrupt breakpoint" data-testid={review ? "twi-review" : "twi-final-approval"}>
-        <p class="question">
-          {review
-            ? `Review the draft (revision ${String(state.values.revision_count ?? 0)}): approve it, ask for a revision, or reject it.`
-            : "Final approval: approve to generate the signed PDF."}
-        </p>
-        {typeof draft === "string" ? <pre class="payload draft">{draft}</pre> : null}
-        {review ? (
-          <>
-            <label class="free-answer">
-              <span>What should change? (for a revision)</span>
-              <textarea
-                rows={2}
-                value={feedback}
-                onInput={(e) => setFeedback((e.target as HTMLTextAreaElement).value)}
-                data-testid="revision-feedback"
-              />
-            </label>
-            {problem ? <p class="error-text">{problem}</p> : null}
-            <div class="buttons">
-              <button
-                type="button"
-                class="primary"
-                disabled={busy}
-                onClick={() => actions.updateAndContinue(twiDecision("approve", "", new Date()))}
-              >
-                Approve
-              </button>
-              <button
-                type="button"
-                disabled={busy}
-                onClick={() => {
-                  if (!feedback.trim()) return setProblem("Write what should change first.");
-                  setProblem(undefined);
-                  actions.updateAndContinue(twiDecision("revision", feedback, new Date()));
-                  setFeedback("");
-                }}
-              >
-                Request revision
-              </button>
-              <button
-                type="button"
-                class="danger"
-                disabled={busy}
-                onClick={() => actions.updateAndContinue(twiDecision("reject", "", new Date()))}
-              >
-                Reject
-              </button>
-            </div>
-          </>
-        ) : (
-          <div class="buttons">
-            <button
-              type="button"
-              class="primary"
-              disabled={busy}
-              onClick={() => actions.updateAndContinue(twiDecision("final", "", new Date()))}
-            >
-              Approve and generate PDF
-            </button>
-          </div>
-        )}
-      </div>
-    );
-  }
   return (
     <div class="interrupt breakpoint">
-      <p class="question">Paused before {form.node} (a breakpoint). Change the state if you like, then continue.</p>
+      <p class="question">
+        Paused before {state.next.join(", ")} (a breakpoint). Change the state if you like, then continue.
+      </p>
       <label class="free-answer">
         <span>State update (JSON object, optional)</span>
         <textarea rows={3} value={update} onInput={(e) => setUpdate((e.target as HTMLTextAreaElement).value)} />
@@ -268,6 +200,181 @@ function BreakpointItem({ state, busy, actions }: { state: ThreadState; busy: bo
         }}
       >
         Continue
+      </button>
+    </div>
+  );
+}
+
+/** LangChain's HITL review: per action its description and arguments, a message, and its decisions. */
+function ReviewForm({ form, busy, onAnswer }: { form: ReviewPause; busy: boolean; onAnswer: (v: unknown) => void }) {
+  const [messages, setMessages] = useState<string[]>(() => form.actions.map(() => ""));
+  const [edits, setEdits] = useState<string[]>(() => form.actions.map((a) => JSON.stringify(a.args, null, 2)));
+  const [decided, setDecided] = useState<Array<ReviewDecision | undefined>>(() => form.actions.map(() => undefined));
+  const [problem, setProblem] = useState<string | undefined>();
+  const at = <T,>(list: T[], i: number, value: T) => list.map((x, j) => (j === i ? value : x));
+  const decide = (i: number, decision: ReviewDecision) => {
+    const next = at(decided, i, decision);
+    if (next.every((d) => d !== undefined)) {
+      onAnswer(reviewAnswer(form, next as ReviewDecision[]));
+      setDecided(form.actions.map(() => undefined));
+    } else setDecided(next);
+  };
+  return (
+    <div class="review" data-testid="review-form">
+      {form.actions.map((action, i) => {
+        const allowed = new Set(action.allowedDecisions);
+        const message = messages[i] ?? "";
+        return (
+          <div class="review-action" key={`${action.name}-${i}`} data-action={action.name}>
+            <pre class="payload description">{action.description}</pre>
+            <Payload value={action.args} />
+            {allowed.has("reject") || allowed.has("respond") ? (
+              <label class="free-answer">
+                <span>Message (with reject or respond)</span>
+                <textarea
+                  rows={2}
+                  value={message}
+                  onInput={(e) => setMessages(at(messages, i, (e.target as HTMLTextAreaElement).value))}
+                  data-testid="review-message"
+                />
+              </label>
+            ) : null}
+            {allowed.has("edit") ? (
+              <details>
+                <summary>Edit the arguments</summary>
+                <textarea
+                  rows={6}
+                  value={edits[i]}
+                  onInput={(e) => setEdits(at(edits, i, (e.target as HTMLTextAreaElement).value))}
+                  data-testid="review-args"
+                />
+              </details>
+            ) : null}
+            {problem ? <p class="error-text">{problem}</p> : null}
+            <div class="buttons">
+              {allowed.has("approve") ? (
+                <button type="button" class="primary" disabled={busy} onClick={() => decide(i, { type: "approve" })}>
+                  Approve
+                </button>
+              ) : null}
+              {allowed.has("edit") ? (
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() => {
+                    const args = parseFreeAnswer(edits[i] ?? "");
+                    if (typeof args !== "object" || args === null || Array.isArray(args)) {
+                      return setProblem("The edited arguments must be a JSON object.");
+                    }
+                    setProblem(undefined);
+                    decide(i, { type: "edit", args: args as Record<string, unknown> });
+                  }}
+                >
+                  Send edit
+                </button>
+              ) : null}
+              {allowed.has("reject") ? (
+                <button
+                  type="button"
+                  class="danger"
+                  disabled={busy}
+                  onClick={() => {
+                    decide(i, message.trim() ? { type: "reject", message: message.trim() } : { type: "reject" });
+                    setMessages(at(messages, i, ""));
+                  }}
+                >
+                  Reject
+                </button>
+              ) : null}
+              {allowed.has("respond") ? (
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() => {
+                    if (!message.trim()) return setProblem("Write the response first.");
+                    setProblem(undefined);
+                    decide(i, { type: "respond", message: message.trim() });
+                    setMessages(at(messages, i, ""));
+                  }}
+                >
+                  Respond
+                </button>
+              ) : null}
+            </div>
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+/** A form declared with a JSON Schema: one field per property, typed by the schema. */
+function SchemaForm({ form, busy, onAnswer }: { form: FormPause; busy: boolean; onAnswer: (v: unknown) => void }) {
+  const names = Object.keys(form.schema.properties);
+  const [fields, setFields] = useState<Record<string, string>>(() =>
+    Object.fromEntries(
+      names.map((n) => {
+        const d = form.schema.properties[n]?.default;
+        return [n, d === undefined ? "" : String(d)];
+      }),
+    ),
+  );
+  const [problems, setProblems] = useState<string[]>([]);
+  return (
+    <div class="schema-form" data-testid="schema-form">
+      {names.map((name) => {
+        const field = form.schema.properties[name] ?? {};
+        const set = (value: string) => setFields({ ...fields, [name]: value });
+        return (
+          <div class="question-field" key={name}>
+            <span>
+              {field.title ?? name}
+              {form.schema.required?.includes(name) ? " *" : ""}
+            </span>
+            {field.enum || field.type === "boolean" ? (
+              <select
+                aria-label={field.title ?? name}
+                value={fields[name]}
+                onChange={(e) => set((e.target as HTMLSelectElement).value)}
+                data-testid={`form-${name}`}
+              >
+                <option value="">—</option>
+                {(field.enum ?? [true, false]).map((o) => (
+                  <option key={String(o)} value={String(o)}>
+                    {String(o)}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input
+                aria-label={field.title ?? name}
+                type={field.type === "number" || field.type === "integer" ? "number" : "text"}
+                value={fields[name]}
+                onInput={(e) => set((e.target as HTMLInputElement).value)}
+                data-testid={`form-${name}`}
+              />
+            )}
+          </div>
+        );
+      })}
+      {problems.map((p) => (
+        <p class="error-text" key={p}>
+          {p}
+        </p>
+      ))}
+      <button
+        type="button"
+        class="primary"
+        disabled={busy}
+        onClick={() => {
+          const read = formAnswer(form, fields);
+          if (!read.ok) return setProblems(read.problems);
+          setProblems([]);
+          onAnswer(read.value);
+        }}
+        data-testid="form-send"
+      >
+        Send
       </button>
     </div>
   );

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
-import { changedKeys } from "./answer-forms.js";
 import type { ThreadState } from "./api-types.js";
+import { changedKeys } from "./state-reading.js";
 
 /** What the timeline asks its owner to do. */
 export interface TimelineActions {

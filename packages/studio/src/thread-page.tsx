@@ -1,5 +1,4 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { documentLinks } from "./answer-forms.js";
 import { type ApiClient, ApiError } from "./api-client.js";
 import type { GraphJson, Thread, ThreadState } from "./api-types.js";
 import { GraphView } from "./graph-view.js";
@@ -7,6 +6,7 @@ import { InterruptPanel } from "./interrupt-panel.js";
 import { JsonBlock } from "./json-block.js";
 import type { LiveRuns } from "./live-runs.js";
 import { RunLogView } from "./run-log-view.js";
+import { documentLinks } from "./state-reading.js";
 import { StateTimeline } from "./state-timeline.js";
 
 /** Props of {@link ThreadPage}. */

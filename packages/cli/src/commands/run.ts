@@ -1,17 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Interrupt, StateSnapshot } from "@trellis/core";
+import { formAnswer, joinAnswers, parseTypedAnswer, pauseHint, readPause } from "@trellis/protocol";
 import type { RunEnd, RunRecord, RunService, StartRun, StoredEvent } from "@trellis/server";
 import { checkFlags, type ParsedArgs, stringFlag } from "../args.js";
 import { inputFromFields } from "../input-fields.js";
 import { CliError, type CliIo, LineReader } from "../io.js";
-import {
-  answerHint,
-  answerKindOf,
-  breakpointAnswer,
-  breakpointKindOf,
-  breakpointQuestion,
-  parseAnswer,
-} from "../pause-prompts.js";
+import { breakpointAnswer, breakpointQuestion } from "../pause-prompts.js";
 import { ProgressPrinter, payloadLines, showValue } from "../progress-printer.js";
 import { entryOf, loadGraph, loadProject, openServer, scratchSaver } from "../project.js";
 
@@ -198,11 +192,8 @@ class RunSession {
       }
       const paused = state as StateSnapshot;
       if (this.#o.stop.aborted) return this.#paused(paused, "stop");
-      // twi-author's two pauses are recognised from the state whether they wait as breakpoints or as
-      // interrupts in LangChain's HITL shape; their decisions go in as the seed's state update
-      const known = breakpointKindOf(paused.next, paused.values).kind !== "state-update";
       const answer =
-        paused.interrupts.length > 0 && !known ? await this.#askInterrupts(paused) : await this.#askBreakpoint(paused);
+        paused.interrupts.length > 0 ? await this.#askInterrupts(paused) : await this.#askBreakpoint(paused);
       if ("stop" in answer) return this.#paused(paused, answer.stop);
       turn = answer.turn;
     }
@@ -327,51 +318,61 @@ class RunSession {
   async #askInterrupts(state: StateSnapshot): Promise<Next> {
     const answers: Record<string, unknown> = {};
     for (const pending of state.interrupts as Interrupt[]) {
-      const kind = answerKindOf(pending.value);
+      const pause = readPause(pending.value);
       if (this.#o.json) {
-        this.#emit({ event: "interrupt", thread: this.#o.threadId, interrupt: pending, answer: kind.kind });
+        this.#emit({ event: "interrupt", thread: this.#o.threadId, interrupt: pending, answer: pause.kind });
       } else {
         this.#say(`⏸ ${pending.node} is waiting for an answer:`);
         for (const line of payloadLines(pending.value)) this.#say(line);
       }
-      if (kind.kind === "questions") {
+      if (pause.kind === "questions") {
         const replies: string[] = [];
-        for (const [i, q] of kind.questions.entries()) {
+        for (const [i, q] of pause.questions.entries()) {
           const hint = q.options.length ? ` (${q.options.join("/")})` : "";
           const reply = await this.#ask(`${i + 1}. ${q.question}${hint}`);
           if (reply === undefined) return this.#ended();
-          replies.push(reply.trim());
+          replies.push(reply);
         }
-        answers[pending.id] = replies.join(", ");
+        answers[pending.id] = joinAnswers(replies);
         continue;
       }
-      const line = await this.#ask(`${kind.question.split("\n")[0]} (${answerHint(kind)})`);
+      if (pause.kind === "form") {
+        for (;;) {
+          const fields: Record<string, string> = {};
+          for (const [name, field] of Object.entries(pause.schema.properties)) {
+            const hint = field.enum ? ` (${field.enum.join("/")})` : field.type ? ` (${field.type})` : "";
+            const reply = await this.#ask(`${field.title ?? name}${hint}`);
+            if (reply === undefined) return this.#ended();
+            fields[name] = reply;
+          }
+          const read = formAnswer(pause, fields);
+          if (read.ok) {
+            answers[pending.id] = read.value;
+            break;
+          }
+          for (const problem of read.problems) this.#say(`  ${problem}`);
+        }
+        continue;
+      }
+      const line = await this.#ask(`${pause.question.split("\n")[0]} (${pauseHint(pause)})`);
       if (line === undefined) return this.#ended();
-      answers[pending.id] = parseAnswer(kind, line);
+      answers[pending.id] = parseTypedAnswer(pause, line);
     }
     // by interrupt id: the answers go to the questions the person saw, or the service refuses them
     return { turn: { command: { resume: answers } } };
   }
 
   async #askBreakpoint(state: StateSnapshot): Promise<Next> {
-    const kind = breakpointKindOf(state.next, state.values);
     if (this.#o.json) {
-      this.#emit({ event: "breakpoint", thread: this.#o.threadId, next: state.next, answer: kind.kind });
+      this.#emit({ event: "breakpoint", thread: this.#o.threadId, next: state.next, answer: "state-update" });
     } else {
       this.#say(`⏸ Paused before ${state.next.join(", ")}.`);
-      const draft = state.values.draft;
-      if (kind.kind !== "state-update" && typeof draft === "string") this.#say(`  draft: ${showValue(draft, 4000)}`);
     }
     for (;;) {
-      const line = await this.#ask(breakpointQuestion(kind));
+      const line = await this.#ask(breakpointQuestion(state.next));
       if (line === undefined) return this.#ended();
-      let answer = breakpointAnswer(kind, line, () => new Date());
-      if (answer && "askFeedback" in answer) {
-        const feedback = await this.#ask("What should change?");
-        if (feedback === undefined) return this.#ended();
-        answer = breakpointAnswer(kind, `r ${feedback}`, () => new Date());
-      }
-      if (!answer || "askFeedback" in answer) {
+      const answer = breakpointAnswer(line);
+      if (!answer) {
         this.#say("  (not an answer here; try again)");
         continue;
       }

@@ -75,7 +75,7 @@ describe("trellis run", () => {
       .split("\n")
       .map((l) => JSON.parse(l) as { event: string; [k: string]: unknown });
     expect(events[0]).toMatchObject({ event: "run", graph: "approval-flow" });
-    expect(events.filter((e) => e.event === "interrupt").map((e) => e.answer)).toEqual(["text", "yes-no"]);
+    expect(events.filter((e) => e.event === "interrupt").map((e) => e.answer)).toEqual(["text", "approve"]);
     expect(events.some((e) => e.event === "node" && e.node === "write" && e.status === "done")).toBe(true);
     expect(events.at(-1)).toMatchObject({ event: "done", values: { status: "approved", revisions: 1 } });
   });

@@ -128,6 +128,14 @@ describe("channel schemas check what callers write", () => {
     expect(() => graph.checkInput(undefined, { revisions: 2, channel: "slack" })).not.toThrow();
   });
 
+  it("a schema must produce the channel's value type (checked by the compiler)", () => {
+    const text = schemaOf<string>((v) => typeof v === "string", "expected text");
+    // @ts-expect-error a text schema on a number channel
+    const wrong = channel.value<number>(0, { schema: text });
+    const right = channel.value<number>(0, { schema: integer });
+    expect([wrong.schema, right.schema]).toEqual([text, integer]);
+  });
+
   it("node writes are not checked (the schema guards the boundary, not the graph's own code)", async () => {
     const graph = new StateGraph({ n: channel.value(0, { schema: integer }) })
       .addNode("half", () => ({ n: 0.5 }))

@@ -78,6 +78,14 @@ export type { RunOutcome } from "./runtime/run-loop.js";
 export type { StateSnapshot, StateTask } from "./runtime/state-snapshot.js";
 export type { DebugEvent, MessageChunkMeta, StreamEvent, StreamMode } from "./runtime/stream-events.js";
 export { contextFromCarrier, currentTraceCarrier, type TraceCarrier } from "./runtime/tracing.js";
+export {
+  MODEL_USAGE_CHANNEL,
+  type ModelPrices,
+  type RunUsage,
+  type TokenCounts,
+  UsageTally,
+  withUsageTally,
+} from "./runtime/usage.js";
 export type { GraphSchemas } from "./schema/graph-schemas.js";
 export type { JsonSchema, SchemaIssue, StandardSchemaV1 } from "./schema/standard-schema.js";
 export type { StateOf, StateSchema, UpdateOf } from "./state.js";

@@ -20,6 +20,7 @@ import type { EventSink, UnnumberedEvent } from "./stream-events.js";
 import { raceAbort, runTask, type TaskEnv, type TaskOutcome } from "./task-runner.js";
 import { advance, freshState, stateFromTuple, type ThreadState } from "./thread-state.js";
 import { RunTracing, recordError, TRACEPARENT_KEY } from "./tracing.js";
+import { countRunUsage, type RunUsage } from "./usage.js";
 import { validateUpdate } from "./validate-update.js";
 
 /** One run of a graph on one thread and namespace. @internal */
@@ -48,11 +49,14 @@ export interface RunOutcome {
   /** Nodes of the next superstep. */
   next: string[];
   checkpointId: string | undefined;
+  /** Tokens the run's model calls used, per node and per model; absent when it made none. */
+  usage?: RunUsage;
 }
 
 /** Runs a graph until it ends, pauses or fails. @internal */
 export function executeRun(request: RunRequest): Promise<RunOutcome> {
-  return new GraphRun(request).execute();
+  if (request.parent) return new GraphRun(request).execute();
+  return countRunUsage(() => new GraphRun(request).execute());
 }
 
 class GraphRun {

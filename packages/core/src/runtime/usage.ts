@@ -1,0 +1,177 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { subscribe } from "node:diagnostics_channel";
+import { currentScope } from "./node-context.js";
+
+/**
+ * The diagnostics channel model calls publish their token usage on (`@trellis/models` does, for every
+ * `ChatModel` built on `BaseChatModel`): `{ provider, model, usage: { inputTokens, outputTokens,
+ * totalTokens, … } }`. A model of your own publishes the same message to be counted.
+ *
+ * @example
+ * import { channel } from "node:diagnostics_channel";
+ * channel(MODEL_USAGE_CHANNEL).publish({ provider: "acme", model: "m1", usage: { inputTokens: 9, outputTokens: 3, totalTokens: 12 } });
+ */
+export const MODEL_USAGE_CHANNEL = "trellis:model-usage";
+
+/** Tokens counted for a run, a node or a model. */
+export interface TokenCounts {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  /** Model calls counted. */
+  calls: number;
+  /** Estimated cost in US dollars, when a price is known for every model counted (see {@link ModelPrices}). */
+  costUsd?: number;
+}
+
+/**
+ * What the model calls of one run used: in total, per node (the node that made the call; a
+ * subgraph's node as `subgraph-node/node`), and per model (`provider:model`). Calls replayed from a
+ * durable step are not counted again: they cost nothing the second time.
+ *
+ * @example
+ * const { usage } = await graph.stream(input, config).outcome;
+ * console.log(usage?.totalTokens, usage?.byNode.agent?.outputTokens);
+ */
+export interface RunUsage extends TokenCounts {
+  byNode: Record<string, TokenCounts>;
+  byModel: Record<string, TokenCounts>;
+}
+
+/**
+ * US dollars per million tokens, per model: the key is the model id (`gpt-4o-mini`) or
+ * `provider:model`; `*` applies to any model not listed.
+ *
+ * @example
+ * const prices: ModelPrices = { "gpt-4o-mini": { input: 0.15, output: 0.6 } };
+ */
+export type ModelPrices = Readonly<Record<string, { input: number; output: number; cachedInput?: number }>>;
+
+interface Report {
+  provider?: unknown;
+  model?: unknown;
+  usage?: { inputTokens?: unknown; outputTokens?: unknown; totalTokens?: unknown };
+}
+
+const tallies = new AsyncLocalStorage<UsageTally>();
+let subscribed = false;
+
+function onReport(message: unknown): void {
+  const tally = tallies.getStore();
+  if (!tally) return;
+  const report = message as Report;
+  const ctx = currentScope()?.ctx;
+  const node = ctx ? nodePath(ctx.namespace, ctx.node) : "(outside a node)";
+  tally.add(node, `${String(report.provider ?? "unknown")}:${String(report.model ?? "unknown")}`, report.usage ?? {});
+}
+
+/**
+ * Adds up the usage model calls report while it counts (see {@link withUsageTally}).
+ *
+ * @example
+ * const tally = new UsageTally();
+ * await withUsageTally(tally, () => graph.invoke(input, config));
+ * tally.toJSON({ "gpt-4o-mini": { input: 0.15, output: 0.6 } }).costUsd;
+ */
+export class UsageTally {
+  readonly #byNode = new Map<string, TokenCounts>();
+  readonly #byModel = new Map<string, TokenCounts>();
+  readonly #total: TokenCounts = { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 };
+
+  add(node: string, model: string, usage: Report["usage"] & object): void {
+    const input = count(usage.inputTokens);
+    const output = count(usage.outputTokens);
+    const total = count(usage.totalTokens) || input + output;
+    for (const counts of [this.#total, bucket(this.#byNode, node), bucket(this.#byModel, model)]) {
+      counts.inputTokens += input;
+      counts.outputTokens += output;
+      counts.totalTokens += total;
+      counts.calls += 1;
+    }
+  }
+
+  get calls(): number {
+    return this.#total.calls;
+  }
+
+  /** The counts so far, with costs when `prices` has a price for every model counted. */
+  toJSON(prices?: ModelPrices): RunUsage {
+    const byModel: Record<string, TokenCounts> = {};
+    let cost: number | undefined = prices ? 0 : undefined;
+    for (const [model, counts] of this.#byModel) {
+      const price = prices ? priceOf(prices, model) : undefined;
+      const c = { ...counts };
+      if (price) {
+        c.costUsd = round((counts.inputTokens * price.input + counts.outputTokens * price.output) / 1e6);
+        if (cost !== undefined) cost += c.costUsd;
+      } else cost = undefined;
+      byModel[model] = c;
+    }
+    const byNode: Record<string, TokenCounts> = {};
+    for (const [node, counts] of this.#byNode) byNode[node] = { ...counts };
+    return { ...this.#total, ...(cost !== undefined ? { costUsd: round(cost) } : {}), byNode, byModel };
+  }
+}
+
+function priceOf(prices: ModelPrices, key: string): { input: number; output: number } | undefined {
+  const model = key.slice(key.indexOf(":") + 1);
+  return prices[key] ?? prices[model] ?? prices["*"];
+}
+
+function round(usd: number): number {
+  return Math.round(usd * 1e8) / 1e8;
+}
+
+function count(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+function bucket(map: Map<string, TokenCounts>, key: string): TokenCounts {
+  let counts = map.get(key);
+  if (!counts) {
+    counts = { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 };
+    map.set(key, counts);
+  }
+  return counts;
+}
+
+/** `agent` in the root graph; `research/agent` for node `agent` of the subgraph run by node `research`. */
+function nodePath(namespace: string, node: string): string {
+  if (namespace === "") return node;
+  return `${namespace
+    .split("|")
+    .map((part) => part.split(":")[0])
+    .join("/")}/${node}`;
+}
+
+/**
+ * Runs a root run counting its model usage (into the tally already counting, a server's, else its
+ * own) and adds `usage` to its outcome when a model call was counted. @internal
+ */
+export async function countRunUsage<O extends object>(run: () => Promise<O>): Promise<O & { usage?: RunUsage }> {
+  const tally = tallies.getStore() ?? new UsageTally();
+  const outcome = await withUsageTally(tally, run);
+  return tally.calls > 0 ? { ...outcome, usage: tally.toJSON() } : outcome;
+}
+
+/** The tally of the run executing this code, if any. @internal */
+export function currentUsageTally(): UsageTally | undefined {
+  return tallies.getStore();
+}
+
+/**
+ * Runs `fn` counting the model usage reported inside it into `tally` (a server wraps a whole attempt,
+ * so a failed run's tokens are counted too). Subscribes to {@link MODEL_USAGE_CHANNEL} on first use.
+ *
+ * @example
+ * const tally = new UsageTally();
+ * await withUsageTally(tally, () => graph.invoke(input, config));
+ * tally.toJSON().totalTokens;
+ */
+export function withUsageTally<T>(tally: UsageTally, fn: () => T): T {
+  if (!subscribed) {
+    subscribe(MODEL_USAGE_CHANNEL, onReport);
+    subscribed = true;
+  }
+  return tallies.run(tally, fn);
+}

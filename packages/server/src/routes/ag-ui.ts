@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import { TrellisError } from "@trellis/checkpoint";
+import { readPause } from "@trellis/protocol";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { WebSocketServer } from "ws";
@@ -187,15 +188,14 @@ export async function* agUiEvents(
   const thread = await ctx.store.getThread(run.threadId);
   const snapshot = thread ? await threadSnapshot(ctx, thread) : undefined;
   if (snapshot && snapshot.interrupts.length > 0) {
+    // read as every door reads a pause (@trellis/protocol): the question, and the kind with its form
     const interrupts = snapshot.interrupts.map((i) => {
-      const value = i.value as { question?: unknown } | string;
-      const message =
-        typeof value === "string" ? value : typeof value?.question === "string" ? value.question : undefined;
+      const pause = readPause(i.value);
       return {
         id: i.id,
         reason: "interrupt",
-        ...(message ? { message } : {}),
-        metadata: { value: i.value, node: i.node, namespace: i.namespace },
+        message: pause.question,
+        metadata: { value: i.value, node: i.node, namespace: i.namespace, pause },
       };
     });
     yield { type: "RUN_FINISHED", ...ids, outcome: { type: "interrupt", interrupts } };

@@ -159,7 +159,7 @@ export class SqliteSaver implements CheckpointSaver {
       const upsertBlob = this.#stmt(SQL.upsertBlob);
       for (const b of blobs) upsertBlob.run(threadId, ns, b.channel, b.version, b.kind, b.base, b.body, b.sum);
       this.#upsertWrites(threadId, ns, checkpoint.id, writes);
-      this.#stmt(SQL.touchThread).run(now, threadId);
+      this.#touch(threadId, thread, now);
     });
   }
 
@@ -178,7 +178,7 @@ export class SqliteSaver implements CheckpointSaver {
         );
       }
       this.#upsertWrites(ref.threadId, ns, ref.checkpointId, rows);
-      this.#stmt(SQL.touchThread).run(now, ref.threadId);
+      this.#touch(ref.threadId, thread, now);
     });
   }
 
@@ -385,6 +385,14 @@ export class SqliteSaver implements CheckpointSaver {
     return thread;
   }
 
+  /**
+   * Restarts the thread's TTL. Only a thread with a TTL reads `touched_at` (`setTtl` sets it afresh),
+   * so one without skips the row update: a page less to write per put.
+   */
+  #touch(threadId: string, thread: ThreadRow, now: number): void {
+    if (thread.ttl_ms !== null) this.#stmt(SQL.touchThread).run(now, threadId);
+  }
+
   /** Whether a thread can be read. Reads never delete: an expired thread is purged after, in a write. */
   #threadState(threadId: string): "live" | "missing" | "expired" {
     const thread = this.#stmt(SQL.thread).get(threadId) as ThreadRow | undefined;
@@ -418,11 +426,13 @@ export class SqliteSaver implements CheckpointSaver {
    */
   #leaseWrite<T>(fn: () => T): T {
     if (!this.#fullSync) return this.#write(fn);
-    this.#db.pragma("synchronous = NORMAL");
+    // `exec`, not `db.pragma()` (which builds a statement object and reads its rows each call), and
+    // never a prepared statement: SQLite applies `synchronous` when the statement compiles, not when it runs
+    this.#db.exec("PRAGMA synchronous = NORMAL");
     try {
       return this.#write(fn);
     } finally {
-      this.#db.pragma("synchronous = FULL");
+      this.#db.exec("PRAGMA synchronous = FULL");
     }
   }
 

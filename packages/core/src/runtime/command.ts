@@ -115,7 +115,13 @@ export class GraphInterrupt extends Error {
   }
 
   constructor(readonly interrupts: Interrupt[]) {
+    // A pause is control flow, not a failure: no stack trace, whose capture was most of the cost of
+    // every `interrupt()` (the runtime catches it; a broad catch still sees the message). Error's
+    // constructor does not throw, so the limit is always put back.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`Graph interrupted (${interrupts.length} pending)`);
+    Error.stackTraceLimit = limit;
     Object.defineProperty(this, GRAPH_INTERRUPT, { value: true });
     this.name = "GraphInterrupt";
   }

@@ -1,7 +1,8 @@
 /**
  * Child process: the floor of the server bench — the same HTTP framework as the Trellis server (Hono on
  * @hono/node-server) answering the same requests with the same JSON, each from one SQLite transaction
- * (WAL, synchronous NORMAL, prepared statements). No queue, no checkpoints, no graph: the least an
+ * (WAL, prepared statements, and `synchronous = FULL`: the Trellis server's SQLite saver syncs each
+ * commit to disk, so its floor does too). No queue, no checkpoints, no graph: the least an
  * HTTP service that keeps its threads in SQLite must do. Usage: `node floor-server.js <dir>`; sends
  * `{ type: "ready", url }` over IPC, closes on `{ type: "stop" }`.
  */
@@ -18,7 +19,7 @@ const dir = process.argv[2];
 if (!dir) throw new Error("usage: floor-server.js <dir>");
 const db = new Database(join(dir, "floor.sqlite"));
 db.pragma("journal_mode = WAL");
-db.pragma("synchronous = NORMAL");
+db.pragma("synchronous = FULL");
 db.exec(`
   CREATE TABLE threads (id TEXT PRIMARY KEY, state TEXT NOT NULL);
   CREATE TABLE runs (id TEXT PRIMARY KEY, thread TEXT, input TEXT NOT NULL, output TEXT NOT NULL);

@@ -97,7 +97,11 @@ export async function runServerBench(options: {
 }
 
 function median(values: readonly number[]): number {
-  return percentile(values, 50);
+  const sorted = values.slice().sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function cell(values: readonly number[] | undefined, digits: number): string {

@@ -1,7 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { TrellisError } from "@trellis/checkpoint";
+import type { ModelPrices } from "@trellis/core";
 import type { RetentionSettings } from "./retention.js";
+import { checkPrices } from "./run-usage.js";
 import type { StoreConfig } from "./store-config.js";
 
 /** One assistant the server hosts: a module and the export that holds (or builds) its graph. */
@@ -124,6 +126,11 @@ export interface TrellisConfig {
    * with auth off.
    */
   allowedOrigins?: string[];
+  /**
+   * US dollars per million tokens, per model id (`gpt-4o-mini`), `provider:model`, or `*` for any
+   * other: a run's `metadata.usage.cost_usd` is estimated from them (docs/observability.md).
+   */
+  prices?: ModelPrices;
   /** Port to listen on; the `PORT` environment variable wins. Default 8123. */
   port?: number;
   /** Interface to bind. Default 127.0.0.1. */
@@ -142,6 +149,8 @@ export interface ResolvedConfig {
   retention: RetentionSettings;
   /** Origins allowed to open WebSockets besides the server's own; null: any. */
   allowedOrigins: string[] | null;
+  /** Model prices for cost estimates; null when none are set. */
+  prices: ModelPrices | null;
   port: number;
   host: string;
   baseDir: string;
@@ -230,6 +239,7 @@ export function resolveConfig(
       streamsPerUser: config.limits?.streamsPerUser ?? 50,
     },
     allowedOrigins: config.allowedOrigins ?? (config.auth?.enabled === true ? [] : null),
+    prices: config.prices ?? null,
     retention: {
       runsTtlMs: config.retention?.runsTtlMs ?? null,
       keepCheckpoints: config.retention?.keepCheckpoints ?? null,
@@ -329,6 +339,7 @@ function checkConfig(raw: unknown, where: string): TrellisConfig {
   if (perUser !== undefined && !(typeof perUser === "number" && Number.isInteger(perUser) && perUser > 0)) {
     fail("limits.streamsPerUser must be a whole number above 0.");
   }
+  if (c.prices !== undefined) checkPrices(c.prices);
   if (c.allowedOrigins !== undefined) {
     if (!Array.isArray(c.allowedOrigins)) fail('allowedOrigins must be a list such as ["https://app.example.com"].');
     for (const origin of c.allowedOrigins as unknown[]) {

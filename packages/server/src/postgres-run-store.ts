@@ -389,7 +389,7 @@ export class PostgresRunStore implements RunStore {
 
   async updateRun(
     runId: string,
-    patch: Partial<Pick<RunRecord, "status" | "error" | "preCheckpointId" | "preWriteCount" | "cancel">>,
+    patch: Partial<Pick<RunRecord, "status" | "error" | "preCheckpointId" | "preWriteCount" | "cancel" | "metadata">>,
   ): Promise<void> {
     const sets = ["updated_at = $1"];
     const args: unknown[] = [new Date().toISOString()];
@@ -402,6 +402,7 @@ export class PostgresRunStore implements RunStore {
     if (patch.preCheckpointId !== undefined) add("pre_checkpoint_id", patch.preCheckpointId);
     if (patch.preWriteCount !== undefined) add("pre_write_count", patch.preWriteCount);
     if (patch.cancel !== undefined) add("cancel", patch.cancel);
+    if (patch.metadata !== undefined) add("metadata", json(patch.metadata));
     args.push(runId);
     await this.#q(`UPDATE ${this.#s}.server_runs SET ${sets.join(", ")} WHERE run_id = $${args.length}`, args);
   }

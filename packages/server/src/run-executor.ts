@@ -2,11 +2,14 @@ import { type CheckpointSaver, type CheckpointTuple, type Lease, type Store, Tre
 import {
   Command,
   type GraphInput,
+  type ModelPrices,
   type RunConfig,
   type RunOutcome,
   Send,
   type StreamMode,
   type StreamOptions,
+  UsageTally,
+  withUsageTally,
 } from "@trellis/core";
 import type { AssistantRegistry } from "./assistant-registry.js";
 import type { EventHub } from "./event-hub.js";
@@ -20,6 +23,7 @@ import {
   type RunStore,
   type ThreadStatus,
 } from "./run-store.js";
+import { recordRunUsage } from "./run-usage.js";
 import { ApiEvents, coreModes } from "./stream-format.js";
 import { storeFor } from "./user-store.js";
 import { wireValues } from "./wire-messages.js";
@@ -52,6 +56,8 @@ export interface ExecuteContext {
    * next attempt takes the thread over at once. Default: the graph's own.
    */
   leaseTtlMs?: number;
+  /** US dollars per million tokens per model: the run's `metadata.usage.cost_usd`. */
+  prices?: ModelPrices | undefined;
   /** Test hook: named points of the attempt (`before-finish:<status>`). */
   point?(name: string): Promise<void>;
 }
@@ -81,8 +87,10 @@ type Finish = (
  */
 export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<ExecuteOutcome> {
   const events = new EventWriter(run, ctx);
+  const tally = new UsageTally();
   const finish: Finish = async (status, error, threadStatus, last) => {
     await ctx.point?.(`before-finish:${status}`);
+    await recordRunUsage(run, ctx.store, tally, ctx.prices);
     const seqs = await ctx.store.finishRun(run.runId, run.attempt, { status, error, threadStatus, events: last });
     events.publish(last, seqs);
     return { kind: "finished", status };
@@ -115,7 +123,8 @@ export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<E
     run.preCheckpointId = begun.preCheckpointId;
     run.preWriteCount = begun.preWriteCount;
     events.publish([first], begun.seqs);
-    return await stream(run, ctx, graph, saver, head, events, finish);
+    // the attempt's model calls are counted, whether the run ends well or not
+    return await withUsageTally(tally, () => stream(run, ctx, graph, saver, head, events, finish));
   } catch (error) {
     if (isAttemptLost(error) || ctx.stopReason() === "lost") {
       return { kind: "lost", reason: (error as Error)?.message ?? String(error) };

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { type CheckpointSaver, type Store, TrellisError } from "@trellis/checkpoint";
+import type { ModelPrices } from "@trellis/core";
 import type { AssistantRegistry } from "./assistant-registry.js";
 import type { EventHub } from "./event-hub.js";
 import type { HostedGraph } from "./graph-registry.js";
@@ -38,6 +39,8 @@ export interface RunManagerOptions {
   /** Runs executing at once in this process; 0 for an API process that leaves runs to workers. */
   concurrency: number;
   limits: { stateBytes: number; runTimeMs: number };
+  /** US dollars per million tokens per model, for the cost in a run's `metadata.usage`. */
+  prices?: ModelPrices | undefined;
   /**
    * Several processes share the store (scale-out): every `heartbeatMs` this process reports its runs
    * (and applies stops other processes asked for), takes back runs whose worker fell silent for

@@ -214,7 +214,7 @@ export interface RunStore {
   listRuns(threadId: string, options: { limit: number; offset: number; status?: RunStatus }): Promise<RunRecord[]>;
   updateRun(
     runId: string,
-    patch: Partial<Pick<RunRecord, "status" | "error" | "preCheckpointId" | "preWriteCount" | "cancel">>,
+    patch: Partial<Pick<RunRecord, "status" | "error" | "preCheckpointId" | "preWriteCount" | "cancel" | "metadata">>,
   ): Promise<void>;
   deleteRun(runId: string): Promise<void>;
   /** Pending or running runs of a thread, oldest first. */

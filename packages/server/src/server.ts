@@ -268,6 +268,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     concurrency,
     itemStore,
     limits: resolved.limits,
+    ...(resolved.prices ? { prices: resolved.prices } : {}),
     ...(storage.shared ? { shared: storage.shared } : {}),
     ...(storage.wake ? { wake: storage.wake } : {}),
   });

@@ -380,7 +380,7 @@ export class SqliteRunStore implements RunStore {
 
   async updateRun(
     runId: string,
-    patch: Partial<Pick<RunRecord, "status" | "error" | "preCheckpointId" | "preWriteCount" | "cancel">>,
+    patch: Partial<Pick<RunRecord, "status" | "error" | "preCheckpointId" | "preWriteCount" | "cancel" | "metadata">>,
   ): Promise<void> {
     const sets: string[] = ["updated_at = ?"];
     const args: unknown[] = [new Date().toISOString()];
@@ -403,6 +403,10 @@ export class SqliteRunStore implements RunStore {
     if (patch.cancel !== undefined) {
       sets.push("cancel = ?");
       args.push(patch.cancel);
+    }
+    if (patch.metadata !== undefined) {
+      sets.push("metadata = ?");
+      args.push(json(patch.metadata));
     }
     this.#db.prepare(`UPDATE server_runs SET ${sets.join(", ")} WHERE run_id = ?`).run(...args, runId);
   }

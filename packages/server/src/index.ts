@@ -91,6 +91,7 @@ export type {
   ThreadStatus,
 } from "./run-store.js";
 export { TERMINAL_RUN_STATUSES } from "./run-store.js";
+export type { WireTokenCounts, WireUsage } from "./run-usage.js";
 export { type CreateServerOptions, createServer, startServer, startWorker, type TrellisServer } from "./server.js";
 export type { ServerContext, ServerEnv } from "./server-context.js";
 export { SqliteAssistantStore } from "./sqlite-assistant-store.js";

@@ -8,6 +8,7 @@ import { CliError, type CliIo, LineReader } from "../io.js";
 import { breakpointAnswer, breakpointQuestion } from "../pause-prompts.js";
 import { ProgressPrinter, payloadLines, showValue } from "../progress-printer.js";
 import { entryOf, loadGraph, loadProject, openServer, scratchSaver } from "../project.js";
+import { addUsage, type SessionUsage, usageLine } from "../usage-line.js";
 
 /** Exit code of a run left paused because stdin ended (or the person stopped) before an answer. */
 export const EXIT_PAUSED = 3;
@@ -141,6 +142,8 @@ class RunSession {
   readonly #o: SessionOptions;
   readonly #printer: ProgressPrinter;
   #inFlight: RunRecord | undefined;
+  /** Tokens of the session's runs so far (undefined until a model was called). */
+  #usage: SessionUsage | undefined;
 
   constructor(options: SessionOptions) {
     this.#o = options;
@@ -222,7 +225,9 @@ class RunSession {
     try {
       const modes = this.#o.json ? ["debug", "messages-tuple", "updates"] : ["debug", "messages-tuple"];
       for await (const e of runs.follow(run.runId, 0, { modes })) this.#show(e);
-      return await runs.wait(run.runId);
+      const end = await runs.wait(run.runId);
+      this.#usage = addUsage(this.#usage, end.run.metadata.usage);
+      return end;
     } finally {
       stop.removeEventListener("abort", cancel);
       this.#printer.stop();
@@ -269,17 +274,24 @@ class RunSession {
     const message = error.message.includes(error.error) ? error.message : `${error.message} (${error.error})`;
     if (this.#o.json) this.#emit({ event: "error", thread: threadId, message });
     else this.#o.io.stderr.write(`✗ The run failed: ${message}\n  Thread ${threadId} keeps its last checkpoint.\n`);
+    this.#sayUsage();
     return 1;
   }
 
   #done(values: Record<string, unknown>): number {
     if (this.#o.json) {
-      this.#emit({ event: "done", thread: this.#o.threadId, values });
+      this.#emit({ event: "done", thread: this.#o.threadId, values, ...(this.#usage ? { usage: this.#usage } : {}) });
       return 0;
     }
     this.#say(`✔ Done · thread ${this.#o.threadId}`);
     for (const [key, value] of Object.entries(values)) this.#say(`  ${key}: ${showValue(value, 300)}`);
+    this.#sayUsage();
     return 0;
+  }
+
+  /** The session's token usage (every run of it), when a model was called and not in JSON mode. */
+  #sayUsage(): void {
+    if (this.#usage && !this.#o.json) this.#say(usageLine(this.#usage));
   }
 
   #paused(state: StateSnapshot, why: "eof" | "stop"): number {
@@ -291,6 +303,7 @@ class RunSession {
     const reason = why === "eof" ? "No answer (input ended)" : "Stopped";
     this.#say(`${reason}: thread ${threadId} stays paused before ${state.next.join(", ")}.`);
     this.#say(`Resume it with: trellis run ${graphId} --thread ${threadId}`);
+    this.#sayUsage();
     return EXIT_PAUSED;
   }
 

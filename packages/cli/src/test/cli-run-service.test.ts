@@ -94,7 +94,9 @@ describe("trellis run through the run service", () => {
     ]) {
       const r = await spawnCli(project, argv);
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain('Thread "bp-1" belongs to graph "bp-flow": run it with an assistant of that graph (assistant_id "bp-flow"');
+      expect(r.stderr).toContain(
+        'Thread "bp-1" belongs to graph "bp-flow": run it with an assistant of that graph (assistant_id "bp-flow"',
+      );
       expect(r.stderr).toContain("trellis run bp-flow --thread bp-1");
       expect(r.stdout).not.toContain("› "); // nothing asked about another graph's pause
     }

@@ -34,3 +34,19 @@ export {
   type PauseRequest,
   type TextPause,
 } from "./pause-request.js";
+export type {
+  ApiAssistant,
+  ApiAssistantVersion,
+  ApiCheckpoint,
+  ApiCheckpointMetadata,
+  ApiGraphJson,
+  ApiInterrupt,
+  ApiMultitaskStrategy,
+  ApiRun,
+  ApiRunError,
+  ApiRunStatus,
+  ApiServerInfo,
+  ApiThread,
+  ApiThreadState,
+  ApiThreadStatus,
+} from "./wire.js";

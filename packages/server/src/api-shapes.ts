@@ -1,5 +1,5 @@
 import type { StateSnapshot } from "@trellis/core";
-import { toApiInterrupt } from "./run-executor.js";
+import type { ApiCheckpoint, ApiInterrupt, ApiRun, ApiThread, ApiThreadState } from "@trellis/protocol";
 import type { RunRecord, ThreadRecord } from "./run-store.js";
 import type { ServerContext } from "./server-context.js";
 import { wireValues } from "./wire-messages.js";
@@ -10,7 +10,7 @@ import { wireValues } from "./wire-messages.js";
  * @example
  * runJson(run).status; // "pending"
  */
-export function runJson(run: RunRecord) {
+export function runJson(run: RunRecord): ApiRun {
   return {
     run_id: run.runId,
     thread_id: run.threadId,
@@ -34,32 +34,18 @@ export function runJson(run: RunRecord) {
   };
 }
 
-/** A checkpoint in the Agent Server's JSON shape. */
-export interface ApiCheckpoint {
-  thread_id: string;
-  checkpoint_ns: string;
-  checkpoint_id: string | null;
-  checkpoint_map: null;
+/**
+ * An interrupt in the Agent Server's JSON shape.
+ *
+ * @example
+ * interruptJson({ id: "i1", value: "Name?", node: "ask", namespace: "" }); // { id: "i1", value: "Name?", when: "during", resumable: true, ns: [] }
+ */
+export function interruptJson(i: { id: string; value: unknown; node: string; namespace: string }): ApiInterrupt {
+  return { id: i.id, value: i.value, when: "during", resumable: true, ns: i.namespace ? i.namespace.split("|") : [] };
 }
 
-/** A thread state in the Agent Server's JSON shape. */
-export interface ApiThreadState {
-  values: Record<string, unknown>;
-  next: string[];
-  tasks: Array<{
-    id: string;
-    name: string;
-    error: string | null;
-    interrupts: ReturnType<typeof toApiInterrupt>[];
-    checkpoint: null;
-    state: ApiThreadState | null;
-  }>;
-  checkpoint: ApiCheckpoint;
-  metadata: unknown;
-  created_at: string | null;
-  parent_checkpoint: ApiCheckpoint | null;
-  interrupts: ReturnType<typeof toApiInterrupt>[];
-}
+/** The wire shapes this file writes, declared once in `@trellis/protocol` (the studio reads the same). */
+export type { ApiCheckpoint, ApiThreadState };
 
 /**
  * A checkpoint state in the Agent Server's JSON shape (`GET /threads/{id}/state`, history items).
@@ -81,7 +67,7 @@ export function stateJson(s: StateSnapshot, threadId: string): ApiThreadState {
       id: t.id,
       name: t.name,
       error: t.error ? `${t.error.name}: ${t.error.message}` : null,
-      interrupts: t.interrupts.map(toApiInterrupt),
+      interrupts: t.interrupts.map(interruptJson),
       checkpoint: null,
       state: t.state ? stateJson(t.state, threadId) : null,
     })),
@@ -89,7 +75,7 @@ export function stateJson(s: StateSnapshot, threadId: string): ApiThreadState {
     metadata: s.metadata ?? null,
     created_at: s.createdAt ?? null,
     parent_checkpoint: s.parentCheckpointId ? checkpoint(s.parentCheckpointId) : null,
-    interrupts: s.interrupts.map(toApiInterrupt),
+    interrupts: s.interrupts.map(interruptJson),
   };
 }
 
@@ -115,11 +101,11 @@ export async function threadSnapshot(
  * @example
  * (await threadJson(ctx, thread)).status; // "interrupted"
  */
-export async function threadJson(ctx: ServerContext, thread: ThreadRecord) {
+export async function threadJson(ctx: ServerContext, thread: ThreadRecord): Promise<ApiThread> {
   const snapshot = await threadSnapshot(ctx, thread);
-  const interrupts: Record<string, unknown[]> = {};
+  const interrupts: Record<string, ApiInterrupt[]> = {};
   for (const task of snapshot?.tasks ?? []) {
-    if (task.interrupts.length) interrupts[task.id] = task.interrupts.map(toApiInterrupt);
+    if (task.interrupts.length) interrupts[task.id] = task.interrupts.map(interruptJson);
   }
   return {
     thread_id: thread.threadId,

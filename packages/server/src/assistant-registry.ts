@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { TrellisError } from "@trellis/checkpoint";
+import type { ApiAssistant, ApiAssistantVersion } from "@trellis/protocol";
 import type {
   AssistantConfig,
   AssistantPatch,
@@ -137,7 +138,7 @@ export function systemAssistant(hosted: HostedGraph, now = hosted.createdAt): As
  * @example
  * assistantJson(record).assistant_id;
  */
-export function assistantJson(a: AssistantRecord) {
+export function assistantJson(a: AssistantRecord): ApiAssistant {
   return { ...assistantVersionJson(a), updated_at: a.updatedAt };
 }
 
@@ -147,7 +148,7 @@ export function assistantJson(a: AssistantRecord) {
  * @example
  * (await registry.versions(id, { limit: 10, offset: 0 }, "app")).map(assistantVersionJson);
  */
-export function assistantVersionJson(a: AssistantVersionRecord) {
+export function assistantVersionJson(a: AssistantVersionRecord): ApiAssistantVersion {
   return {
     assistant_id: a.assistantId,
     graph_id: a.graphId,

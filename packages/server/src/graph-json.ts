@@ -1,4 +1,5 @@
 import type { GraphDrawing, Xray } from "@trellis/core";
+import type { ApiGraphJson } from "@trellis/protocol";
 import { invalid } from "./request-body.js";
 
 /**
@@ -9,11 +10,11 @@ import { invalid } from "./request-body.js";
  * @example
  * graphJson(graph.getGraph({ xray: true })).nodes.map((n) => n.id); // ["__start__", "review:check", …]
  */
-export function graphJson(drawing: GraphDrawing) {
+export function graphJson(drawing: GraphDrawing): ApiGraphJson {
   return {
     nodes: drawing.nodes.map((n) => ({
       id: n.id,
-      type: n.kind === "start" || n.kind === "end" ? "schema" : "runnable",
+      type: n.kind === "start" || n.kind === "end" ? ("schema" as const) : ("runnable" as const),
       data: n.kind === "start" || n.kind === "end" ? n.id : { id: ["trellis", n.kind, n.id], name: n.id },
       ...(n.metadata ? { metadata: n.metadata } : {}),
     })),

@@ -1,10 +1,9 @@
 import { TrellisError } from "@trellis/checkpoint";
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { runJson, threadSnapshot } from "../api-shapes.js";
+import { interruptJson, runJson, threadSnapshot } from "../api-shapes.js";
 import { notFound } from "../http-errors.js";
 import { readBody } from "../request-body.js";
-import { toApiInterrupt } from "../run-executor.js";
 import { parseRunRequest } from "../run-request.js";
 import { type RunRecord, type RunStatus, TERMINAL_RUN_STATUSES } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
@@ -93,7 +92,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const snapshot = thread ? await threadSnapshot(ctx, thread) : undefined;
     if (!snapshot) return {};
     return snapshot.interrupts.length
-      ? { ...wireValues(snapshot.values), __interrupt__: snapshot.interrupts.map(toApiInterrupt) }
+      ? { ...wireValues(snapshot.values), __interrupt__: snapshot.interrupts.map(interruptJson) }
       : wireValues(snapshot.values);
   };
 

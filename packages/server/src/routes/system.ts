@@ -1,3 +1,4 @@
+import type { ApiServerInfo } from "@trellis/protocol";
 import { Hono } from "hono";
 import type { ServerContext, ServerEnv } from "../server-context.js";
 
@@ -12,8 +13,8 @@ export const SERVER_VERSION = "0.1.0";
  */
 export function systemRoutes(ctx: ServerContext): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
-  app.get("/info", (c) =>
-    c.json({
+  app.get("/info", (c) => {
+    const info: ApiServerInfo = {
       version: SERVER_VERSION,
       name: "trellis-server",
       flags: { assistants: true, crons: true, langsmith: false, store: true, agui: true },
@@ -21,7 +22,8 @@ export function systemRoutes(ctx: ServerContext): Hono<ServerEnv> {
       queue: ctx.config.queue.kind,
       saver: ctx.config.saver.kind,
       auth: ctx.authEnabled,
-    }),
-  );
+    };
+    return c.json(info);
+  });
   return app;
 }

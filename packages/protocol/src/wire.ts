@@ -1,0 +1,144 @@
+/**
+ * The Agent Server API's JSON, as Trellis's server writes it and its studio reads it (snake_case, as
+ * LangGraph's clients speak it). Types only: the server's serialisers (`runJson`, `threadJson`,
+ * `stateJson`, `assistantJson`, `graphJson`, `/info`) are declared to return these, and the studio
+ * reads them with `import type`, so a change on one side that the other does not follow fails
+ * `tsc -b` (and the studio's typecheck) instead of drifting.
+ */
+
+/** A thread's status: `busy` while a run is queued or running on it. */
+export type ApiThreadStatus = "idle" | "busy" | "interrupted" | "error";
+
+/**
+ * A run's status, as LangGraph's Agent Server reports it: a run that reached a pause is `success` (its
+ * thread `interrupted`); `interrupted` is a run that was stopped.
+ */
+export type ApiRunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
+
+/** What to do with a new run when the thread already has one. */
+export type ApiMultitaskStrategy = "reject" | "interrupt" | "rollback" | "enqueue";
+
+/** A pending interrupt: its id (resume by it), its value (read it with `readPause`), its namespace. */
+export interface ApiInterrupt {
+  id: string;
+  value: unknown;
+  when: "during";
+  resumable: boolean;
+  ns: string[];
+}
+
+/** A checkpoint's address. */
+export interface ApiCheckpoint {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string | null;
+  checkpoint_map: null;
+}
+
+/** What a checkpoint says about itself: how it was made, its step, which node wrote which keys. */
+export interface ApiCheckpointMetadata {
+  source?: string;
+  step?: number;
+  writes?: Record<string, unknown> | null;
+  [key: string]: unknown;
+}
+
+/** A thread's state at one checkpoint (`GET /threads/{id}/state`, history items). */
+export interface ApiThreadState {
+  values: Record<string, unknown>;
+  next: string[];
+  tasks: Array<{
+    id: string;
+    name: string;
+    error: string | null;
+    interrupts: ApiInterrupt[];
+    checkpoint: null;
+    state: ApiThreadState | null;
+  }>;
+  checkpoint: ApiCheckpoint;
+  metadata: ApiCheckpointMetadata | null;
+  created_at: string | null;
+  parent_checkpoint: ApiCheckpoint | null;
+  interrupts: ApiInterrupt[];
+}
+
+/** A thread (`GET /threads/{id}`, search results), with its current values and pending interrupts. */
+export interface ApiThread {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  state_updated_at: string;
+  metadata: Record<string, unknown>;
+  status: ApiThreadStatus;
+  values: Record<string, unknown> | null;
+  /** Pending interrupts by task id. */
+  interrupts: Record<string, ApiInterrupt[]>;
+  config: Record<string, never>;
+  error: unknown;
+}
+
+/** Why a run failed: its error code, message and details. */
+export interface ApiRunError {
+  error: string;
+  message: string;
+  details?: unknown;
+}
+
+/** A run (`GET /threads/{id}/runs/{run_id}`, lists). */
+export interface ApiRun {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: ApiRunStatus;
+  metadata: Record<string, unknown>;
+  multitask_strategy: ApiMultitaskStrategy;
+  kwargs: {
+    input: unknown;
+    command: { resume?: unknown; update?: unknown; goto?: unknown } | null;
+    config: { recursion_limit?: number; configurable?: Record<string, unknown>; tags?: string[] };
+    stream_mode: string[];
+    interrupt_before: string[] | "*" | null;
+    interrupt_after: string[] | "*" | null;
+    context: Record<string, unknown>;
+  };
+  attempt: number;
+  error: ApiRunError | null;
+}
+
+/** A version of an assistant (`POST /assistants/{id}/versions`). */
+export interface ApiAssistantVersion {
+  assistant_id: string;
+  graph_id: string;
+  name: string;
+  description: string | null;
+  config: unknown;
+  context: unknown;
+  metadata: Record<string, unknown>;
+  version: number;
+  created_at: string;
+}
+
+/** An assistant (`GET /assistants/{id}`, search results). */
+export interface ApiAssistant extends ApiAssistantVersion {
+  updated_at: string;
+}
+
+/** A graph drawing (`GET /assistants/{id}/graph`): START and END as `schema` nodes. */
+export interface ApiGraphJson {
+  nodes: Array<{ id: string; type: "schema" | "runnable"; data: unknown; metadata?: Record<string, unknown> }>;
+  /** Conditional edges carry their path-map key as `data`. */
+  edges: Array<{ source: string; target: string; conditional: boolean; data?: string }>;
+}
+
+/** `GET /info`. */
+export interface ApiServerInfo {
+  version: string;
+  name: string;
+  flags: Record<string, boolean>;
+  assistants: string[];
+  queue: string;
+  saver: string;
+  auth: boolean;
+}

@@ -16,6 +16,9 @@ export const POSTGRES_URL = process.env.TRELLIS_POSTGRES_URL ?? "postgres://post
 /**
  * Resolves true when PostgreSQL answers; under CI a missing server fails the run (see requireService).
  * Part of the `./testing` export: other packages' tests and the reliability suite use it.
+ *
+ * @example
+ * it.runIf(await requirePostgres())("stores a checkpoint", async () => { /* … */ });
  */
 export function requirePostgres(): Promise<boolean> {
   return requireService(

@@ -18,7 +18,7 @@ export const POSTGRES_URL = process.env.TRELLIS_POSTGRES_URL ?? "postgres://post
  * Part of the `./testing` export: other packages' tests and the reliability suite use it.
  *
  * @example
- * it.runIf(await requirePostgres())("stores a checkpoint", async () => { /* … */ });
+ * it.runIf(await requirePostgres())("stores a checkpoint", async () => { await check(); });
  */
 export function requirePostgres(): Promise<boolean> {
   return requireService(

@@ -73,7 +73,7 @@ export async function loadGraph(project: Project, graphId: string, saver: Checkp
 }
 
 /** The configured saver and the server's thread records, opened by a CLI command that only reads them. */
-export interface Storage {
+export interface ThreadReader {
   saver: CheckpointSaver;
   store: RunStore;
   close(): Promise<void>;
@@ -84,10 +84,10 @@ export interface Storage {
  * for the commands that read threads (`threads`, `state`); runs go through {@link openServer}.
  *
  * @example
- * const storage = await openStorage(project);
- * try { … } finally { await storage.close(); }
+ * const reader = await openThreadReader(project);
+ * try { … } finally { await reader.close(); }
  */
-export async function openStorage(project: Project): Promise<Storage> {
+export async function openThreadReader(project: Project): Promise<ThreadReader> {
   const saver = project.resolved.saver;
   if (saver.kind === "sqlite") {
     if (saver.path !== ":memory:") mkdirSync(dirname(saver.path), { recursive: true });

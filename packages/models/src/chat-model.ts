@@ -3,7 +3,7 @@ import { deltasFromMessage } from "./message-deltas.js";
 import type { AssistantMessage, Message } from "./messages.js";
 import { ModelError } from "./model-errors.js";
 import { traceModelCall, traceModelStream } from "./model-tracing.js";
-import { type MessageLike, normalizeMessages } from "./normalize-message.js";
+import { type MessageInput, normalizeMessages } from "./normalize-message.js";
 
 /**
  * A JSON Schema object, as sent to the model to describe a tool's arguments.
@@ -101,9 +101,9 @@ export interface ChatModel {
   /** Model id, e.g. `"gpt-4o-mini"`. */
   readonly model: string;
   /** Resolves to the full assistant message, with tool calls and usage. */
-  invoke(messages: readonly MessageLike[], options?: ChatCallOptions): Promise<AssistantMessage>;
+  invoke(messages: readonly MessageInput[], options?: ChatCallOptions): Promise<AssistantMessage>;
   /** Yields text and tool-call deltas, then the full message as the last delta. */
-  stream(messages: readonly MessageLike[], options?: ChatCallOptions): AsyncIterable<ChatDelta>;
+  stream(messages: readonly MessageInput[], options?: ChatCallOptions): AsyncIterable<ChatDelta>;
 }
 
 /**
@@ -142,7 +142,7 @@ export abstract class BaseChatModel implements ChatModel {
     yield* deltasFromMessage(await this.generate(messages, options));
   }
 
-  async invoke(messages: readonly MessageLike[], options: ChatCallOptions = {}): Promise<AssistantMessage> {
+  async invoke(messages: readonly MessageInput[], options: ChatCallOptions = {}): Promise<AssistantMessage> {
     const listener = resolveListener(options);
     const normalized = normalizeMessages(messages);
     const request = withoutListener(options);
@@ -165,7 +165,7 @@ export abstract class BaseChatModel implements ChatModel {
     return final;
   }
 
-  async *stream(messages: readonly MessageLike[], options: ChatCallOptions = {}): AsyncIterable<ChatDelta> {
+  async *stream(messages: readonly MessageInput[], options: ChatCallOptions = {}): AsyncIterable<ChatDelta> {
     const listener = resolveListener(options);
     const normalized = normalizeMessages(messages);
     options.signal?.throwIfAborted();

@@ -63,7 +63,7 @@ export {
 export { CAPTURE_CONTENT_ENV, MODEL_USAGE_CHANNEL, type ModelUsageReport } from "./model-tracing.js";
 export {
   InvalidMessageError,
-  type MessageLike,
+  type MessageInput,
   type NormalizeOptions,
   normalizeMessage,
   normalizeMessages,

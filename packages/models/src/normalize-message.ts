@@ -15,9 +15,9 @@ import {
  * `[role, content]` pair, a LangChain message (dict, serialised or instance) or an OpenAI wire message.
  *
  * @example
- * const inputs: MessageLike[] = ["hi", ["ai", "hello"], { type: "human", content: "bye" }];
+ * const inputs: MessageInput[] = ["hi", ["ai", "hello"], { type: "human", content: "bye" }];
  */
-export type MessageLike = Message | string | readonly [string, unknown] | object;
+export type MessageInput = Message | string | readonly [string, unknown] | object;
 
 /**
  * A message could not be understood. `details.index` is its position when a list was normalised and
@@ -71,7 +71,7 @@ const LANGCHAIN_CLASSES: Record<string, Role> = {
 };
 
 /**
- * Turns one message in any accepted shape ({@link MessageLike}) into a Trellis {@link Message}.
+ * Turns one message in any accepted shape ({@link MessageInput}) into a Trellis {@link Message}.
  * Fields Trellis does not model (`response_metadata`, `additional_kwargs` other than tool calls...) are
  * dropped. Throws {@link InvalidMessageError} for input it cannot use.
  *
@@ -80,7 +80,7 @@ const LANGCHAIN_CLASSES: Record<string, Role> = {
  * normalizeMessage({ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{\"a\":1}" } }] });
  * // { id: "…", role: "assistant", content: "", toolCalls: [{ id: "c1", name: "f", args: { a: 1 } }] }
  */
-export function normalizeMessage(input: MessageLike, options: NormalizeOptions = {}): Message {
+export function normalizeMessage(input: MessageInput, options: NormalizeOptions = {}): Message {
   const { index } = options;
   const newId = options.newId ?? newMessageId;
   if (typeof input === "string") return { id: newId(), role: "user", content: input };
@@ -142,13 +142,13 @@ export function normalizeMessage(input: MessageLike, options: NormalizeOptions =
  * normalizeMessages([["system", "Be brief"], { role: "human", content: "Hi" }]).map((m) => m.role); // ["system", "user"]
  */
 export function normalizeMessages(
-  input: readonly MessageLike[] | MessageLike,
+  input: readonly MessageInput[] | MessageInput,
   options: Omit<NormalizeOptions, "index"> = {},
 ): Message[] {
   if (typeof input === "string" || !Array.isArray(input) || isRolePair(input)) {
-    return [normalizeMessage(input as MessageLike, options)];
+    return [normalizeMessage(input as MessageInput, options)];
   }
-  return (input as readonly MessageLike[]).map((message, index) => normalizeMessage(message, { ...options, index }));
+  return (input as readonly MessageInput[]).map((message, index) => normalizeMessage(message, { ...options, index }));
 }
 
 function isRolePair(input: readonly unknown[]): boolean {

@@ -2,7 +2,7 @@ import type { StateSnapshot } from "@trellis/core";
 import { checkFlags, type ParsedArgs, stringFlag } from "../args.js";
 import { CliError, type CliIo } from "../io.js";
 import { showValue } from "../progress-printer.js";
-import { entryOf, loadGraph, loadProject, openStorage, scratchSaver } from "../project.js";
+import { entryOf, loadGraph, loadProject, openThreadReader, scratchSaver } from "../project.js";
 
 /**
  * `trellis draw <graph> [--json]`: the graph as a Mermaid flowchart (or its nodes and edges as JSON).
@@ -35,9 +35,9 @@ export async function threadsCommand(args: ParsedArgs, io: CliIo): Promise<numbe
   if (!Number.isInteger(limit) || limit < 1) throw new CliError("--limit must be a positive whole number.", 2);
   const graphId = stringFlag(args, "graph");
   if (graphId !== undefined) entryOf(project, graphId);
-  const storage = await openStorage(project);
+  const reader = await openThreadReader(project);
   try {
-    const threads = await storage.store.searchThreads({
+    const threads = await reader.store.searchThreads({
       limit,
       offset: 0,
       sortBy: "updated_at",
@@ -64,7 +64,7 @@ export async function threadsCommand(args: ParsedArgs, io: CliIo): Promise<numbe
     io.stdout.write(table(["THREAD", "GRAPH", "STATUS", "UPDATED"], rows));
     return 0;
   } finally {
-    await storage.close();
+    await reader.close();
   }
 }
 
@@ -90,9 +90,9 @@ export async function stateCommand(args: ParsedArgs, io: CliIo): Promise<number>
   const threadId = args.positionals[0];
   if (!threadId) throw new CliError("Name a thread: trellis state <thread>. List them with trellis threads.", 2);
   const project = await loadProject(io, stringFlag(args, "config"));
-  const storage = await openStorage(project);
+  const reader = await openThreadReader(project);
   try {
-    const record = await storage.store.getThread(threadId);
+    const record = await reader.store.getThread(threadId);
     const graphId = stringFlag(args, "graph") ?? record?.graphId ?? (record?.metadata.graph_id as string | undefined);
     if (!graphId) {
       throw new CliError(
@@ -102,7 +102,7 @@ export async function stateCommand(args: ParsedArgs, io: CliIo): Promise<number>
       );
     }
     entryOf(project, graphId);
-    const graph = await loadGraph(project, graphId, storage.saver);
+    const graph = await loadGraph(project, graphId, reader.saver);
     const json = args.flags.get("json") === true;
     if (args.flags.get("history") === true) {
       const limit = Number(stringFlag(args, "limit") ?? 100);
@@ -130,7 +130,7 @@ export async function stateCommand(args: ParsedArgs, io: CliIo): Promise<number>
     io.stdout.write(`${lines.join("\n")}\n`);
     return 0;
   } finally {
-    await storage.close();
+    await reader.close();
   }
 }
 

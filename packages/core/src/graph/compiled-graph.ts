@@ -11,7 +11,7 @@ import {
   type PausedInputDecision,
   type PausedInputPolicy,
 } from "../runtime/paused-input.js";
-import { executeRun, type RunOutcome } from "../runtime/run-loop.js";
+import { type RunOutcome, runLoop } from "../runtime/run-loop.js";
 import { emptySnapshot, type StateSnapshot, snapshotOf } from "../runtime/state-snapshot.js";
 import type { StreamEvent, StreamMode } from "../runtime/stream-events.js";
 import { updateThreadState } from "../runtime/update-state.js";
@@ -197,7 +197,7 @@ export class CompiledGraph<S extends StateSchema> {
     if (scope && config?.threadId === undefined && config?.configurable?.thread_id === undefined) {
       return (await this.#invokeNested(input, config, scope)) as InvokeResult<S>;
     }
-    const outcome = await executeRun({ spec: this.#spec, input, config: normalizeConfig(config), sink: undefined });
+    const outcome = await runLoop({ spec: this.#spec, input, config: normalizeConfig(config), sink: undefined });
     return toInvokeResult(outcome) as InvokeResult<S>;
   }
 
@@ -210,7 +210,7 @@ export class CompiledGraph<S extends StateSchema> {
    */
   async run(input: GraphInput<S>, config?: RunConfig): Promise<RunResult<S>> {
     try {
-      const outcome = await executeRun({ spec: this.#spec, input, config: normalizeConfig(config), sink: undefined });
+      const outcome = await runLoop({ spec: this.#spec, input, config: normalizeConfig(config), sink: undefined });
       const values = { ...outcome.values } as StateOf<S>;
       return outcome.status === "done"
         ? { status: "done", values, checkpointId: outcome.checkpointId }
@@ -276,7 +276,7 @@ export class CompiledGraph<S extends StateSchema> {
     return eventStream(modes, subgraphs === true, (sink, signal) => {
       const userSignal = normalized.signal;
       const combined = userSignal ? AbortSignal.any([userSignal, signal]) : signal;
-      return executeRun({ spec: this.#spec, input, config: { ...normalized, signal: combined }, sink });
+      return runLoop({ spec: this.#spec, input, config: { ...normalized, signal: combined }, sink });
     });
   }
 
@@ -413,7 +413,7 @@ export class CompiledGraph<S extends StateSchema> {
     if (scope.ctx.store !== undefined) inherited.store = scope.ctx.store;
     const normalized = normalizeConfig({ ...inherited, ...config, durability: parent.durability ?? "sync" });
     try {
-      const outcome = await executeRun({
+      const outcome = await runLoop({
         spec: this.#spec,
         input,
         config: normalized,

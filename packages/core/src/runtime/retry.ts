@@ -22,7 +22,7 @@ export interface RetryPolicy {
 }
 
 /** @internal */
-export function retryDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
+export function nodeRetryDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
   const base = Math.min(
     policy.maxInterval ?? 128_000,
     (policy.initialInterval ?? 500) * (policy.backoffFactor ?? 2) ** (attempt - 1),

@@ -24,7 +24,7 @@ import { countRunUsage, type RunUsage } from "./usage.js";
 import { validateUpdate } from "./validate-update.js";
 
 /** One run of a graph on one thread and namespace. @internal */
-export interface RunRequest {
+export interface LoopRequest {
   spec: GraphSpec;
   input: unknown;
   config: NormalizedConfig;
@@ -54,7 +54,7 @@ export interface RunOutcome {
 }
 
 /** Runs a graph until it ends, pauses or fails. @internal */
-export function executeRun(request: RunRequest): Promise<RunOutcome> {
+export function runLoop(request: LoopRequest): Promise<RunOutcome> {
   if (request.parent) return new GraphRun(request).execute();
   return countRunUsage(() => new GraphRun(request).execute());
 }
@@ -76,7 +76,7 @@ class GraphRun {
   /** The run's spans; undefined unless a tracer provider records them. */
   #tracing: RunTracing | undefined;
 
-  constructor(private readonly request: RunRequest) {
+  constructor(private readonly request: LoopRequest) {
     const { spec, config, parent } = request;
     this.#spec = spec;
     this.#config = config;

@@ -5,7 +5,7 @@ import { Command, type Goto, GraphInterrupt, type Interrupt, ParentCommand } fro
 import type { NormalizedConfig } from "./config.js";
 import { type ChildRunEnv, contextMethods, type NodeContext, runInScope, type TaskScope } from "./node-context.js";
 import type { KnownPlain } from "./plain-check.js";
-import { retryDelay, shouldRetry, sleep } from "./retry.js";
+import { nodeRetryDelay, shouldRetry, sleep } from "./retry.js";
 import type { EventSink } from "./stream-events.js";
 import { validateUpdate } from "./validate-update.js";
 
@@ -58,7 +58,7 @@ export async function runTask(task: RunnableTask, env: TaskEnv): Promise<TaskOut
       }
       if (env.signal.aborted || !shouldRetry(policy, error, attempt)) return { kind: "error", error };
       try {
-        await sleep(env.clock, retryDelay(policy ?? {}, attempt), env.signal);
+        await sleep(env.clock, nodeRetryDelay(policy ?? {}, attempt), env.signal);
       } catch {
         return { kind: "error", error };
       }

@@ -114,7 +114,11 @@ export async function packPackages(options: { outDir: string; root?: string }): 
       await mkdir(stage);
       for (const entry of await readdir(pkg.dir)) {
         if (entry === "node_modules" || entry === "package.json" || entry === "src") continue;
-        await cp(join(pkg.dir, entry), join(stage, entry), { recursive: true });
+        // nested node_modules (a tool's cache inside a shipped folder) never go in
+        await cp(join(pkg.dir, entry), join(stage, entry), {
+          recursive: true,
+          filter: (source) => !/[\\/]node_modules([\\/]|$)/.test(source.slice(pkg.dir.length)),
+        });
       }
       const entries = await readdir(pkg.dir);
       if (!entries.some((e) => /^licen[cs]e/i.test(e))) await cp(join(root, "LICENSE"), join(stage, "LICENSE"));
@@ -126,7 +130,12 @@ export async function packPackages(options: { outDir: string; root?: string }): 
       ["pack", ...stageDirs, "--pack-destination", options.outDir, "--json", "--ignore-scripts"],
       { cwd: staging, maxBuffer: 64 * 1024 * 1024 },
     );
-    const results = JSON.parse(stdout) as Array<{ name: string; version: string; filename: string; files: { path: string }[] }>;
+    const results = JSON.parse(stdout) as Array<{
+      name: string;
+      version: string;
+      filename: string;
+      files: { path: string }[];
+    }>;
     return results.map((r, i) => {
       const pkg = packages[i] as WorkspacePackage;
       return {

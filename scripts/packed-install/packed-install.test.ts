@@ -194,9 +194,13 @@ describe("every publishable package packs cleanly", () => {
 
   it("ships no sources, tests, source maps or workspace-only export conditions", () => {
     for (const p of packed) {
-      const stray = p.files
-        .filter((f) => !(p.name === "create-trellis" && f.startsWith("template/"))) // the starter ships its tests
-        .filter((f) => /^src\/|\.test\.|\.test-d\.|(^|\/)test\/|\.map$|\.tsbuildinfo$|^tsconfig|^e2e\//.test(f));
+      // the starter's template is a project: it ships its sources, test and tsconfig, never node_modules
+      const template = (f: string) => p.name === "create-trellis" && f.startsWith("template/");
+      const stray = p.files.filter(
+        (f) =>
+          /(^|\/)node_modules\//.test(f) ||
+          (!template(f) && /^src\/|\.test\.|\.test-d\.|(^|\/)test\/|\.map$|\.tsbuildinfo$|^tsconfig|^e2e\//.test(f)),
+      );
       expect(stray, p.name).toEqual([]);
       expect(JSON.stringify(p.manifest), p.name).not.toContain("@trellis/source");
       expect(p.manifest.devDependencies, p.name).toBeUndefined();

@@ -415,6 +415,14 @@ export class PostgresRunStore implements RunStore {
     });
   }
 
+  async runCounts(): Promise<Partial<Record<RunStatus, number>>> {
+    const rows = await this.#q(
+      `SELECT status, COUNT(*) AS n FROM ${this.#s}.server_runs WHERE status IN ('pending', 'running') GROUP BY status`,
+      [],
+    );
+    return Object.fromEntries(rows.map((r) => [r.status as RunStatus, Number(r.n)]));
+  }
+
   async activeRuns(threadId: string): Promise<RunRecord[]> {
     const rows = await this.#q(
       `SELECT * FROM ${this.#s}.server_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq`,

@@ -65,7 +65,7 @@ export interface ExecuteContext {
 /** How an attempt ended for the worker that ran it. @internal */
 export type ExecuteOutcome =
   /** The run's final status is stored (with its thread's status, in one transaction). */
-  | { kind: "finished"; status: RunStatus }
+  | { kind: "finished"; status: RunStatus; error?: RunRecord["error"] }
   /** Handed back to the queue (shutdown): the next attempt continues from the last checkpoint. */
   | { kind: "released" }
   /** Another attempt owns the run (or may): this one wrote nothing more. */
@@ -93,7 +93,7 @@ export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<E
     await recordRunUsage(run, ctx.store, tally, ctx.prices);
     const seqs = await ctx.store.finishRun(run.runId, run.attempt, { status, error, threadStatus, events: last });
     events.publish(last, seqs);
-    return { kind: "finished", status };
+    return error ? { kind: "finished", status, error } : { kind: "finished", status };
   };
   try {
     const hosted = ctx.graphs.get(graphIdOf(run));

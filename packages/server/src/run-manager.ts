@@ -53,6 +53,8 @@ export interface RunManagerOptions {
   wake?: QueueWake;
   /** Where log lines go. Default: JSON lines; info lines (claims, ends) only when `shared`. */
   log?: Logger;
+  /** Also receives every log entry, whatever `log` keeps (the server's metrics count them). */
+  onLog?: Logger;
   /**
    * Test hook: called at named points of an attempt (`claimed`, `before-finish:<status>`). Not for
    * applications; public because the reliability suite (another package) injects faults through it.
@@ -106,7 +108,9 @@ export class RunManager {
 
   constructor(options: RunManagerOptions) {
     this.#o = options;
-    this.#log = options.log ?? jsonLogger({ worker: this.workerId }, { quiet: !options.shared });
+    const log = options.log ?? jsonLogger({ worker: this.workerId }, { quiet: !options.shared });
+    const onLog = options.onLog;
+    this.#log = onLog ? (entry) => (onLog(entry), log(entry)) : log;
   }
 
   /** Takes back runs a dead process left running, then starts working the queue. */
@@ -388,7 +392,15 @@ export class RunManager {
       lost: undefined,
     };
     this.#active.set(run.runId, active);
-    this.#log({ level: "info", event: "claim", runId: run.runId, threadId: run.threadId, attempt: run.attempt });
+    const queuedMs = Math.max(0, Date.now() - Date.parse(run.createdAt));
+    this.#log({
+      level: "info",
+      event: "claim",
+      runId: run.runId,
+      threadId: run.threadId,
+      attempt: run.attempt,
+      queuedMs,
+    });
     this.#applyStop(run.runId, run.cancel);
     active.done = (async () => {
       let outcome: ExecuteOutcome | undefined;
@@ -417,7 +429,8 @@ export class RunManager {
         const ms = Math.round(performance.now() - started);
         const ids = { runId: run.runId, threadId: run.threadId, attempt: run.attempt, ms };
         if (outcome?.kind === "finished") {
-          this.#log({ level: "info", event: "finish", ...ids, status: outcome.status });
+          const code = outcome.error?.error;
+          this.#log({ level: "info", event: "finish", ...ids, status: outcome.status, ...(code ? { code } : {}) });
           this.#o.hub.end(run.runId);
         } else if (outcome?.kind === "lost") {
           this.#log({ level: "warn", event: "fenced", ...ids, reason: outcome.reason });

@@ -217,6 +217,8 @@ export interface RunStore {
     patch: Partial<Pick<RunRecord, "status" | "error" | "preCheckpointId" | "preWriteCount" | "cancel" | "metadata">>,
   ): Promise<void>;
   deleteRun(runId: string): Promise<void>;
+  /** How many runs are pending (the queue's depth) and running, across every worker: for `/metrics`. */
+  runCounts?(): Promise<Partial<Record<RunStatus, number>>>;
   /** Pending or running runs of a thread, oldest first. */
   activeRuns(threadId: string): Promise<RunRecord[]>;
   /**

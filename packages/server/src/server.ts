@@ -15,6 +15,7 @@ import { takeDataFileLock } from "./data-file-lock.js";
 import { type EventHub, LocalEventHub } from "./event-hub.js";
 import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
 import { answerClientError, errorJson, errorResponse, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
+import { ServerMetrics } from "./metrics.js";
 import { openAssistants } from "./open-assistant-store.js";
 import { openCronStore } from "./open-cron-store.js";
 import { openItemStore } from "./open-item-store.js";
@@ -23,6 +24,7 @@ import { RetentionSweeper } from "./retention.js";
 import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { runRoutes } from "./routes/runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { systemRoutes } from "./routes/system.js";
@@ -235,7 +237,9 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   // checked before anything is opened: a bad `store` section leaves no file locked
   const storeOptions = await storeOptionsOf(config.store, resolved.baseDir);
   const storage = await openStorage(resolved);
-  const { saver, store, hub } = storage;
+  const { saver, store } = storage;
+  const metrics = new ServerMetrics();
+  const hub = metrics.countFollowers(storage.hub);
   // the run service exists before the graphs so their routes can hold it; its parts are filled below
   const runParts: RunServiceParts = {
     store,
@@ -271,6 +275,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     ...(resolved.prices ? { prices: resolved.prices } : {}),
     ...(storage.shared ? { shared: storage.shared } : {}),
     ...(storage.wake ? { wake: storage.wake } : {}),
+    onLog: (entry) => metrics.observe(entry),
   });
   runParts.graphs = graphs;
   runParts.manager = manager;
@@ -330,6 +335,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     app.route(prefix, hosted.routes as unknown as Hono<ServerEnv>);
   }
   app.use("*", serverAuth);
+  app.route("/", metricsRoutes(metrics, { store, activeRuns: () => manager.activeRunIds.length }));
   app.route("/", systemRoutes(ctx));
   app.route("/assistants", assistantRoutes(ctx));
   app.route("/threads", threadRoutes(ctx));
@@ -392,6 +398,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
       await crons.stop();
       await sweeper.stop();
       await manager.stop();
+      metrics.close();
       await itemStore.close?.();
       await assistants.store.close();
       await store.close();

@@ -429,6 +429,13 @@ export class SqliteRunStore implements RunStore {
     return this.#activeRuns(threadId);
   }
 
+  async runCounts(): Promise<Partial<Record<RunStatus, number>>> {
+    const rows = this.#stmt(
+      "SELECT status, COUNT(*) AS n FROM server_runs WHERE status IN ('pending', 'running') GROUP BY status",
+    ).all() as Array<{ status: RunStatus; n: number }>;
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+
   async claimNext(workerId: string): Promise<RunRecord | undefined> {
     return this.#tx(() => {
       // the oldest pending run of each thread only, and only when the thread runs nothing

@@ -15,7 +15,7 @@ describe("a run's token usage and cost over the Agent Server API", () => {
     expect(stored.status).toBe("success");
     expect(stored.metadata).toMatchObject({ source: "test" });
     // m1: 3000 in, 500 out at $2/$8 per million = 0.006 + 0.004; m2: 500 in, 50 out at $1/$4 = 0.0005 + 0.0002
-    expect(stored.metadata.usage).toEqual({
+    expect(stored.metadata?.usage).toEqual({
       input_tokens: 3_500,
       output_tokens: 550,
       total_tokens: 4_050,
@@ -38,7 +38,7 @@ describe("a run's token usage and cost over the Agent Server API", () => {
     await s.client.runs.join(thread.thread_id, run.run_id);
     const stored = await s.client.runs.get(thread.thread_id, run.run_id);
     expect(stored.status).toBe("error");
-    expect(stored.metadata.usage).toMatchObject({ calls: 3, total_tokens: 4_050, cost_usd: 0.0107 });
+    expect(stored.metadata?.usage).toMatchObject({ calls: 3, total_tokens: 4_050, cost_usd: 0.0107 });
   });
 
   it("adds no usage to a run that called no model", async () => {

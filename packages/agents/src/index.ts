@@ -24,7 +24,6 @@ export {
   type ToolReviewRequest,
 } from "./hitl-request.js";
 export { type LoadMcpToolsOptions, loadMcpTools, type McpClient, mcpContentText } from "./mcp-tools.js";
-export { installMessageStreaming } from "./message-streaming.js";
 export { createReactAgent, type ReactAgentOptions, reactAgentSchema } from "./react-agent.js";
 export { createToolNode, type ToolNodeOptions } from "./tool-node.js";
 export type { InterruptOn } from "./tool-review.js";

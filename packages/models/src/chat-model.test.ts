@@ -1,6 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BaseChatModel, type ChatDelta, type ChatRequest } from "./chat-model.js";
-import { getChunkSink, setChunkSink } from "./chunk-sink.js";
 import { type AssistantMessage, assistantMessage, type Message } from "./messages.js";
 import { ModelError } from "./model-errors.js";
 
@@ -21,12 +20,6 @@ class BrokenStreamModel extends EchoModel {
     yield { type: "text", messageId: "m1", text: "partial" };
   }
 }
-
-let restore: (() => void) | undefined;
-afterEach(() => {
-  restore?.();
-  restore = undefined;
-});
 
 describe("BaseChatModel.invoke", () => {
   it("normalises LangChain-shaped input before the model sees it", async () => {
@@ -52,23 +45,20 @@ describe("BaseChatModel.invoke", () => {
     expect(model.lastRequest).toEqual({ temperature: 0.2 });
   });
 
-  it("feeds the process-wide chunk sink when no onChunk is given, and onChunk: false turns it off", async () => {
-    const sunk: ChatDelta[] = [];
-    restore = setChunkSink((d) => sunk.push(d));
-    await new EchoModel().invoke(["a"]);
-    expect(sunk.map((d) => d.type)).toEqual(["text", "text", "message"]);
-    sunk.length = 0;
-    await new EchoModel().invoke(["a"], { onChunk: false });
-    expect(sunk).toEqual([]);
-  });
-
-  it("an explicit onChunk replaces the sink for that call", async () => {
-    const sunk: ChatDelta[] = [];
-    const own: ChatDelta[] = [];
-    restore = setChunkSink((d) => sunk.push(d));
-    await new EchoModel().invoke(["a"], { onChunk: (d) => own.push(d) });
-    expect(sunk).toEqual([]);
-    expect(own.length).toBeGreaterThan(0);
+  it("without onChunk (or with onChunk: false) it does not stream: there is no process-wide sink", async () => {
+    class CountingStreams extends EchoModel {
+      streams = 0;
+      protected override async *streamDeltas(messages: Message[], request: ChatRequest): AsyncIterable<ChatDelta> {
+        this.streams++;
+        yield* super.streamDeltas(messages, request);
+      }
+    }
+    const model = new CountingStreams();
+    await model.invoke(["a"]);
+    await model.invoke(["a"], { onChunk: false });
+    expect(model.streams).toBe(0);
+    await model.invoke(["a"], { onChunk: () => {} });
+    expect(model.streams).toBe(1);
   });
 
   it("rejects at once with the signal's reason when already aborted, without calling the model", async () => {
@@ -88,13 +78,12 @@ describe("BaseChatModel.invoke", () => {
 });
 
 describe("BaseChatModel.stream", () => {
-  it("yields word chunks then the full message, and also feeds the sink", async () => {
-    const sunk: ChatDelta[] = [];
-    restore = setChunkSink((d) => sunk.push(d));
+  it("yields word chunks then the full message, and also feeds onChunk", async () => {
+    const heard: ChatDelta[] = [];
     const deltas: ChatDelta[] = [];
-    for await (const d of new EchoModel().stream(["hi"])) deltas.push(d);
+    for await (const d of new EchoModel().stream(["hi"], { onChunk: (d) => heard.push(d) })) deltas.push(d);
     expect(deltas.map((d) => d.type)).toEqual(["text", "text", "message"]);
-    expect(sunk).toEqual(deltas);
+    expect(heard).toEqual(deltas);
   });
 
   it("throws MODEL_BAD_RESPONSE when the implementation's stream has no final message", async () => {
@@ -104,19 +93,5 @@ describe("BaseChatModel.stream", () => {
       }
     };
     await expect(run()).rejects.toMatchObject({ code: "MODEL_BAD_RESPONSE" });
-  });
-});
-
-describe("setChunkSink", () => {
-  it("returns a function restoring the previous sink", () => {
-    const a = () => {};
-    const b = () => {};
-    const undoA = setChunkSink(a);
-    const undoB = setChunkSink(b);
-    expect(getChunkSink()).toBe(b);
-    undoB();
-    expect(getChunkSink()).toBe(a);
-    undoA();
-    expect(getChunkSink()).toBeUndefined();
   });
 });

@@ -1,4 +1,3 @@
-import { getChunkSink } from "./chunk-sink.js";
 import { deltasFromMessage } from "./message-deltas.js";
 import type { AssistantMessage, Message } from "./messages.js";
 import { ModelError } from "./model-errors.js";
@@ -57,7 +56,7 @@ export type ChatDelta =
   | { type: "message"; message: AssistantMessage };
 
 /**
- * Receives streamed deltas; see {@link ChatCallOptions.onChunk} and `setChunkSink`.
+ * Receives streamed deltas; see {@link ChatCallOptions.onChunk}.
  *
  * @example
  * const listener: ChunkListener = (d) => { if (d.type === "text") tokens.push(d.text); };
@@ -78,9 +77,9 @@ export interface ChatCallOptions {
   /** Aborting it stops the call and rejects with the signal's reason. */
   signal?: AbortSignal;
   /**
-   * Called with every delta while the reply is produced. When set (or when a process-wide sink is set
-   * with `setChunkSink`), `invoke` streams from the model under the hood and still resolves to the
-   * full message. `false` turns the process-wide sink off for this call.
+   * Called with every delta while the reply is produced. When set, `invoke` streams from the model
+   * under the hood and still resolves to the full message (inside a graph node, pass the runtime's
+   * `emitMessageChunk` to feed the `messages` stream mode). `false` is the same as leaving it out.
    */
   onChunk?: ChunkListener | false;
   /** Per-call override of the model's timeout, in milliseconds (provider models only). */
@@ -181,8 +180,7 @@ export abstract class BaseChatModel implements ChatModel {
 }
 
 function resolveListener(options: ChatCallOptions): ChunkListener | undefined {
-  if (options.onChunk === false) return undefined;
-  return options.onChunk ?? getChunkSink();
+  return options.onChunk === false ? undefined : options.onChunk;
 }
 
 function withoutListener(options: ChatCallOptions): ChatRequest {

@@ -10,7 +10,6 @@ export {
   type ToolChoice,
   type ToolDefinition,
 } from "./chat-model.js";
-export { getChunkSink, setChunkSink } from "./chunk-sink.js";
 export {
   type ContentPart,
   type FilePart,

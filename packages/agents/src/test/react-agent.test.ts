@@ -1,9 +1,9 @@
 import { MemorySaver } from "@trellis/core";
 import { createChatModel, type Message, RuleChatModel, tool, userMessage } from "@trellis/models";
 import { startFakeOpenAiServer } from "@trellis/models/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { createReactAgent, installMessageStreaming } from "../index.js";
+import { createReactAgent } from "../index.js";
 
 const weather = tool({
   name: "get_weather",
@@ -39,12 +39,6 @@ const rules = new RuleChatModel({
     },
   ],
 });
-
-let restore: () => void;
-beforeAll(() => {
-  restore = installMessageStreaming();
-});
-afterAll(() => restore());
 
 describe("createReactAgent", () => {
   it("answers through two tools with the offline RuleChatModel, streaming tokens", async () => {

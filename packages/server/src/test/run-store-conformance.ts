@@ -96,6 +96,22 @@ const done: AttemptEnd = { status: "success", error: null, threadStatus: "idle",
  */
 export function describeRunStoreConformance(kinds: RunStoreKind[]): void {
   describe.each(kinds)("run store conformance ($name)", ({ open, skip }) => {
+    describe("observability", () => {
+      it.skipIf(skip)(
+        "runCounts counts pending runs (the queue's depth); updateRun stores a run's metadata",
+        async () => {
+          const store = await open();
+          const before = (await store.runCounts?.()) ?? {};
+          const a = await enqueue(store, await newThread(store));
+          await enqueue(store, await newThread(store));
+          const after = (await store.runCounts?.()) ?? {};
+          expect((after.pending ?? 0) - (before.pending ?? 0)).toBe(2);
+          await store.updateRun(a.runId, { metadata: { source: "test", usage: { total_tokens: 12 } } });
+          expect((await store.getRun(a.runId))?.metadata).toEqual({ source: "test", usage: { total_tokens: 12 } });
+        },
+      );
+    });
+
     describe("threads", () => {
       it.skipIf(skip)("create: raise refuses a second one with CONFLICT, do_nothing returns the first", async () => {
         const store = await open();

@@ -16,6 +16,7 @@ import {
   TERMINAL_RUN_STATUSES,
 } from "./run-store.js";
 import { wantsEvent } from "./stream-format.js";
+import { traceIdField } from "./trace-context.js";
 import { jsonLogger, type Logger } from "./worker-log.js";
 
 /** How often a worker reports its runs (scale-out). */
@@ -110,7 +111,12 @@ export class RunManager {
     this.#o = options;
     const log = options.log ?? jsonLogger({ worker: this.workerId }, { quiet: !options.shared });
     const onLog = options.onLog;
-    this.#log = onLog ? (entry) => (onLog(entry), log(entry)) : log;
+    this.#log = onLog
+      ? (entry) => {
+          onLog(entry);
+          log(entry);
+        }
+      : log;
   }
 
   /** Takes back runs a dead process left running, then starts working the queue. */
@@ -393,12 +399,16 @@ export class RunManager {
     };
     this.#active.set(run.runId, active);
     const queuedMs = Math.max(0, Date.now() - Date.parse(run.createdAt));
+    const traced = traceIdField(run.kwargs.traceContext);
+    const assistantId = run.assistantId;
     this.#log({
       level: "info",
       event: "claim",
       runId: run.runId,
       threadId: run.threadId,
+      ...traced,
       attempt: run.attempt,
+      assistantId,
       queuedMs,
     });
     this.#applyStop(run.runId, run.cancel);
@@ -427,10 +437,17 @@ export class RunManager {
       } finally {
         if (this.#active.get(run.runId) === active) this.#active.delete(run.runId);
         const ms = Math.round(performance.now() - started);
-        const ids = { runId: run.runId, threadId: run.threadId, attempt: run.attempt, ms };
+        const ids = {
+          runId: run.runId,
+          threadId: run.threadId,
+          ...traceIdField(run.kwargs.traceContext),
+          attempt: run.attempt,
+          ms,
+        };
         if (outcome?.kind === "finished") {
-          const code = outcome.error?.error;
-          this.#log({ level: "info", event: "finish", ...ids, status: outcome.status, ...(code ? { code } : {}) });
+          const failed = outcome.error ? { code: outcome.error.error, message: outcome.error.message } : {};
+          const level = outcome.status === "error" || outcome.status === "timeout" ? "error" : "info";
+          this.#log({ level, event: "finish", ...ids, status: outcome.status, ...failed });
           this.#o.hub.end(run.runId);
         } else if (outcome?.kind === "lost") {
           this.#log({ level: "warn", event: "fenced", ...ids, reason: outcome.reason });

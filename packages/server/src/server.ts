@@ -37,12 +37,17 @@ import { SqliteRunStore } from "./sqlite-run-store.js";
 import { storeOptionsOf } from "./store-config.js";
 import { limitStreams } from "./stream-limits.js";
 import { traceContextMiddleware } from "./trace-context.js";
-import { jsonLogger } from "./worker-log.js";
+import { jsonLogger, type Logger } from "./worker-log.js";
 
 /** Options of {@link createServer} beyond the config file. */
 export interface CreateServerOptions {
   /** Resolves credentials to a user; default: the config's API keys and bearer tokens. */
   authenticate?: Authenticate;
+  /**
+   * Where the run manager's log lines go (run start and end, lost leases, recovery…). Default: JSON
+   * lines (pretty on a TTY) at `TRELLIS_LOG_LEVEL`, info only in scale-out. See docs/observability.md.
+   */
+  log?: Logger;
   /** Environment read for PORT and service URLs. Default `process.env`. */
   env?: Record<string, string | undefined>;
   /**
@@ -276,6 +281,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     ...(storage.shared ? { shared: storage.shared } : {}),
     ...(storage.wake ? { wake: storage.wake } : {}),
     onLog: (entry) => metrics.observe(entry),
+    ...(options.log ? { log: options.log } : {}),
   });
   runParts.graphs = graphs;
   runParts.manager = manager;

@@ -4,6 +4,7 @@
  * may), so the server's accounting is tested without a model package.
  */
 import { channel as diagnostics } from "node:diagnostics_channel";
+import { TrellisError } from "@trellis/checkpoint";
 import { channel, END, MODEL_USAGE_CHANNEL, START, StateGraph } from "@trellis/core";
 
 const usage = diagnostics(MODEL_USAGE_CHANNEL);
@@ -14,7 +15,7 @@ const call = (model: string, inputTokens: number, outputTokens: number) =>
     usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
   });
 
-/** `plan` calls model m1 once; `write` calls m1 then m2; with `fail: true`, `write` then throws. */
+/** `plan` calls model m1 once; `write` calls m1 then m2; with `fail: true`, `write` then fails with INVALID_ARGUMENT. */
 export function usageGraph() {
   return new StateGraph({ fail: channel.value(false), done: channel.value(false) }, { name: "usage" })
     .addNode("plan", () => {
@@ -24,7 +25,7 @@ export function usageGraph() {
     .addNode("write", (s) => {
       call("m1", 2_000, 400);
       call("m2", 500, 50);
-      if (s.fail) throw new Error("the writer failed after its model calls");
+      if (s.fail) throw new TrellisError("INVALID_ARGUMENT", "the writer failed after its model calls");
       return { done: true };
     })
     .addEdge(START, "plan")

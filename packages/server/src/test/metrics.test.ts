@@ -142,7 +142,7 @@ describe("GET /metrics", () => {
       (value(after, name, labels) ?? 0) - (value(before, name, labels) ?? 0);
     expect(grew("trellis_runs_total", { status: "success" })).toBe(2);
     expect(grew("trellis_runs_total", { status: "error" })).toBe(1);
-    expect(grew("trellis_run_errors_total", { code: "Error" })).toBe(1);
+    expect(grew("trellis_run_errors_total", { code: "INVALID_ARGUMENT" })).toBe(1);
     expect(grew("trellis_run_duration_seconds_count", { status: "success" })).toBe(2);
     expect(grew("trellis_run_queue_wait_seconds_count", {})).toBe(3);
     expect(grew("trellis_model_tokens_total", { model: "acme:m1", type: "input" })).toBe(2 * 3_000);

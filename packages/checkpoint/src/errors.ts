@@ -21,6 +21,8 @@ export type TrellisErrorCode =
   | "INVALID_CONFIG"
   | "NODE_TIMEOUT"
   | "RUN_CANCELLED"
+  | "RUN_TIMEOUT"
+  | "RUN_ROLLED_BACK"
   | "THREAD_BUSY"
   | "LEASE_LOST"
   | "CORRUPT_CHECKPOINT"
@@ -62,6 +64,10 @@ const HTTP_STATUS: Record<TrellisErrorCode, number> = {
   INVALID_CONFIG: 400,
   NODE_TIMEOUT: 504,
   RUN_CANCELLED: 499,
+  // a server run past its time limit (`limits.runTimeMs`): stopped, its progress kept
+  RUN_TIMEOUT: 504,
+  // a run cancelled by multitask `rollback`, its progress removed: another run took the thread
+  RUN_ROLLED_BACK: 409,
   THREAD_BUSY: 409,
   LEASE_LOST: 409,
   CORRUPT_CHECKPOINT: 500,
@@ -88,6 +94,17 @@ const HTTP_STATUS: Record<TrellisErrorCode, number> = {
   TOO_MANY_REQUESTS: 429,
   INTERNAL: 500,
 };
+
+/**
+ * True when `code` is one of Trellis's error codes — for a code read back from storage or the wire.
+ *
+ * @example
+ * isTrellisErrorCode("THREAD_BUSY"); // true
+ * isTrellisErrorCode("ECONNRESET"); // false
+ */
+export function isTrellisErrorCode(code: unknown): code is TrellisErrorCode {
+  return typeof code === "string" && Object.hasOwn(HTTP_STATUS, code);
+}
 
 /**
  * Maps an error code to the HTTP status a server should answer with.

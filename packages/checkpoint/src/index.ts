@@ -2,6 +2,7 @@ export { type Clock, ManualClock, systemClock } from "./clock.js";
 export { rebuildChannelValue, rebuildFromChain, type StoredBlob } from "./delta.js";
 export {
   CorruptCheckpointError,
+  isTrellisErrorCode,
   LeaseError,
   TrellisError,
   type TrellisErrorCode,

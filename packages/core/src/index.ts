@@ -2,6 +2,7 @@ export {
   type CheckpointSaver,
   type Clock,
   CorruptCheckpointError,
+  isTrellisErrorCode,
   LeaseError,
   ManualClock,
   MemorySaver,

@@ -18,6 +18,7 @@ import { rollbackRun } from "./rollback.js";
 import {
   isAttemptLost,
   type NewEvent,
+  type RunError,
   type RunRecord,
   type RunStatus,
   type RunStore,
@@ -98,13 +99,13 @@ export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<E
   try {
     const hosted = ctx.graphs.get(graphIdOf(run));
     if (!hosted) {
-      const error = { error: "NOT_FOUND", message: `Assistant "${run.assistantId}" is not served here.` };
+      const error: RunError = { error: "NOT_FOUND", message: `Assistant "${run.assistantId}" is not served here.` };
       return await finish("error", error, "error", [{ event: "error", data: error }]);
     }
     if (ctx.assistants && !(await ctx.assistants.resolve(run.assistantId))) {
       // LangGraph drops an assistant's runs with it: a queued one fails without touching the thread
       const message = `Assistant "${run.assistantId}" was deleted after the run was queued.`;
-      const error = { error: "NOT_FOUND", message };
+      const error: RunError = { error: "NOT_FOUND", message };
       const state = await hosted.graph.getState({ threadId: run.threadId }).catch(() => undefined);
       const threadStatus = (state?.next.length ?? 0) > 0 ? "interrupted" : "idle";
       return await finish("error", error, threadStatus, [{ event: "error", data: error }]);
@@ -217,21 +218,32 @@ async function stopped(
   if (reason === "shutdown") return release(run, ctx);
   if (reason === "rollback") {
     await rollbackRun(graph, saver, run); // through the attempt's fenced saver
-    const e = { error: "RUN_ROLLED_BACK", message: "The run was cancelled and its progress undone." };
+    const e: RunError = { error: "RUN_ROLLED_BACK", message: "The run was cancelled and its progress undone." };
     return finish("interrupted", { error: "RUN_ROLLED_BACK", message: "Rolled back." }, "idle", [
       { event: "error", data: e },
     ]);
   }
   if (reason === "cancel") return finish("interrupted", null, "interrupted", []);
   if (reason === "timeout") {
-    const e = { error: "RUN_TIMEOUT", message: `The run exceeded its time limit of ${ctx.limits.runTimeMs} ms.` };
+    const e: RunError = {
+      error: "RUN_TIMEOUT",
+      message: `The run exceeded its time limit of ${ctx.limits.runTimeMs} ms.`,
+    };
     return finish("timeout", e, "error", [{ event: "error", data: e }]);
   }
-  const e = {
-    error: error instanceof TrellisError ? error.code : ((error as Error)?.name ?? "Error"),
-    message: (error as Error)?.message ?? String(error),
-    ...(error instanceof TrellisError && error.details !== undefined ? { details: error.details } : {}),
-  };
+  // every code a run reports is one of Trellis's: a node's own error is INTERNAL, its class named in details
+  const e: RunError =
+    error instanceof TrellisError
+      ? {
+          error: error.code,
+          message: error.message,
+          ...(error.details !== undefined ? { details: error.details } : {}),
+        }
+      : {
+          error: "INTERNAL",
+          message: (error as Error)?.message ?? String(error),
+          details: { name: (error as Error)?.name ?? "Error" },
+        };
   return finish("error", e, await threadStatusAfter(run, ctx, error), [{ event: "error", data: e }]);
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type CheckpointSaver, TrellisError, type TrellisErrorCode, toHttpStatus } from "@trellis/checkpoint";
+import { type CheckpointSaver, isTrellisErrorCode, TrellisError } from "@trellis/checkpoint";
 import { bindResume, type Interrupt, type StateSnapshot } from "@trellis/core";
 import {
   type AssistantRegistry,
@@ -99,15 +99,6 @@ function checkBinding(thread: ThreadRecord | undefined, graphId: string, assista
     `Thread "${thread.threadId}" belongs to graph "${thread.graphId}": run it with an assistant of that graph (assistant_id "${thread.graphId}" or one made from it), or start a new thread for "${assistantId}" (graph "${graphId}").`,
     { details: { threadId: thread.threadId, graphId: thread.graphId } },
   );
-}
-
-/** True when `code` is one of Trellis's error codes (so its HTTP status is known). */
-function isErrorCode(code: string): boolean {
-  try {
-    return typeof toHttpStatus(code as TrellisErrorCode) === "number";
-  } catch {
-    return false;
-  }
 }
 
 const DEFAULT_KWARGS: Omit<RunKwargs, "input" | "command"> = {
@@ -285,7 +276,8 @@ export class RunService {
   errorOf(end: Pick<RunEnd, "status" | "error">): TrellisError | undefined {
     if (end.status !== "error" && end.status !== "timeout") return undefined;
     const e = end.error ?? { error: "INTERNAL", message: "The run failed." };
-    const code = (isErrorCode(e.error) ? e.error : "INTERNAL") as TrellisErrorCode;
+    // a row stored before every run error had a Trellis code may hold another one
+    const code = isTrellisErrorCode(e.error) ? e.error : "INTERNAL";
     const details = e.details as Record<string, unknown> | undefined;
     return new TrellisError(code, e.message, details ? { details } : {});
   }

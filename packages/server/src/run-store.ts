@@ -1,4 +1,4 @@
-import { TrellisError } from "@trellis/checkpoint";
+import { TrellisError, type TrellisErrorCode } from "@trellis/checkpoint";
 
 /**
  * A run's lifecycle, as LangGraph's Agent Server reports it: a run that reached a pause (an interrupt, a
@@ -6,6 +6,12 @@ import { TrellisError } from "@trellis/checkpoint";
  * multitask `interrupt`/`rollback`).
  */
 export type RunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
+/** Why a run failed: one of Trellis's error codes (every code a door reports is in the union), its message, its details. */
+export interface RunError {
+  error: TrellisErrorCode;
+  message: string;
+  details?: unknown;
+}
 /** A thread's status: `busy` while a run is queued or running on it. */
 export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
 /** What to do with a new run when the thread already has one. */
@@ -76,7 +82,7 @@ export interface RunRecord {
   /** How many times a worker started it (more than 1 after a crash or restart). */
   attempt: number;
   /** Why it failed: the error code, its message, and its details (for `THREAD_PAUSED`, the pending interrupts). */
-  error: { error: string; message: string; details?: unknown } | null;
+  error: RunError | null;
   /** The thread's latest checkpoint when the run first started, and how many pending writes it had. */
   preCheckpointId: string | null;
   preWriteCount: number;

@@ -360,12 +360,12 @@ export function describeRunStoreConformance(kinds: RunStoreKind[]): void {
         await claim(store, "w1", r2.runId);
         await store.finishRun(r2.runId, 1, {
           status: "error",
-          error: { error: "X", message: "x" },
+          error: { error: "INTERNAL", message: "x" },
           threadStatus: "error",
           events: [],
         });
         expect((await store.getThread(threadId))?.status).toBe("error");
-        expect((await store.getRun(r2.runId))?.error).toEqual({ error: "X", message: "x" });
+        expect((await store.getRun(r2.runId))?.error).toEqual({ error: "INTERNAL", message: "x" });
       });
 
       it.skipIf(skip)(

@@ -41,7 +41,7 @@ export async function startOtlpExport(
     ]);
   } catch (error) {
     throw new CliError(
-      `OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OpenTelemetry SDK could not be loaded (${(error as Error).message}). Install it next to @trellis/cli: npm install @opentelemetry/sdk-trace-node@2 @opentelemetry/exporter-trace-otlp-http@0.2 @opentelemetry/resources@2 — or unset the variable.`,
+      `OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OpenTelemetry SDK could not be loaded (${(error as Error).message}). Install it next to @trellis/cli: npm install @opentelemetry/sdk-trace-node@2.12 @opentelemetry/exporter-trace-otlp-http@0.223 @opentelemetry/resources@2.12 — or unset the variable.`,
     );
   }
   const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY);

@@ -478,7 +478,8 @@ function runConfig(
   // the runtime refuses a step whose state would pass the limit before writing any of it
   config.maxStateBytes = ctx.limits.stateBytes;
   if (recover) config.recover = true;
-  if (k.traceContext) config.traceContext = k.traceContext;
+  // the trace of the request that created the run; none: a trace of its own, whatever context claimed it
+  config.traceContext = k.traceContext ?? {};
   // each attempt its own holder of the thread's lease: a newer attempt fences a stale one's writes
   config.leaseOwner = `${run.runId}:${run.attempt}`;
   // the graph's nodes see the store as the run's owner sees it over the Store API (all of it, auth off)

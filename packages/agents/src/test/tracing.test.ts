@@ -183,4 +183,22 @@ describe("OpenTelemetry spans of a ReAct agent run", () => {
       expect(span.events.find((e) => e.name === "exception")?.attributes["exception.message"]).toBe("provider is down");
     }
   });
+  it("nests a run under the active span, unless its config gives a trace context (an empty one: a trace of its own)", async () => {
+    const model = new ScriptedChatModel(["one", "two"]);
+    const agent = createReactAgent({ model, tools: [], name: "nested" });
+    const outer = trace.getTracer("test").startSpan("request B");
+    await context.with(trace.setSpan(context.active(), outer), async () => {
+      await agent.invoke({ messages: [userMessage("a")] }, { runId: "inside" });
+      // a server's worker may claim a queued run inside another request's context: it says where the run belongs
+      await agent.invoke({ messages: [userMessage("b")] }, { runId: "own", traceContext: {} });
+    });
+    outer.end();
+    await provider.forceFlush();
+    const b = outer.spanContext();
+    const inside = only(receiver.spans, (s) => s.attributes["trellis.run_id"] === "inside");
+    const own = only(receiver.spans, (s) => s.attributes["trellis.run_id"] === "own");
+    expect(inside).toMatchObject({ traceId: b.traceId, parentSpanId: b.spanId });
+    expect(own.parentSpanId).toBe("");
+    expect(own.traceId).not.toBe(b.traceId);
+  });
 });

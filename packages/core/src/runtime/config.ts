@@ -72,7 +72,8 @@ export interface RunConfig {
   /**
    * The caller's W3C trace context (`{ traceparent, tracestate? }`): the run's OpenTelemetry span is
    * its child, so a run queued by a server and executed by a worker joins the request's trace. Without
-   * it the run span is a child of the active span. See docs/observability.md.
+   * it the run span is a child of the active span; an empty one makes the run a trace of its own.
+   * See docs/observability.md.
    */
   traceContext?: Readonly<Record<string, string>>;
   /** LangGraph's form: `thread_id`, `checkpoint_id`, and anything else nodes may read. */

@@ -114,7 +114,9 @@ export class RunTracing {
   /** Starts the run span; undefined (and nothing more to pay) when it does not record. */
   static start(init: RunSpanInit): RunTracing | undefined {
     const paused = parseTraceparent(init.pausedBy);
-    let parent = contextFromCarrier(init.carrier) ?? context.active();
+    // a carrier, even an empty one, says where the run belongs: not under whatever span is active here
+    // (a server's worker may claim a run inside another request's context)
+    let parent = init.carrier ? (contextFromCarrier(init.carrier) ?? ROOT_CONTEXT) : context.active();
     // a resume nobody traced continues the paused run's trace: one trace across the pause
     if (!trace.getSpanContext(parent) && paused && init.namespace === "")
       parent = trace.setSpanContext(ROOT_CONTEXT, paused);

@@ -1,4 +1,5 @@
-import { TrellisError, toHttpStatus } from "@trellis/checkpoint";
+import { TrellisError } from "@trellis/checkpoint";
+import { httpStatusOf } from "@trellis/server";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { GraphAgent } from "./graph-agent.js";
@@ -88,7 +89,7 @@ export function createTutorApp(agent: GraphAgent, options: { corpus?: LocalRetri
         reason: error.message,
         ...(details?.interrupt_info ? { interrupt_info: details.interrupt_info } : {}),
       };
-      return c.json(body, toHttpStatus(error.code) as 400);
+      return c.json(body, httpStatusOf(error.code) as 400);
     }
     console.error("[tutor]", error);
     return c.json({ error: "INTERNAL", reason: (error as Error).message ?? String(error) }, 500);

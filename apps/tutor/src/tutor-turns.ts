@@ -1,4 +1,4 @@
-import { TrellisError, type TrellisErrorCode, toHttpStatus } from "@trellis/checkpoint";
+import { isTrellisErrorCode, TrellisError } from "@trellis/checkpoint";
 import { Command, type Interrupt } from "@trellis/core";
 import type { RunEnd, RunService } from "@trellis/server";
 import type { SubjectState } from "./state.js";
@@ -142,7 +142,6 @@ export function serverTurns(runs: RunService, assistantId: string): TurnRunner {
 
 /** A failed run's error as a `TrellisError` (codes the server does not know become `INTERNAL`). */
 function runFailure(error: NonNullable<RunEnd["error"]>): TrellisError {
-  const code = error.error as TrellisErrorCode;
-  if (toHttpStatus(code) !== undefined) return new TrellisError(code, error.message);
+  if (isTrellisErrorCode(error.error)) return new TrellisError(error.error, error.message);
   return new TrellisError("INTERNAL", `${error.error}: ${error.message}`);
 }

@@ -4,9 +4,9 @@ export {
   CorruptCheckpointError,
   isTrellisErrorCode,
   LeaseError,
+  TRELLIS_ERROR_CODES,
   TrellisError,
   type TrellisErrorCode,
-  toHttpStatus,
 } from "./errors.js";
 export { currentHolder, isLocalHolderDead, processLeaseOwner, retireLeaseOwner } from "./holder.js";
 export { createIdGenerator } from "./ids.js";

@@ -11,9 +11,9 @@ export {
   type Store,
   type StoreItem,
   systemClock,
+  TRELLIS_ERROR_CODES,
   TrellisError,
   type TrellisErrorCode,
-  toHttpStatus,
 } from "@trellis/checkpoint";
 export {
   type AnyChannel,

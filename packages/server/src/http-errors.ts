@@ -2,14 +2,15 @@ import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { RequestError } from "@hono/node-server";
-import { TrellisError, type TrellisErrorCode, toHttpStatus } from "@trellis/checkpoint";
+import { TrellisError, type TrellisErrorCode } from "@trellis/checkpoint";
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { httpStatusOf } from "./http-status.js";
 
 /**
  * Turns any error a handler threw into the API's error answer: `{ error: code, message }` with the
- * status `toHttpStatus(code)` gives. Client errors — typed errors, a malformed percent-escape, a client
+ * status `httpStatusOf(code)` gives. Client errors — typed errors, a malformed percent-escape, a client
  * that hung up before its body was read — are answered without a log line, so no client can flood the
  * log; anything else is logged and answered 500 with code INTERNAL.
  *
@@ -152,7 +153,7 @@ export function writeRawError(
  * return errorJson(c, "NOT_FOUND", `Thread "${id}" not found.`);
  */
 export function errorJson(c: Context, code: TrellisErrorCode, message: string, status?: number): Response {
-  return c.json({ error: code, message }, (status ?? toHttpStatus(code)) as ContentfulStatusCode);
+  return c.json({ error: code, message }, (status ?? httpStatusOf(code)) as ContentfulStatusCode);
 }
 
 /**

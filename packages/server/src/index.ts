@@ -61,6 +61,7 @@ export {
   type HostedGraph,
   loadGraphs,
 } from "./graph-registry.js";
+export { httpStatusOf } from "./http-status.js";
 export { openAssistantStore, openAssistants } from "./open-assistant-store.js";
 export { openCronStore } from "./open-cron-store.js";
 export { importOptional } from "./optional-module.js";

@@ -1,9 +1,10 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { TrellisError, toHttpStatus } from "@trellis/checkpoint";
+import { TrellisError } from "@trellis/checkpoint";
 import { type Authenticate, originAllowed } from "./auth.js";
 import type { AppUpgradeHandler } from "./graph-registry.js";
 import { writeRawError } from "./http-errors.js";
+import { httpStatusOf } from "./http-status.js";
 import type { ServerContext } from "./server-context.js";
 import { streamLimitsFor } from "./stream-limits.js";
 
@@ -151,8 +152,8 @@ export function attachUpgrades(
     // an uncaught 'error' event.
     socket.on("error", () => socket.destroy());
     admit(req, socket, head).catch((error: unknown) => {
-      if (error instanceof TrellisError && toHttpStatus(error.code) < 500) {
-        writeRawError(socket, toHttpStatus(error.code), error.code, error.message);
+      if (error instanceof TrellisError && httpStatusOf(error.code) < 500) {
+        writeRawError(socket, httpStatusOf(error.code), error.code, error.message);
         return;
       }
       console.error(`[trellis-server] WebSocket upgrade of ${JSON.stringify(req.url?.slice(0, 200))} failed:`, error);

@@ -1,5 +1,6 @@
-import { TrellisError, toHttpStatus } from "@trellis/core";
+import { TrellisError } from "@trellis/core";
 import type { ServerEnv } from "@trellis/server";
+import { httpStatusOf } from "@trellis/server";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -44,7 +45,7 @@ export function inspectionRoutes(
   const app = new Hono<ServerEnv>();
   app.onError((error, c) => {
     const code = error instanceof TrellisError ? error.code : "INTERNAL";
-    const status = (error instanceof TrellisError ? toHttpStatus(error.code) : 500) as ContentfulStatusCode;
+    const status = (error instanceof TrellisError ? httpStatusOf(error.code) : 500) as ContentfulStatusCode;
     return c.json({ error: code, message: error.message }, status);
   });
 

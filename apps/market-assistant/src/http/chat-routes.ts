@@ -1,5 +1,6 @@
-import { TrellisError, toHttpStatus } from "@trellis/checkpoint";
+import { TrellisError } from "@trellis/checkpoint";
 import type { RunService } from "@trellis/server";
+import { httpStatusOf } from "@trellis/server";
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
@@ -128,7 +129,7 @@ export function createChatRoutes(assistant: MarketAssistant, options: ChatRoutes
   app.notFound((c) => c.json(errorBody("NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`), 404));
   app.onError((error, c) => {
     if (error instanceof TrellisError) {
-      const status = (toHttpStatus(error.code) ?? 500) as ContentfulStatusCode;
+      const status = (httpStatusOf(error.code) ?? 500) as ContentfulStatusCode;
       return c.json(errorBody(error.code, error.message), status);
     }
     assistant.logger.error(`Unhandled error on ${c.req.method} ${c.req.path}: ${error.message}`);

@@ -4,8 +4,9 @@
  * reported as `"TypeError"`, outside the union — and a run past its time limit is `RUN_TIMEOUT`, now in
  * the union with its HTTP status. Through the official SDK client.
  */
-import { isTrellisErrorCode, toHttpStatus } from "@trellis/checkpoint";
+import { isTrellisErrorCode } from "@trellis/checkpoint";
 import { describe, expect, it } from "vitest";
+import { httpStatusOf } from "../http-status.js";
 import { sdkServer } from "./harness.js";
 
 const s = sdkServer({
@@ -45,7 +46,7 @@ describe("run error codes", () => {
     expect(run.status).toBe("timeout");
     expect(run.error?.error).toBe("RUN_TIMEOUT");
     expect(isTrellisErrorCode(run.error?.error)).toBe(true);
-    expect(toHttpStatus("RUN_TIMEOUT")).toBe(504);
-    expect(toHttpStatus("RUN_ROLLED_BACK")).toBe(409);
+    expect(httpStatusOf("RUN_TIMEOUT")).toBe(504);
+    expect(httpStatusOf("RUN_ROLLED_BACK")).toBe(409);
   });
 });

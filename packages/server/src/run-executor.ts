@@ -11,6 +11,7 @@ import {
   UsageTally,
   withUsageTally,
 } from "@trellis/core";
+import { interruptJson } from "./api-shapes.js";
 import type { AssistantRegistry } from "./assistant-registry.js";
 import type { EventHub } from "./event-hub.js";
 import type { AnyGraph, HostedGraph } from "./graph-registry.js";
@@ -181,7 +182,7 @@ async function stream(
     if (paused && wanted.has("values") && state.interrupts.length > 0) {
       last.push({
         event: "values",
-        data: { ...wireValues(state.values), __interrupt__: state.interrupts.map(toApiInterrupt) },
+        data: { ...wireValues(state.values), __interrupt__: state.interrupts.map(interruptJson) },
       });
     }
     // as LangGraph reports it: a run that reached a pause (an interrupt, a breakpoint) succeeded, the
@@ -397,11 +398,6 @@ function fencedSaver(
   };
   if (saver.storedBytes) fenced.storedBytes = (threadId) => saver.storedBytes?.(threadId) as Promise<number>;
   return fenced;
-}
-
-/** An interrupt in the Agent Server's JSON shape (public: the thread-state shape in the .d.ts names it). */
-export function toApiInterrupt(i: { id: string; value: unknown; node: string; namespace: string }) {
-  return { id: i.id, value: i.value, when: "during", resumable: true, ns: i.namespace ? i.namespace.split("|") : [] };
 }
 
 /**

@@ -1,94 +1,10 @@
 /**
- * Every error code Trellis raises or reports, as data (`isTrellisErrorCode` reads it).
- *
- * @example
- * TRELLIS_ERROR_CODES.includes("THREAD_BUSY"); // true
+ * The checkpoint package's own errors. The error class and its code union live in `@trellis/common`
+ * (what every layer shares) and are re-exported here.
  */
-export const TRELLIS_ERROR_CODES = [
-  "GRAPH_VALIDATION",
-  "INVALID_UPDATE",
-  "UNKNOWN_STATE_KEY",
-  "NOT_PLAIN_DATA",
-  "INVALID_STATE",
-  "INVALID_RESUME",
-  "GRAPH_RECURSION",
-  "INVALID_ROUTE",
-  "RESUME_MISMATCH",
-  "AMBIGUOUS_RESUME",
-  "NOTHING_TO_RESUME",
-  "THREAD_PAUSED",
-  "CHECKPOINTER_REQUIRED",
-  "THREAD_REQUIRED",
-  "CHECKPOINT_NOT_FOUND",
-  "INVALID_CONFIG",
-  "NODE_TIMEOUT",
-  "RUN_CANCELLED",
-  "RUN_TIMEOUT",
-  "RUN_ROLLED_BACK",
-  "THREAD_BUSY",
-  "LEASE_LOST",
-  "CORRUPT_CHECKPOINT",
-  "SERIALIZATION",
-  "MIGRATION",
-  "INVALID_ARGUMENT",
-  "MODEL_AUTH",
-  "MODEL_RATE_LIMITED",
-  "MODEL_UNAVAILABLE",
-  "MODEL_TIMEOUT",
-  "MODEL_BAD_RESPONSE",
-  "MODEL_REQUEST_REJECTED",
-  "MODEL_SCRIPT_EXHAUSTED",
-  "NOT_FOUND",
-  "UNAUTHORIZED",
-  "FORBIDDEN",
-  "CONFLICT",
-  "PAYLOAD_TOO_LARGE",
-  "TOO_MANY_REQUESTS",
-  "INTERNAL",
-] as const;
+import { TrellisError } from "@trellis/common";
 
-/**
- * The literal union of {@link TRELLIS_ERROR_CODES}. Every error Trellis raises on purpose extends
- * {@link TrellisError}; callers branch on `code` rather than on classes; the message always says what
- * was wrong and what to do. HTTP statuses are the server's business (`httpStatusOf` in
- * `@trellis/server`).
- */
-export type TrellisErrorCode = (typeof TRELLIS_ERROR_CODES)[number];
-
-/**
- * True when `code` is one of Trellis's error codes — for a code read back from storage or the wire.
- *
- * @example
- * isTrellisErrorCode("THREAD_BUSY"); // true
- * isTrellisErrorCode("ECONNRESET"); // false
- */
-export function isTrellisErrorCode(code: unknown): code is TrellisErrorCode {
-  return typeof code === "string" && (TRELLIS_ERROR_CODES as readonly string[]).includes(code);
-}
-
-/**
- * Base class of all Trellis errors.
- *
- * @example
- * try { await graph.invoke(input, config); }
- * catch (e) { if (e instanceof TrellisError && e.code === "THREAD_BUSY") retryLater(); }
- */
-export class TrellisError extends Error {
-  readonly code: TrellisErrorCode;
-  /** Structured facts about the failure (node, key, thread...), for logs and API answers. */
-  readonly details: Readonly<Record<string, unknown>>;
-
-  constructor(
-    code: TrellisErrorCode,
-    message: string,
-    options: { details?: Record<string, unknown>; cause?: unknown } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.code = code;
-    this.details = options.details ?? {};
-  }
-}
+export { isTrellisErrorCode, TRELLIS_ERROR_CODES, TrellisError, type TrellisErrorCode } from "@trellis/common";
 
 /**
  * A writer tried to change a thread it does not hold the lease of: another writer holds it, took it

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from "@trellis/checkpoint";
+import { type Clock, systemClock } from "@trellis/common";
 import { generateText, type LanguageModel, type LanguageModelUsage, streamText } from "ai";
 import { BaseChatModel, type ChatDelta, type ChatRequest } from "./chat-model.js";
 import { type AssistantMessage, type Message, newMessageId, type TokenUsage, type ToolCall } from "./messages.js";

@@ -1,4 +1,4 @@
-import { TrellisError } from "@trellis/checkpoint";
+import { TrellisError } from "@trellis/common";
 import type { ChatModel } from "./chat-model.js";
 import { type CreateChatModelOptions, createChatModel, PROVIDER_NAMES, type ProviderName } from "./providers.js";
 

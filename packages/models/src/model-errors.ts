@@ -1,4 +1,4 @@
-import { TrellisError } from "@trellis/checkpoint";
+import { TrellisError } from "@trellis/common";
 import {
   APICallError,
   EmptyResponseBodyError,

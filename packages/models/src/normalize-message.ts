@@ -1,4 +1,4 @@
-import { TrellisError } from "@trellis/checkpoint";
+import { TrellisError } from "@trellis/common";
 import { type ContentPart, ContentPartError, type MessageContent, readContentPart } from "./content-parts.js";
 import {
   type Message,

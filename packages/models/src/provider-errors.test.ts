@@ -1,4 +1,4 @@
-import { ManualClock } from "@trellis/checkpoint";
+import { ManualClock } from "@trellis/common";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChatDelta } from "./chat-model.js";
 import { ModelError } from "./model-errors.js";

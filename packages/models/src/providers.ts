@@ -3,7 +3,7 @@ import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createMistral } from "@ai-sdk/mistral";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { type Clock, TrellisError } from "@trellis/checkpoint";
+import { type Clock, TrellisError } from "@trellis/common";
 import { AiSdkChatModel, type AiSdkChatModelOptions, type AiSdkLanguageModel } from "./ai-sdk-chat-model.js";
 import type { ChatModel } from "./chat-model.js";
 import type { RetryOptions } from "./retry.js";

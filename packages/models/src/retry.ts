@@ -1,4 +1,4 @@
-import type { Clock } from "@trellis/checkpoint";
+import type { Clock } from "@trellis/common";
 import type { ModelError } from "./model-errors.js";
 
 /**

@@ -1,4 +1,4 @@
-import { TrellisError } from "@trellis/checkpoint";
+import { TrellisError } from "@trellis/common";
 import { BaseChatModel, type ChatRequest, type ToolDefinition } from "./chat-model.js";
 import { messageText } from "./content-parts.js";
 import type { AssistantMessage, Message, ToolMessage, UserMessage } from "./messages.js";

@@ -1,4 +1,4 @@
-import { TrellisError } from "@trellis/checkpoint";
+import { TrellisError } from "@trellis/common";
 import * as z from "zod";
 import type { JsonSchema, ToolDefinition } from "./chat-model.js";
 import type { ToolCall } from "./messages.js";

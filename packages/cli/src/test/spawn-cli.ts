@@ -20,6 +20,8 @@ export interface SpawnOptions {
   answers?: readonly string[];
   /** Called with everything printed so far, on every chunk of stdout. */
   onOutput?: (stdout: string, child: ChildProcessWithoutNullStreams) => void;
+  /** Environment variables besides PATH. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -39,7 +41,7 @@ export function spawnCli(project: TestProject, argv: readonly string[], options:
       join(REPO_DIR, "packages/cli/src/bin.ts"),
       ...argv,
     ],
-    { cwd: project.dir, stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } },
+    { cwd: project.dir, stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "", ...options.env } },
   );
   const answers = [...(options.answers ?? [])];
   let stdout = "";

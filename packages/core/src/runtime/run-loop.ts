@@ -162,10 +162,12 @@ class GraphRun {
   #startTracing(state: ThreadState | undefined, startTime: number): RunTracing | undefined {
     const paused = state?.stored && state.checkpoint.next.length > 0;
     const pausedBy = paused ? (state.checkpoint.metadata as Record<string, unknown>)[TRACEPARENT_KEY] : undefined;
+    const assistantId = this.request.parent ? undefined : this.#config.metadata?.assistant_id;
     return RunTracing.start({
       graph: this.#spec.name,
       threadId: this.#threadId,
       runId: this.#config.runId,
+      assistantId: typeof assistantId === "string" ? assistantId : undefined,
       namespace: this.#namespace,
       carrier: this.request.parent ? undefined : this.#config.traceContext,
       pausedBy: typeof pausedBy === "string" ? pausedBy : undefined,

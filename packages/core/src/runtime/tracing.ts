@@ -89,6 +89,8 @@ export interface RunSpanInit {
   graph: string;
   threadId: string | undefined;
   runId: string | undefined;
+  /** The server's assistant, from the run's metadata (`assistant_id`). */
+  assistantId: string | undefined;
   namespace: string;
   /** The caller's trace context (a root run only). */
   carrier: TraceCarrier | undefined;
@@ -130,6 +132,7 @@ export class RunTracing {
     const attributes: Attributes = { "trellis.graph": init.graph };
     if (init.threadId !== undefined) attributes["trellis.thread_id"] = init.threadId;
     if (init.runId !== undefined) attributes["trellis.run_id"] = init.runId;
+    if (init.assistantId !== undefined) attributes["trellis.assistant_id"] = init.assistantId;
     if (init.namespace !== "") attributes["trellis.namespace"] = init.namespace;
     span.setAttributes(attributes);
     return new RunTracing(span, trace.setSpan(parent, span));

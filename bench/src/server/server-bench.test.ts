@@ -19,6 +19,7 @@ describe("server bench scenarios", () => {
       try {
         const latencies = await hitlLatencies(target.url, 2);
         expect(latencies).toHaveLength(2);
+        if (process.platform === "linux") expect(target.rssBytes()).toBeGreaterThan(0);
         expect(await runsPerSecond(target.url, 4, 8)).toBeGreaterThan(0);
         const fanOut = await sseFanOut(target.url, 5, TICKS);
         expect(fanOut.events).toBe(5 * TICKS);

@@ -16,6 +16,8 @@ export interface ServerResult {
   runsPerSecond: Record<number, number[]>;
   /** (iii) events per second to {@link SUBSCRIBERS} subscribers. */
   eventsPerSecond: number[];
+  /** The server's RSS after each round, bytes, and the runs it had served by then. */
+  rss: Array<{ bytes: number; runs: number }>;
 }
 
 export interface ServerBenchResult {
@@ -62,6 +64,7 @@ export async function runServerBench(options: {
         p99Ms: [],
         runsPerSecond: Object.fromEntries(IN_FLIGHT.map((n) => [n, []])),
         eventsPerSecond: [],
+        rss: [],
       };
     }
     for (const t of targets) {
@@ -76,17 +79,22 @@ export async function runServerBench(options: {
         const r = servers[t.kind] as ServerResult;
         // LangGraph's dev server takes ~1 s a run (its queue polls), so it gets fewer of them
         const slow = t.kind === "langgraph";
-        const samples = await hitlLatencies(t.url, slow ? Math.min(conversations, 20) : conversations);
+        const talks = slow ? Math.min(conversations, 20) : conversations;
+        const samples = await hitlLatencies(t.url, talks);
+        let runs = talks * 3 + 1;
         r.p50Ms.push(percentile(samples, 50));
         r.p99Ms.push(percentile(samples, 99));
         for (const n of IN_FLIGHT) {
           const total = slow ? Math.max(n, Math.min(runsPerLevel, 64)) : runsPerLevel;
           r.runsPerSecond[n]?.push(await runsPerSecond(t.url, n, total));
+          runs += total;
         }
         r.eventsPerSecond.push((await sseFanOut(t.url, SUBSCRIBERS, TICKS)).eventsPerSecond);
+        const bytes = t.rssBytes();
+        if (bytes !== undefined) r.rss.push({ bytes, runs: (r.rss.at(-1)?.runs ?? 0) + runs });
         const rps = IN_FLIGHT.map((n) => r.runsPerSecond[n]?.at(-1)?.toFixed(0)).join("/");
         options.log(
-          `  round ${round + 1}/${rounds} ${t.kind}: p50 ${r.p50Ms.at(-1)?.toFixed(1)} ms, p99 ${r.p99Ms.at(-1)?.toFixed(1)} ms, runs/s ${rps}, events/s ${r.eventsPerSecond.at(-1)?.toFixed(0)}`,
+          `  round ${round + 1}/${rounds} ${t.kind}: p50 ${r.p50Ms.at(-1)?.toFixed(1)} ms, p99 ${r.p99Ms.at(-1)?.toFixed(1)} ms, runs/s ${rps}, events/s ${r.eventsPerSecond.at(-1)?.toFixed(0)}, RSS ${((bytes ?? 0) / 2 ** 20).toFixed(0)} MiB`,
         );
       }
     }
@@ -154,6 +162,14 @@ export function serverTable(result: ServerBenchResult): string {
       `| ${name} | ${cell(tv, digits)} | ${cell(fv, digits)} | ${cell(lv, digits)} | ${ratio(tv, fv, perSecond)} | ${ratio(tv, lv, perSecond)} |`,
     );
   }
+  const rssCell = (r: ServerResult | undefined) => {
+    const first = r?.rss[0];
+    const last = r?.rss.at(-1);
+    if (!first || !last) return "—";
+    const growth = last.runs > first.runs ? (last.bytes - first.bytes) / 1024 / (last.runs - first.runs) : 0;
+    return `${(first.bytes / 2 ** 20).toFixed(0)} → ${(last.bytes / 2 ** 20).toFixed(0)} MiB (${growth.toFixed(1)} KiB/run over ${last.runs - first.runs} runs)`;
+  };
+  lines.push(`| (iv) server RSS, after round 1 → last | ${rssCell(t)} | ${rssCell(f)} | ${rssCell(l)} | | |`);
   return lines.join("\n");
 }
 

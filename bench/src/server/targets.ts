@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -10,6 +10,8 @@ export type ServerKind = "trellis" | "floor" | "langgraph";
 export interface Target {
   kind: ServerKind;
   url: string;
+  /** The server process's resident set size now, in bytes (Linux `/proc`; undefined elsewhere). */
+  rssBytes(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -54,6 +56,14 @@ export async function startTarget(kind: ServerKind, tmpDir: string, langgraphDir
   return {
     kind,
     url,
+    rssBytes() {
+      try {
+        const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1];
+        return kb === undefined ? undefined : Number(kb) * 1024;
+      } catch {
+        return undefined;
+      }
+    },
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

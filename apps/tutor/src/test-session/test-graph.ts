@@ -1,5 +1,6 @@
 import { type CompiledGraph, type NodeContext, START, StateGraph } from "@trellis/core";
 import { type AssistantMessage, assistantMessage, type ChatModel, toolMessage, userMessage } from "@trellis/models";
+import { askChoice, type ChoosePause } from "@trellis/protocol";
 import {
   TEST_EVALUATION_PROMPT,
   TEST_QUERY_GENERATION_PROMPT,
@@ -18,6 +19,7 @@ import {
 } from "./answer-evaluation.js";
 import {
   aboutTopic,
+  LETTERS,
   offlineQueries,
   offlineQuestions,
   parseQueriesJson,
@@ -27,12 +29,14 @@ import {
 import { testSummary } from "./test-summary.js";
 
 /**
- * What `answer_question` shows when it pauses: the seed's interrupt payload.
+ * What `answer_question` shows when it pauses: the seed's interrupt payload, declared as a choice
+ * (`@trellis/protocol`'s `askChoice`: `kind`, `question`, lettered `options`) so every door — the
+ * CLI, the studio, AG-UI — offers the four options without parsing the text.
  *
  * @example
- * const info: InterruptInfo = { action: "answer_question", question_num: 1, total_questions: 5, question_text: "¿…?\nA) …" };
+ * const info: InterruptInfo = { action: "answer_question", question_num: 1, total_questions: 5, question_text: "¿…?\nA) …", ...askChoice("¿…?", options) };
  */
-export interface InterruptInfo {
+export interface InterruptInfo extends ChoosePause {
   action: "answer_question";
   question_num: number;
   total_questions: number;
@@ -183,6 +187,10 @@ export function createTestSubgraph(options: TestSubgraphOptions): CompiledGraph<
         question_num: idx + 1,
         total_questions: s.num_questions ?? s.questions.length,
         question_text: formatQuestion(q),
+        ...askChoice(
+          q.question,
+          q.options.map((label, i) => ({ key: LETTERS[i] ?? String(i + 1), label })),
+        ),
       };
       const raw = ctx.interrupt<unknown>(payload);
       const answer = typeof raw === "string" ? raw : JSON.stringify(raw);

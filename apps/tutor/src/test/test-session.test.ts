@@ -63,6 +63,15 @@ describe("test session through /chat and /resume_chat", () => {
       question_text: expect.stringMatching(
         /^¿Qué afirmación describe mejor «contenedor»\?\nA\) .+\nB\) .+\nC\) .+\nD\) .+$/,
       ),
+      // declared as a choice: every door offers the four options as they are
+      kind: "choose",
+      question: "¿Qué afirmación describe mejor «contenedor»?",
+      options: [
+        { key: "A", label: expect.any(String) },
+        { key: "B", label: expect.any(String) },
+        { key: "C", label: expect.any(String) },
+        { key: "D", label: expect.any(String) },
+      ],
     });
     expect(start.json.message).toMatch(/^Empezamos el test sobre «contenedores»: 5 preguntas\.\n\nPregunta 1\/5: /);
 

@@ -106,6 +106,10 @@ describe.runIf(executablePath || inCi)("studio in headless Chromium", () => {
     ).toBe("%PDF-");
     // the timeline shows the run's checkpoints, including the two state updates of the decisions
     expect(await page.getByTestId("timeline").locator("li").count()).toBeGreaterThan(8);
+    // what the model calls of the thread's runs used (twi-author's offline model reports its tokens)
+    await expect
+      .poll(() => page.getByTestId("model-usage").textContent())
+      .toMatch(/Model usage[\d,]+ tokens \([\d,]+ in · [\d,]+ out\) in \d+ model calls? over \d+ runs?/);
   }, 60_000);
 
   it("answers approval-flow's questions, then forks from an edited checkpoint", async () => {

@@ -6,6 +6,7 @@ import { InterruptPanel } from "./interrupt-panel.js";
 import { JsonBlock } from "./json-block.js";
 import type { LiveRuns } from "./live-runs.js";
 import { RunLogView } from "./run-log-view.js";
+import { type ThreadUsage, threadUsage, usageText } from "./run-usage.js";
 import { documentLinks } from "./state-reading.js";
 import { StateTimeline } from "./state-timeline.js";
 
@@ -35,22 +36,24 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
   const [log, setLog] = useState(live.get(threadId));
   const [streaming, setStreaming] = useState(live.isStreaming(threadId));
   const [missing, setMissing] = useState<string | undefined>();
+  const [usage, setUsage] = useState<ThreadUsage | undefined>();
 
   const graphId = (thread?.metadata.graph_id as string | undefined) ?? undefined;
 
   const refresh = useCallback(async () => {
     const t = await api.thread(threadId);
     setThread(t);
-    const [s, h] = await Promise.all([api.state(threadId), api.history(threadId, 100)]);
+    const [s, h, runs] = await Promise.all([api.state(threadId), api.history(threadId, 100), api.runs(threadId)]);
     setState(s);
     setHistory(h);
+    setUsage(threadUsage(runs));
     const gid = t.metadata.graph_id as string | undefined;
     if (gid) {
       const json = await api.graph(gid);
       setGraph((g) => (g?.id === gid ? g : { id: gid, json }));
     }
     if (t.status === "busy" && !live.isStreaming(threadId)) {
-      const active = (await api.runs(threadId)).find((r) => r.status === "running" || r.status === "pending");
+      const active = runs.find((r) => r.status === "running" || r.status === "pending");
       if (active) void live.join(threadId, active.run_id);
     }
   }, [api, live, threadId]);
@@ -147,6 +150,15 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
                   {l.key === "pdf_url" ? "Open the PDF" : l.key}
                 </a>
               ))}
+            </section>
+          ) : null}
+          {usage ? (
+            <section class="panel usage" data-testid="model-usage">
+              <h3>Model usage</h3>
+              <p>{usageText(usage)}</p>
+              <p class="muted">
+                {usage.byNode.map((n) => `${n.node}: ${n.totalTokens.toLocaleString("en-US")}`).join(" · ")}
+              </p>
             </section>
           ) : null}
           <section class="panel">

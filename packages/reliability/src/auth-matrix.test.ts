@@ -42,6 +42,7 @@ const YEARLY = { assistant_id: "echo", schedule: "0 0 1 1 *" };
 const ROUTES: Record<string, RouteCase> = {
   "GET /ok": { access: "public", path: () => "/ok" },
   "GET /info": { access: "user", path: () => "/info" },
+  "GET /metrics": { access: "user", path: () => "/metrics" },
   "POST /assistants": {
     access: "user",
     path: () => "/assistants",

@@ -14,7 +14,7 @@ afterAll(async () => {
   await t.close();
 });
 
-it("a run reads the saver once to start and not at all to finish", async () => {
+it("a resumed run reads the saver three times in all and not at all to finish", async () => {
   const { runs, manager, saver } = t.server;
   // a thread paused at its review, so the measured run resumes a stored checkpoint
   const first = await runs.start({ assistantId: "approval-flow", as: "app", input: { request: "lockout" } });
@@ -27,10 +27,13 @@ it("a run reads the saver once to start and not at all to finish", async () => {
       as: "app",
       command: { resume: "add PPE" },
     });
-    const accepted = get.mock.calls.length; // the run service reads the pause it binds the resume to
     const ended = await manager.waitFor(run.runId);
     expect(ended?.status).toBe("success"); // paused again, at the approval
-    expect(get.mock.calls.length - accepted).toBeLessThanOrEqual(1);
+    // the run service reads the pause it binds the resume to; the executor records the thread's head
+    // before the run (for rollback); the run loads it again under the thread's lease. The end is learnt
+    // from the stream's outcome: no read. (Whether the executor's read happens before runs.start
+    // returns depends on timing, so the three are counted together.)
+    expect(get.mock.calls.length).toBeLessThanOrEqual(3);
   } finally {
     get.mockRestore();
   }

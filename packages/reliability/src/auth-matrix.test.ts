@@ -106,6 +106,11 @@ const ROUTES: Record<string, RouteCase> = {
     path: () => "/store/items",
     body: () => ({ namespace: ["matrix"], key: "k" }),
   },
+  "POST /runs/batch": {
+    access: "user",
+    path: () => "/runs/batch",
+    body: () => [{ assistant_id: "echo", input: { data: 7 } }],
+  },
   "POST /runs/crons": { access: "user", path: () => "/runs/crons", body: () => ({ ...YEARLY, input: { data: 5 } }) },
   "POST /runs/crons/search": { access: "user", path: () => "/runs/crons/search", body: () => ({}) },
   "POST /runs/crons/count": { access: "user", path: () => "/runs/crons/count", body: () => ({}) },

@@ -1,16 +1,42 @@
-import { TrellisError } from "@trellis/checkpoint";
+import { describeNonPlainData, TrellisError } from "@trellis/checkpoint";
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { interruptJson, runJson, threadSnapshot } from "../api-shapes.js";
 import { notFound } from "../http-errors.js";
-import { readBody } from "../request-body.js";
+import { invalid, readBody } from "../request-body.js";
 import { parseRunRequest } from "../run-request.js";
+
 import { type RunRecord, type RunStatus, TERMINAL_RUN_STATUSES } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
 import { limitStreams } from "../stream-limits.js";
 import { wireValues } from "../wire-messages.js";
 
 type Mode = "background" | "stream" | "wait";
+type ParsedRun = ReturnType<typeof parseRunRequest>["request"];
+/** At most this many runs in one `POST /runs/batch`. */
+const MAX_BATCH = 100;
+
+/** The body of `POST /runs/batch`: a JSON array of run payloads, each read as one run's body. */
+function parseBatch(text: string): Record<string, unknown>[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalid("The request body is not valid JSON: send an array of run payloads.");
+  }
+  if (!Array.isArray(value) || value.length === 0) {
+    throw invalid("POST /runs/batch takes a non-empty JSON array of run payloads ({ assistant_id, input, … }).");
+  }
+  if (value.length > MAX_BATCH) throw invalid(`A batch holds at most ${MAX_BATCH} runs; this one has ${value.length}.`);
+  const bad = describeNonPlainData(value);
+  if (bad) throw new TrellisError("NOT_PLAIN_DATA", `The batch holds ${bad.reason} at ${bad.path}.`, { details: bad });
+  return value.map((item, i) => {
+    if (typeof item !== "object" || item === null || Array.isArray(item)) {
+      throw invalid(`Run ${i} of the batch must be a JSON object ({ assistant_id, input, … }).`);
+    }
+    return item as Record<string, unknown>;
+  });
+}
 const RUN_STATUSES = new Set<RunStatus>(["pending", "running", "error", "success", "timeout", "interrupted"]);
 
 function queryModes(c: Context): string[] | undefined {
@@ -37,17 +63,20 @@ function queryModes(c: Context): string[] | undefined {
 export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
 
-  const create = async (c: Context<ServerEnv>, threadId: string | null, mode: Mode) => {
-    const body = await readBody(c);
+  /** Reads one run request of a body: its assistant resolved as the caller sees it. Stores nothing. */
+  const parse = async (c: Context<ServerEnv>, body: Record<string, unknown>, mode: Mode) => {
     // an assistant made with POST /assistants runs its graph; the run service merges its config
     const named = typeof body.assistant_id === "string" ? body.assistant_id : undefined;
     const found = named ? await ctx.runs.assistant(named, { user: c.var.user }) : undefined;
-    const { request } = parseRunRequest(body, (id) => found?.hosted ?? ctx.graphFor(id), {
+    return parseRunRequest(body, (id) => found?.hosted ?? ctx.graphFor(id), {
       streamDefault: mode === "stream" ? ["values"] : ["values", "updates", "messages-tuple", "custom"],
       onDisconnectDefault: "continue",
-    });
+    }).request;
+  };
+
+  const start = (c: Context<ServerEnv>, request: ParsedRun, threadId: string | null) => {
     const { input, command, ...kwargs } = request.kwargs;
-    const record = await ctx.runs.start({
+    return ctx.runs.start({
       assistantId: request.assistantId,
       threadId: threadId ?? undefined,
       as: { user: c.var.user },
@@ -59,14 +88,21 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
       ifNotExists: request.ifNotExists,
       kwargs,
     });
+  };
+
+  /** Deletes a stateless run's temporary thread once the run is over (POST /runs… without on_completion keep). */
+  const cleanupOf = (record: RunRecord, request: ParsedRun, threadId: string | null) => async () => {
+    if (threadId !== null || request.onCompletion !== "delete") return;
+    await ctx.manager.waitFor(record.runId);
+    await ctx.saver.deleteThread(record.threadId);
+    await ctx.store.deleteThread(record.threadId);
+  };
+
+  const create = async (c: Context<ServerEnv>, threadId: string | null, mode: Mode) => {
+    const request = await parse(c, await readBody(c), mode);
+    const record = await start(c, request, threadId);
     // a stateless run (POST /runs…) deletes its temporary thread once its answer is out
-    const temporary = threadId === null && request.onCompletion === "delete";
-    const cleanup = async () => {
-      if (!temporary) return;
-      await ctx.manager.waitFor(record.runId);
-      await ctx.saver.deleteThread(record.threadId);
-      await ctx.store.deleteThread(record.threadId);
-    };
+    const cleanup = cleanupOf(record, request, threadId);
     const base = threadId === null ? `/runs/${record.runId}` : `/threads/${record.threadId}/runs/${record.runId}`;
     c.header("Content-Location", base);
     if (mode === "background") {
@@ -125,6 +161,29 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     });
     return run;
   };
+
+  // LangGraph's runs.createBatch: stateless background runs, all checked before any is queued
+  app.post("/runs/batch", async (c) => {
+    const bodies = parseBatch(await c.req.text());
+    const requests: ParsedRun[] = [];
+    for (const [i, body] of bodies.entries()) {
+      try {
+        requests.push(await parse(c, body, "background"));
+      } catch (error) {
+        if (!(error instanceof TrellisError)) throw error;
+        throw new TrellisError(error.code, `Run ${i} of the batch: ${error.message} Nothing was queued.`, {
+          details: { index: i, ...(typeof error.details === "object" && error.details ? error.details : {}) },
+        });
+      }
+    }
+    const records: RunRecord[] = [];
+    for (const request of requests) {
+      const record = await start(c, request, null);
+      void cleanupOf(record, request, null)().catch(() => undefined);
+      records.push(record);
+    }
+    return c.json(records.map(runJson));
+  });
 
   for (const [prefix, tid] of [
     ["/threads/:thread_id/runs", (c: Context) => c.req.param("thread_id") as string],

@@ -25,6 +25,7 @@ import {
   type RunStore,
   type ThreadStatus,
 } from "./run-store.js";
+import { RunTimeline } from "./run-timeline.js";
 import { recordRunUsage } from "./run-usage.js";
 import { ApiEvents, coreModes } from "./stream-format.js";
 import { storeFor } from "./user-store.js";
@@ -90,9 +91,13 @@ type Finish = (
 export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<ExecuteOutcome> {
   const events = new EventWriter(run, ctx);
   const tally = new UsageTally();
+  const timeline = new RunTimeline();
   const finish: Finish = async (status, error, threadStatus, last) => {
     await ctx.point?.(`before-finish:${status}`);
-    await recordRunUsage(run, ctx.store, tally, ctx.prices);
+    // the timeline goes into the metadata the usage is stored with: one write for both
+    const timed = timeline.addTo(run);
+    const used = await recordRunUsage(run, ctx.store, tally, ctx.prices);
+    if (timed && !used) await ctx.store.updateRun(run.runId, { metadata: run.metadata });
     const seqs = await ctx.store.finishRun(run.runId, run.attempt, { status, error, threadStatus, events: last });
     events.publish(last, seqs);
     return error ? { kind: "finished", status, error } : { kind: "finished", status };
@@ -126,7 +131,7 @@ export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<E
     run.preWriteCount = begun.preWriteCount;
     events.publish([first], begun.seqs);
     // the attempt's model calls are counted, whether the run ends well or not
-    return await withUsageTally(tally, () => stream(run, ctx, graph, saver, head, events, finish));
+    return await withUsageTally(tally, () => stream(run, ctx, graph, saver, head, events, timeline, finish));
   } catch (error) {
     if (isAttemptLost(error) || ctx.stopReason() === "lost") {
       return { kind: "lost", reason: (error as Error)?.message ?? String(error) };
@@ -142,6 +147,7 @@ async function stream(
   saver: CheckpointSaver,
   head: CheckpointTuple | undefined,
   events: EventWriter,
+  timeline: RunTimeline,
   finish: Finish,
 ): Promise<ExecuteOutcome> {
   const timer = setTimeout(() => ctx.setStop("timeout"), ctx.limits.runTimeMs);
@@ -155,10 +161,12 @@ async function stream(
       try {
         const stream = graph.streamEvents(input as GraphInput<never>, {
           ...config,
-          streamMode: [...new Set<StreamMode>(["values", ...wanted])],
+          // debug: the tasks' starts and results for the run's timeline (three small events per task and step)
+          streamMode: [...new Set<StreamMode>(["values", "debug", ...wanted])],
         });
         const api = new ApiEvents(run.kwargs.streamMode, run.threadId);
         for await (const e of stream) {
+          timeline.see(e);
           for (const [name, data] of api.of(e)) events.push(name, data);
         }
         for (const [name, data] of api.flush()) events.push(name, data);

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import type { WireTimeline } from "../run-timeline.js";
+import { sdkServer, TEST_GRAPHS } from "./harness.js";
+
+const s = sdkServer({
+  graphs: { ...TEST_GRAPHS, usage: { module: "./src/test/fixture-usage.ts", graph: "usageGraph" } },
+});
+
+const timelineOf = async (threadId: string, runId: string) =>
+  (await s.client.runs.get(threadId, runId)).metadata?.timeline as WireTimeline | undefined;
+
+describe("a run's timeline over the Agent Server API (metadata.timeline)", () => {
+  it("GET /threads/{id}/runs/{run_id} shows one entry per task, in order, with its step and a duration of 0 or more", async () => {
+    const thread = await s.client.threads.create();
+    // no stream mode asked: the timeline is kept whatever the client streams
+    const run = await s.client.runs.create(thread.thread_id, "usage", { input: {} });
+    await s.client.runs.join(thread.thread_id, run.run_id);
+    const timeline = await timelineOf(thread.thread_id, run.run_id);
+    expect(timeline?.tasks.map((t) => [t.node, t.step])).toEqual([
+      ["plan", 0],
+      ["write", 1],
+    ]);
+    for (const t of timeline?.tasks ?? []) {
+      expect(t.task_id).toEqual(expect.any(String));
+      expect(t.duration_ms).toBeGreaterThanOrEqual(0);
+      expect(Date.parse(t.ended_at as string)).toBeGreaterThanOrEqual(Date.parse(t.started_at));
+      expect(t).not.toHaveProperty("error");
+    }
+    const [plan, write] = timeline?.tasks ?? [];
+    expect(Date.parse(write?.started_at as string)).toBeGreaterThanOrEqual(Date.parse(plan?.ended_at as string));
+    // stored with the run's usage, in the same metadata
+    expect((await s.client.runs.get(thread.thread_id, run.run_id)).metadata).toHaveProperty("usage.calls", 3);
+  });
+
+  it("marks the task that failed with its error", async () => {
+    const thread = await s.client.threads.create();
+    const run = await s.client.runs.create(thread.thread_id, "usage", { input: { fail: true } });
+    await s.client.runs.join(thread.thread_id, run.run_id);
+    const tasks = (await timelineOf(thread.thread_id, run.run_id))?.tasks ?? [];
+    expect(tasks.map((t) => t.node)).toEqual(["plan", "write"]);
+    expect(tasks[1]?.error).toMatch(/the writer failed after its model calls/);
+  });
+
+  it("marks the task that paused, and adds the resumed run's tasks to that run's own timeline", async () => {
+    const thread = await s.client.threads.create();
+    const first = await s.client.runs.create(thread.thread_id, "ask", { input: {} });
+    await s.client.runs.join(thread.thread_id, first.run_id);
+    const paused = (await timelineOf(thread.thread_id, first.run_id))?.tasks ?? [];
+    expect(paused.length).toBeGreaterThan(0);
+    expect(paused.at(-1)?.interrupted).toBe(true);
+    const second = await s.client.runs.create(thread.thread_id, "ask", { command: { resume: "yes" } });
+    await s.client.runs.join(thread.thread_id, second.run_id);
+    const resumed = (await timelineOf(thread.thread_id, second.run_id))?.tasks ?? [];
+    expect(resumed.length).toBeGreaterThan(0);
+    expect(resumed[0]?.node).toBe(paused.at(-1)?.node);
+    expect(resumed[0]).not.toHaveProperty("interrupted");
+  });
+});

@@ -1,4 +1,12 @@
-/** A source of time. Injected everywhere time matters, so tests can use a {@link ManualClock}. */
+/**
+ * A source of time. Injected everywhere time matters, so tests can use a {@link ManualClock}.
+ *
+ * @example
+ * function deadline(clock: Clock, ms: number): number {
+ *   return clock.now() + ms;
+ * }
+ * deadline(systemClock, 5_000);
+ */
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;

@@ -52,6 +52,12 @@ export const TRELLIS_ERROR_CODES = [
  * {@link TrellisError}; callers branch on `code` rather than on classes; the message always says what
  * was wrong and what to do. HTTP statuses are the server's business (`httpStatusOf` in
  * `@trellis/server`).
+ *
+ * @example
+ * function retryable(code: TrellisErrorCode): boolean {
+ *   return code === "THREAD_BUSY";
+ * }
+ * if (error instanceof TrellisError && retryable(error.code)) await retryLater();
  */
 export type TrellisErrorCode = (typeof TRELLIS_ERROR_CODES)[number];
 

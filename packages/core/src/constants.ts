@@ -1,6 +1,16 @@
-/** The virtual node a graph starts from. `addEdge(START, "first")` sets the entry point. */
+/**
+ * The virtual node a graph starts from. `addEdge(START, "first")` sets the entry point.
+ *
+ * @example
+ * builder.addEdge(START, "plan");
+ */
 export const START = "__start__";
-/** The virtual node a graph ends at. Routing to END finishes that branch. */
+/**
+ * The virtual node a graph ends at. Routing to END finishes that branch.
+ *
+ * @example
+ * builder.addConditionalEdges("review", (s) => (s.approved ? END : "revise"));
+ */
 export const END = "__end__";
 
 /** Names nodes may not take. @internal */

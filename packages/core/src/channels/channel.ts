@@ -1,6 +1,11 @@
 import type { JsonSchema, StandardSchemaV1 } from "../schema/standard-schema.js";
 
-/** How a channel combines the writes of one superstep. */
+/**
+ * How a channel combines the writes of one superstep.
+ *
+ * @example
+ * const appendOnly = (c: AnyChannel): boolean => c.kind === "append" || c.kind === "messages";
+ */
 export type ChannelKind = "value" | "reduce" | "append" | "messages";
 
 /**
@@ -50,7 +55,12 @@ function typed<V, U>(channel: Channel<V, U>, options: ChannelOptions<V> | undefi
   return { ...channel, schema: options.schema as StandardSchemaV1 | undefined, jsonSchema: options.jsonSchema };
 }
 
-/** Any channel, whatever its value and update types (public: state schemas in the .d.ts name it). */
+/**
+ * Any channel, whatever its value and update types (public: state schemas in the .d.ts name it).
+ *
+ * @example
+ * const keys: Record<string, AnyChannel> = { topic: channel.value(""), log: channel.append<string>() };
+ */
 // biome-ignore lint/suspicious/noExplicitAny: a schema mixes channels of every value type.
 export type AnyChannel = Channel<any, any>;
 

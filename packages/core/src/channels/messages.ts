@@ -4,6 +4,9 @@ import type { Channel } from "./channel.js";
 /**
  * The least a message must look like for the `messages` channel: plain data with an optional `id`.
  * `@trellis/models` defines the full OpenAI-shaped `Message`.
+ *
+ * @example
+ * const note: MessageLike = { id: "m1", role: "user", content: "Summarise the thread" };
  */
 export interface MessageLike {
   id?: string;
@@ -25,10 +28,20 @@ const MESSAGES_JSON_SCHEMA = {
   },
 } as const satisfies Record<string, unknown>;
 
-/** Id that, in a {@link removeMessage} marker, removes every message. */
+/**
+ * Id that, in a {@link removeMessage} marker, removes every message.
+ *
+ * @example
+ * return { messages: [removeMessage(REMOVE_ALL_MESSAGES), { role: "system", content: summary }] };
+ */
 export const REMOVE_ALL_MESSAGES = "__remove_all__";
 
-/** A marker that deletes the message with its id when written to a `messages` channel. */
+/**
+ * A marker that deletes the message with its id when written to a `messages` channel.
+ *
+ * @example
+ * const marker: RemoveMessage = removeMessage("m1"); // { role: "remove", id: "m1" }
+ */
 export interface RemoveMessage {
   role: "remove";
   id: string;

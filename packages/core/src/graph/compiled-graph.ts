@@ -22,7 +22,12 @@ import type { StateOf, StateSchema, UpdateOf } from "../state.js";
 import { drawingOf, type GraphDrawing, mermaidOf, type Xray } from "./draw.js";
 import type { GraphSpec } from "./spec.js";
 
-/** Options of `stream` and `streamEvents`, besides the run config. */
+/**
+ * Options of `stream` and `streamEvents`, besides the run config.
+ *
+ * @example
+ * for await (const [ns, chunk] of graph.stream(input, { threadId, streamMode: "updates", subgraphs: true })) console.log(ns, chunk);
+ */
 export interface StreamOptions {
   /** One mode, or several (then chunks come as `[mode, chunk]`). Default "values". */
   streamMode?: StreamMode | readonly StreamMode[];
@@ -30,10 +35,23 @@ export interface StreamOptions {
   subgraphs?: boolean;
 }
 
-/** What `invoke` resolves to: the state, plus the pending interrupts when the run paused on some. */
+/**
+ * What `invoke` resolves to: the state, plus the pending interrupts when the run paused on some.
+ *
+ * @example
+ * const result: InvokeResult<typeof schema> = await graph.invoke({ topic: "ladders" }, { threadId: "t1" });
+ * if (result.__interrupt__) console.log("waiting on", result.__interrupt__[0]?.value);
+ */
 export type InvokeResult<S extends StateSchema> = StateOf<S> & { __interrupt__?: Interrupt[] };
 
-/** A run's end as data, from {@link CompiledGraph.run}. */
+/**
+ * A run's end as data, from {@link CompiledGraph.run}.
+ *
+ * @example
+ * const result = await graph.run({ topic: "ladders" }, { threadId: "t1" });
+ * if (result.status === "interrupted") console.log(result.interrupts, result.next);
+ * else if (result.status === "error") console.error(result.error);
+ */
 export type RunResult<S extends StateSchema> =
   | { status: "done"; values: StateOf<S>; checkpointId: string | undefined }
   | {
@@ -45,7 +63,12 @@ export type RunResult<S extends StateSchema> =
     }
   | { status: "error"; error: unknown };
 
-/** What a graph run accepts: an update, a Command, or null to continue a paused thread. */
+/**
+ * What a graph run accepts: an update, a Command, or null to continue a paused thread.
+ *
+ * @example
+ * const inputs: GraphInput<typeof schema>[] = [{ topic: "ladders" }, new Command({ resume: "ok" }), null];
+ */
 export type GraphInput<S extends StateSchema> = UpdateOf<S> | Command<UpdateOf<S>> | null;
 
 /**

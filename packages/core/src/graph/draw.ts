@@ -1,7 +1,13 @@
 import { END, START } from "../constants.js";
 import type { GraphSpec } from "./spec.js";
 
-/** A graph's structure as data, for drawings and UIs. */
+/**
+ * A graph's structure as data, for drawings and UIs.
+ *
+ * @example
+ * const drawing: GraphDrawing = graph.getGraph();
+ * const branches = drawing.edges.filter((e) => e.conditional).map((e) => `${e.source} -> ${e.target}`);
+ */
 export interface GraphDrawing {
   nodes: Array<{ id: string; kind: "start" | "end" | "node" | "subgraph"; metadata?: Record<string, unknown> }>;
   edges: Array<{ source: string; target: string; conditional: boolean; label?: string }>;
@@ -10,6 +16,10 @@ export interface GraphDrawing {
 /**
  * How deep {@link drawingOf} expands subgraphs, as LangGraph's `getGraph({ xray })` takes it: `false` or
  * `0` draws a subgraph as one node, `true` expands every level, a number that many levels.
+ *
+ * @example
+ * const depth: Xray = 1; // expand subgraphs one level
+ * graph.getGraph({ xray: depth });
  */
 export type Xray = boolean | number;
 

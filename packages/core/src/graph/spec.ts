@@ -8,7 +8,12 @@ import type { StateSchema } from "../state.js";
 /** What a router may return: node names (or path-map keys), END, Send packets, or a list of them. */
 export type RouterResult = unknown;
 
-/** Options of `addNode`. */
+/**
+ * Options of `addNode`.
+ *
+ * @example
+ * builder.addNode("fetch", fetchPage, { retryPolicy: { maxAttempts: 3 }, timeout: 30_000, ends: ["parse"] });
+ */
 export interface NodeOptions {
   /** Retry the node on failure (see {@link RetryPolicy}). */
   retryPolicy?: RetryPolicy;

@@ -12,7 +12,13 @@ import type { BranchSpec, GraphSpec, JoinSpec, NodeOptions, NodeSpec, RouterResu
 import { subgraphNode } from "./subgraph-node.js";
 import { validateGraph } from "./validate.js";
 
-/** What a node may return: a partial update, a `Command`, or nothing. */
+/**
+ * What a node may return: a partial update, a `Command`, or nothing.
+ *
+ * @example
+ * const route = (s: StateOf<typeof schema>): NodeReturn<typeof schema> =>
+ *   s.done ? undefined : new Command({ update: { count: s.count + 1 }, goto: "loop" });
+ */
 // biome-ignore lint/suspicious/noConfusingVoidType: nodes that only have side effects return nothing.
 export type NodeReturn<S extends StateSchema> = UpdateOf<S> | Command<UpdateOf<S>> | null | undefined | void;
 
@@ -27,13 +33,24 @@ export type NodeFn<S extends StateSchema> = (
   ctx: NodeContext,
 ) => NodeReturn<S> | Promise<NodeReturn<S>>;
 
-/** A conditional edge's router: returns node names, path-map keys, END, or Sends. */
+/**
+ * A conditional edge's router: returns node names, path-map keys, END, or Sends.
+ *
+ * @example
+ * const route: Router<typeof schema> = (state) => (state.approved ? END : "revise");
+ * builder.addConditionalEdges("review", route);
+ */
 export type Router<S extends StateSchema> = (
   state: StateOf<S>,
   ctx: { signal: AbortSignal },
 ) => RouterResult | Promise<RouterResult>;
 
-/** Options of {@link StateGraph.compile}. */
+/**
+ * Options of {@link StateGraph.compile}.
+ *
+ * @example
+ * const graph = builder.compile({ checkpointer: new MemorySaver(), interruptBefore: ["send_email"] });
+ */
 export interface CompileOptions<S extends StateSchema = StateSchema> {
   /** Where checkpoints go. Needed for interrupts, resume, time travel. */
   checkpointer?: CheckpointSaver;

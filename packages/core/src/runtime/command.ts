@@ -34,10 +34,22 @@ export class Send<A = unknown> {
   }
 }
 
-/** Where a node may route: a node name, END, or a Send packet. */
+/**
+ * Where a node may route: a node name, END, or a Send packet.
+ *
+ * @example
+ * const next: Goto[] = ["summarise", new Send("grade", { doc })];
+ * return new Command({ goto: next });
+ */
 export type Goto = string | Send;
 
-/** Arguments of {@link Command}. */
+/**
+ * Arguments of {@link Command}.
+ *
+ * @example
+ * const init: CommandInit<UpdateOf<typeof schema>> = { update: { approved: true }, goto: "publish" };
+ * return new Command(init);
+ */
 export interface CommandInit<U = Record<string, unknown>> {
   /** Resume value for the pending interrupt, or a map from interrupt id to value. */
   resume?: unknown;
@@ -89,7 +101,14 @@ export class Command<U = Record<string, unknown>> {
   }
 }
 
-/** An interrupt waiting for an answer. */
+/**
+ * An interrupt waiting for an answer.
+ *
+ * @example
+ * const { interrupts } = await graph.getState({ threadId });
+ * const first: Interrupt | undefined = interrupts[0];
+ * if (first) await graph.invoke(new Command({ resume: { [first.id]: "approve" } }), { threadId });
+ */
 export interface Interrupt<V = unknown> {
   /** Unique id; answer with `new Command({ resume: { [id]: value } })`. */
   id: string;

@@ -1,6 +1,12 @@
 import { type Store, TrellisError } from "@trellis/checkpoint";
 
-/** When checkpoints are written. */
+/**
+ * When checkpoints are written.
+ *
+ * @example
+ * const durability: Durability = "exit"; // write only when the run pauses or ends
+ * await graph.invoke(input, { threadId, durability });
+ */
 export type Durability = "sync" | "async" | "exit";
 
 /**

@@ -2,7 +2,13 @@ import { type Checkpoint, type CheckpointSaver, TrellisError } from "@trellis/ch
 import type { GraphSpec } from "../graph/spec.js";
 import { acquireLease, executionLeaseOwner } from "./lease-keeper.js";
 
-/** Options of `CompiledGraph.fork`. */
+/**
+ * Options of `CompiledGraph.fork`.
+ *
+ * @example
+ * const options: ForkOptions = { from: before.checkpointId, keepWrites: 0, metadata: { reason: "retry" } };
+ * await graph.fork({ threadId }, options);
+ */
 export interface ForkOptions {
   /** The checkpoint to copy: the thread's head becomes a copy of it. */
   from: string;

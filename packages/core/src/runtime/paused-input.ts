@@ -23,7 +23,13 @@ export type PausedInputPolicy =
   | "reject"
   | { resume: (input: Record<string, unknown>) => unknown };
 
-/** What a paused thread does with an input under a {@link PausedInputPolicy}. */
+/**
+ * What a paused thread does with an input under a {@link PausedInputPolicy}.
+ *
+ * @example
+ * const d: PausedInputDecision = decidePausedInput("resume", snapshot.interrupts, { answer: "yes" });
+ * if (d.kind === "continue") await graph.updateState({ threadId }, d.update);
+ */
 export type PausedInputDecision =
   | { kind: "start" }
   /** The input answers the pending interrupt: resume with this id → answer map. */
@@ -47,7 +53,12 @@ export function breakpointOf(
   return hits(graph.interruptBefore, thread.next) || hits(graph.interruptAfter, thread.writers) ? [...thread.next] : [];
 }
 
-/** The policy's name: `"restart"`, `"resume"` or `"reject"`. */
+/**
+ * The policy's name: `"restart"`, `"resume"` or `"reject"`.
+ *
+ * @example
+ * pausedInputPolicyName({ resume: (input) => input.answer }); // "resume"
+ */
 export function pausedInputPolicyName(policy: PausedInputPolicy): "restart" | "resume" | "reject" {
   return typeof policy === "string" ? policy : "resume";
 }

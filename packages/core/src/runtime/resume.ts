@@ -82,7 +82,13 @@ export function resolveResume(
   return byTask;
 }
 
-/** How a resume binds to the pause it answers, from {@link bindResume}. */
+/**
+ * How a resume binds to the pause it answers, from {@link bindResume}.
+ *
+ * @example
+ * const binding: ResumeBinding = bindResume(await graph.getState({ threadId }), "approve", threadId);
+ * if (binding.kind === "interrupts") await graph.invoke(new Command({ resume: binding.resume }), { threadId });
+ */
 export type ResumeBinding =
   /** The answers, keyed by the ids of the interrupts pending now. */
   | { kind: "interrupts"; resume: Record<string, unknown> }

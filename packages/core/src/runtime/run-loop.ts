@@ -40,7 +40,13 @@ export interface LoopRequest {
  */
 export const MAX_TASKS_PER_STEP = 100_000;
 
-/** How a run stopped, when it did not fail. */
+/**
+ * How a run stopped, when it did not fail.
+ *
+ * @example
+ * const outcome: RunOutcome = await graph.streamEvents(input, { threadId }).outcome;
+ * if (outcome.status === "interrupted") console.log(outcome.interrupts, outcome.next);
+ */
 export interface RunOutcome {
   status: "done" | "interrupted";
   values: Record<string, unknown>;

@@ -6,7 +6,13 @@ import { pendingInterrupts } from "./resume.js";
 import { taskIdOf } from "./step-tasks.js";
 import { stateFromTuple } from "./thread-state.js";
 
-/** A task of the next superstep, as `getState` shows it. */
+/**
+ * A task of the next superstep, as `getState` shows it.
+ *
+ * @example
+ * const { tasks } = await graph.getState({ threadId });
+ * const failed: StateTask[] = tasks.filter((t) => t.error);
+ */
 export interface StateTask {
   id: string;
   name: string;

@@ -1,4 +1,10 @@
-/** The stream modes a run can emit. */
+/**
+ * The stream modes a run can emit.
+ *
+ * @example
+ * const modes: StreamMode[] = ["updates", "messages"];
+ * for await (const [mode, chunk] of graph.stream(input, { threadId, streamMode: modes })) console.log(mode, chunk);
+ */
 export type StreamMode = "values" | "updates" | "messages" | "custom" | "debug";
 
 /**
@@ -16,7 +22,15 @@ export type StreamEvent =
   | { seq: number; mode: "custom"; namespace: string[]; data: unknown }
   | { seq: number; mode: "debug"; namespace: string[]; data: DebugEvent };
 
-/** Where a streamed message chunk came from. */
+/**
+ * Where a streamed message chunk came from.
+ *
+ * @example
+ * for await (const [chunk, meta] of graph.stream(input, { threadId, streamMode: "messages" })) {
+ *   const { node, step } = meta as MessageChunkMeta;
+ *   console.log(node, step, chunk);
+ * }
+ */
 export interface MessageChunkMeta {
   node: string;
   namespace: string;
@@ -25,7 +39,15 @@ export interface MessageChunkMeta {
   [key: string]: unknown;
 }
 
-/** What `debug` mode reports. */
+/**
+ * What `debug` mode reports.
+ *
+ * @example
+ * for await (const event of graph.stream(input, { threadId, streamMode: "debug" })) {
+ *   const e = event as DebugEvent;
+ *   if (e.type === "task_result" && e.status === "error") console.error(e.node, e.error);
+ * }
+ */
 export type DebugEvent =
   | { type: "task"; step: number; taskId: string; node: string }
   | {

@@ -13,7 +13,14 @@ import { currentScope } from "./node-context.js";
  */
 export const MODEL_USAGE_CHANNEL = "trellis:model-usage";
 
-/** Tokens counted for a run, a node or a model. */
+/**
+ * Tokens counted for a run, a node or a model.
+ *
+ * @example
+ * const { usage } = await graph.streamEvents(input, { threadId }).outcome;
+ * const agent: TokenCounts | undefined = usage?.byNode.agent;
+ * console.log(agent?.calls, agent?.totalTokens, agent?.costUsd);
+ */
 export interface TokenCounts {
   inputTokens: number;
   outputTokens: number;

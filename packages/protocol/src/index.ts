@@ -45,8 +45,10 @@ export type {
   ApiRun,
   ApiRunError,
   ApiRunStatus,
+  ApiRunTimeline,
   ApiServerInfo,
   ApiThread,
   ApiThreadState,
   ApiThreadStatus,
+  ApiTimelineTask,
 } from "./wire.js";

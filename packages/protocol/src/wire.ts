@@ -142,3 +142,34 @@ export interface ApiServerInfo {
   saver: string;
   auth: boolean;
 }
+
+/**
+ * One task of a run as its `metadata.timeline` shows it: the node, the task id, the superstep, when the
+ * server saw it start and end (ISO 8601), how long it took, and how it ended (`error` holds the error's
+ * message; `interrupted` is true when the task paused). `ended_at`/`duration_ms` are null for a task
+ * whose attempt stopped before it ended.
+ *
+ * @example
+ * for (const t of (run.metadata.timeline as ApiRunTimeline).tasks) console.log(t.node, t.duration_ms);
+ */
+export interface ApiTimelineTask {
+  node: string;
+  task_id: string;
+  step: number;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  error?: string;
+  interrupted?: true;
+}
+
+/**
+ * A run's timeline (`metadata.timeline`, stored when the run ends): its root graph's tasks in the order
+ * they started, over every attempt of the run.
+ *
+ * @example
+ * (run.metadata.timeline as ApiRunTimeline).tasks.length; // one per task the run ran
+ */
+export interface ApiRunTimeline {
+  tasks: ApiTimelineTask[];
+}

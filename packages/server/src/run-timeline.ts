@@ -1,36 +1,11 @@
 import type { StreamEvent } from "@trellis/core";
+import type { ApiRunTimeline, ApiTimelineTask } from "@trellis/protocol";
 import type { RunRecord } from "./run-store.js";
 
-/**
- * One task of a run as its `metadata.timeline` shows it: the node, the task id, the superstep, when the
- * server saw it start and end (ISO 8601), how long it took, and how it ended (`error` holds the error's
- * message; `interrupted` is true when the task paused).
- *
- * @example
- * const run = await client.runs.get(threadId, runId);
- * for (const t of (run.metadata.timeline as WireTimeline).tasks) console.log(t.node, t.duration_ms);
- */
-export interface WireTimelineTask {
-  node: string;
-  task_id: string;
-  step: number;
-  started_at: string;
-  ended_at: string | null;
-  duration_ms: number | null;
-  error?: string;
-  interrupted?: true;
-}
-
-/**
- * A run's timeline over the API (`metadata.timeline`): its root graph's tasks in the order they started,
- * over every attempt of the run.
- *
- * @example
- * (run.metadata.timeline as WireTimeline).tasks.length; // one per task the run ran
- */
-export interface WireTimeline {
-  tasks: WireTimelineTask[];
-}
+/** A task of a run's `metadata.timeline` (`ApiTimelineTask` of `@trellis/protocol`). */
+export type WireTimelineTask = ApiTimelineTask;
+/** A run's `metadata.timeline` (`ApiRunTimeline` of `@trellis/protocol`). */
+export type WireTimeline = ApiRunTimeline;
 
 /**
  * Collects the timeline of a run's attempt from the core's `debug` events the executor already reads

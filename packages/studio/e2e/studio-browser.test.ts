@@ -124,6 +124,21 @@ describe.runIf(executablePath || inCi)("studio in headless Chromium", () => {
     await expect.poll(() => page.getByTestId("thread-status").textContent()).toBe("idle");
     expect(await page.getByTestId("run-log").textContent()).toContain("approve");
 
+    // the waterfall of the thread's latest run: one row per task of the run's metadata.timeline, in order
+    const threadId = decodeURIComponent(page.url().split("#/thread/")[1] ?? "");
+    const runs = (await (await fetch(`${url}/threads/${threadId}/runs`)).json()) as Array<{
+      created_at: string;
+      metadata: { timeline?: { tasks: Array<{ node: string }> } };
+    }>;
+    const latest = runs.sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))[0];
+    const nodes = latest?.metadata.timeline?.tasks.map((t) => t.node) ?? [];
+    expect(nodes.length).toBeGreaterThan(0);
+    const rows = page.getByTestId("waterfall").getByTestId("waterfall-row");
+    await expect.poll(() => rows.count()).toBe(nodes.length);
+    expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-node")))).toEqual(nodes);
+    expect(await rows.first().textContent()).toMatch(/\d+(\.\d+)? m?s/);
+    await page.getByTestId("waterfall").screenshot({ path: join(ARTIFACTS, "05-waterfall.png") });
+
     // time travel: open the checkpoint after `write`, change the draft, fork and run from there
     const timeline = page.getByTestId("timeline");
     await timeline.getByRole("button", { name: /step 0/ }).click();
@@ -133,6 +148,6 @@ describe.runIf(executablePath || inCi)("studio in headless Chromium", () => {
     await editor.getByRole("button", { name: "Fork and run from here" }).click();
     await panel.getByText("FORKED DRAFT").first().waitFor();
     await expect.poll(() => timeline.locator(".source-update").count()).toBeGreaterThan(0);
-    await page.screenshot({ path: join(ARTIFACTS, "05-fork.png"), fullPage: true });
+    await page.screenshot({ path: join(ARTIFACTS, "06-fork.png"), fullPage: true });
   }, 30_000);
 });

@@ -7,6 +7,8 @@ import { JsonBlock } from "./json-block.js";
 import type { LiveRuns } from "./live-runs.js";
 import { RunLogView } from "./run-log-view.js";
 import { type ThreadUsage, threadUsage, usageText } from "./run-usage.js";
+import { runWaterfall, type Waterfall } from "./run-waterfall.js";
+import { RunWaterfallView } from "./run-waterfall-view.js";
 import { documentLinks } from "./state-reading.js";
 import { StateTimeline } from "./state-timeline.js";
 
@@ -22,8 +24,8 @@ export interface ThreadPageProps {
 
 /**
  * One thread: its graph with the running node highlighted, the live log of the run being watched, the
- * interrupt panel when it is paused, its current values (with links to documents such as a PDF), and
- * the state timeline with time travel.
+ * interrupt panel when it is paused, the waterfall of its latest run's tasks, its current values (with
+ * links to documents such as a PDF), and the state timeline with time travel.
  *
  * @example
  * <ThreadPage api={api} live={live} threadId="t-1" onError={show} onChanged={reload} />
@@ -37,6 +39,7 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
   const [streaming, setStreaming] = useState(live.isStreaming(threadId));
   const [missing, setMissing] = useState<string | undefined>();
   const [usage, setUsage] = useState<ThreadUsage | undefined>();
+  const [waterfall, setWaterfall] = useState<Waterfall | undefined>();
 
   const graphId = (thread?.metadata.graph_id as string | undefined) ?? undefined;
 
@@ -47,6 +50,7 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
     setState(s);
     setHistory(h);
     setUsage(threadUsage(runs));
+    setWaterfall(runWaterfall(runs));
     const gid = t.metadata.graph_id as string | undefined;
     if (gid) {
       const json = await api.graph(gid);
@@ -119,6 +123,7 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
             </section>
           ) : null}
           <RunLogView log={log} streaming={streaming} />
+          {waterfall && !streaming ? <RunWaterfallView waterfall={waterfall} /> : null}
         </div>
         <div class="col">
           {state && !streaming ? (

@@ -1,6 +1,14 @@
 import { CorruptCheckpointError } from "./errors.js";
 
-/** A channel value as a saver keeps it: whole, or the items appended to the version `base`. */
+/**
+ * A channel value as a saver keeps it: whole, or the items appended to the version `base`.
+ *
+ * @example
+ * const blobs = new Map<string, StoredBlob<string[]>>([
+ *   ["v1", { kind: "full", value: ["hi"] }],
+ *   ["v2", { kind: "delta", base: "v1", items: [["there"]] }],
+ * ]);
+ */
 export type StoredBlob<T = unknown> = { kind: "full"; value: T } | { kind: "delta"; base: string; items: T[] };
 
 /**

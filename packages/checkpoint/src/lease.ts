@@ -29,6 +29,10 @@ export interface LeaseHolder {
  * Whether a lease's holder is provably dead, so its lease is free before it expires. Must answer
  * `false` whenever it cannot be sure (another host, an unknown scope): then the lease's TTL rules.
  * `owner` is the whole lease owner, for checks that know single executions of a live process.
+ *
+ * @example
+ * const sameHostOnly: HolderCheck = (holder, owner) => holder.host === hostname() && isLocalHolderDead(holder, owner);
+ * const saver = new MemorySaver({ isHolderDead: sameHostOnly });
  */
 export type HolderCheck = (holder: LeaseHolder, owner: string) => boolean;
 

@@ -34,7 +34,13 @@ interface ThreadData {
   touchedAt: number;
 }
 
-/** Options of {@link MemorySaver}. */
+/**
+ * Options of {@link MemorySaver}.
+ *
+ * @example
+ * const options: MemorySaverOptions = { clock: new ManualClock(0), serializer: jsonSerializer };
+ * const checkpointer = new MemorySaver(options);
+ */
 export interface MemorySaverOptions {
   serializer?: Serializer;
   clock?: Clock;

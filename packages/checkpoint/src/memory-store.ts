@@ -8,7 +8,13 @@ import {
 } from "./item-store.js";
 import { underPrefix } from "./store-rules.js";
 
-/** Options of {@link MemoryStore}. */
+/**
+ * Options of {@link MemoryStore}.
+ *
+ * @example
+ * const options: MemoryStoreOptions = { ttl: { defaultTtl: 60, refreshOnRead: true } };
+ * const store = new MemoryStore(options);
+ */
 export type MemoryStoreOptions = ItemStoreOptions;
 
 const live = (row: StoreRow, now: number) => row.expiresAt === null || row.expiresAt > now;

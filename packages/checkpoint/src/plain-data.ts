@@ -1,4 +1,11 @@
-/** Deepest nesting accepted in state values; deeper data is rejected rather than risking the stack. */
+/**
+ * Deepest nesting accepted in state values; deeper data is rejected rather than risking the stack.
+ *
+ * @example
+ * let deep: unknown = 0;
+ * for (let i = 0; i <= MAX_PLAIN_DATA_DEPTH; i++) deep = [deep];
+ * describeNonPlainData(deep)?.reason; // "nesting deeper than 512 levels"
+ */
 export const MAX_PLAIN_DATA_DEPTH = 512;
 
 /**

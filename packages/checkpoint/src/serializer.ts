@@ -2,7 +2,13 @@ import { createHash } from "node:crypto";
 import { TrellisError } from "./errors.js";
 import { describeNonPlainData, MAX_PLAIN_DATA_DEPTH } from "./plain-data.js";
 
-/** Turns state values into text and back. Savers store what `serialize` returns. */
+/**
+ * Turns state values into text and back. Savers store what `serialize` returns.
+ *
+ * @example
+ * const plainJson: Serializer = { serialize: (v) => JSON.stringify(v), deserialize: (t) => JSON.parse(t) };
+ * const checkpointer = new MemorySaver({ serializer: plainJson });
+ */
 export interface Serializer {
   serialize(value: unknown): string;
   deserialize(text: string): unknown;

@@ -152,12 +152,23 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return ka.every((k) => Object.hasOwn(rb, k) && deepEqual(ra[k], rb[k]));
 }
 
-/** `["a", "b"]` → `"a.b"`: how namespaces are stored (labels hold no `.`). Public: store backends in other packages use it. */
+/**
+ * `["a", "b"]` → `"a.b"`: how namespaces are stored (labels hold no `.`). Public: store backends in other packages use it.
+ *
+ * @example
+ * joinNamespace(["memories", "ana"]); // "memories.ana"
+ */
 export function joinNamespace(namespace: readonly string[]): string {
   return namespace.join(".");
 }
 
-/** `"a.b"` → `["a", "b"]`. Public: store backends in other packages use it. */
+/**
+ * `"a.b"` → `["a", "b"]`. Public: store backends in other packages use it.
+ *
+ * @example
+ * splitStoredNamespace("memories.ana"); // ["memories", "ana"]
+ * splitStoredNamespace(""); // []
+ */
 export function splitStoredNamespace(stored: string): string[] {
   return stored === "" ? [] : stored.split(".");
 }
@@ -165,6 +176,10 @@ export function splitStoredNamespace(stored: string): string[] {
 /**
  * Whether the stored namespace `ns` is `prefix` or lies under it (label by label, so `["a","b"]` is not
  * under `["a","bc"]`). Public: store backends in other packages use it.
+ *
+ * @example
+ * underPrefix("memories.ana", "memories"); // true
+ * underPrefix("memories.anastasia", "memories.ana"); // false
  */
 export function underPrefix(ns: string, prefix: string): boolean {
   return prefix === "" || ns === prefix || ns.startsWith(`${prefix}.`);

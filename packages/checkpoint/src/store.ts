@@ -5,7 +5,13 @@
  * Run `describeStoreConformance` from `@trellis/checkpoint/testing` against an implementation.
  */
 
-/** One stored document. */
+/**
+ * One stored document.
+ *
+ * @example
+ * const item: StoreItem | null = await store.get(["memories", "ana"], "prefs");
+ * if (item) console.log(item.value, item.updatedAt.toISOString());
+ */
 export interface StoreItem {
   /** Where it lives, e.g. `["memories", "ana"]`. Labels are non-empty and hold no `.`. */
   namespace: string[];
@@ -15,7 +21,13 @@ export interface StoreItem {
   updatedAt: Date;
 }
 
-/** A search hit: `score` is the cosine similarity to the query when the search had one and the item is indexed. */
+/**
+ * A search hit: `score` is the cosine similarity to the query when the search had one and the item is indexed.
+ *
+ * @example
+ * const hits: SearchItem[] = await store.search(["memories", "ana"], { query: "favourite food", limit: 3 });
+ * for (const hit of hits) console.log(hit.key, hit.score);
+ */
 export interface SearchItem extends StoreItem {
   score?: number;
 }
@@ -62,7 +74,13 @@ export interface StoreTtlConfig {
   sweepIntervalMinutes?: number;
 }
 
-/** Options of {@link Store.put}. */
+/**
+ * Options of {@link Store.put}.
+ *
+ * @example
+ * const options: StorePutOptions = { index: ["text"], ttl: 60 * 24 };
+ * await store.put(["memories", "ana"], "prefs", { text: "likes green tea" }, options);
+ */
 export interface StorePutOptions {
   /** `false`: do not embed this item; a list: embed these fields instead of the index's `fields`. */
   index?: false | string[];
@@ -70,13 +88,25 @@ export interface StorePutOptions {
   ttl?: number | null;
 }
 
-/** Options of {@link Store.get}. */
+/**
+ * Options of {@link Store.get}.
+ *
+ * @example
+ * const options: StoreGetOptions = { refreshTtl: false };
+ * await store.get(["memories", "ana"], "prefs", options); // reads without extending its TTL
+ */
 export interface StoreGetOptions {
   /** Restart the item's TTL. Default: the store's `refreshOnRead` (true). */
   refreshTtl?: boolean;
 }
 
-/** Options of {@link Store.search}. */
+/**
+ * Options of {@link Store.search}.
+ *
+ * @example
+ * const options: StoreSearchOptions = { filter: { kind: "preference" }, query: "drinks", limit: 5, offset: 5 };
+ * const page2 = await store.search(["memories"], options);
+ */
 export interface StoreSearchOptions {
   filter?: StoreFilter;
   /** Most items returned. Default 10. */

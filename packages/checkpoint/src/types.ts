@@ -1,10 +1,28 @@
-/** Version of the checkpoint format written by this code. Stored in every checkpoint as `v`. */
+/**
+ * Version of the checkpoint format written by this code. Stored in every checkpoint as `v`.
+ *
+ * @example
+ * const tuple = await checkpointer.get({ threadId: "t1" });
+ * if (tuple && tuple.checkpoint.v > CHECKPOINT_FORMAT_VERSION) throw new Error("written by a newer Trellis");
+ */
 export const CHECKPOINT_FORMAT_VERSION = 1;
 
-/** Where a checkpoint came from. */
+/**
+ * Where a checkpoint came from.
+ *
+ * @example
+ * const edits: CheckpointSource = "update"; // written by graph.updateState
+ * for await (const t of checkpointer.list("t1", { filter: { source: edits } })) console.log(t.checkpoint.id);
+ */
 export type CheckpointSource = "input" | "loop" | "update" | "fork";
 
-/** Addresses a thread's checkpoint chain, or one checkpoint in it. `namespace` "" is the root graph. */
+/**
+ * Addresses a thread's checkpoint chain, or one checkpoint in it. `namespace` "" is the root graph.
+ *
+ * @example
+ * const ref: CheckpointRef = { threadId: "t1", checkpointId: "1f0c2a9e-…" };
+ * const tuple = await checkpointer.get(ref);
+ */
 export interface CheckpointRef {
   threadId: string;
   /** Subgraph namespace, e.g. `"quiz:3f2a…"`; `""` (the default) is the root graph. */
@@ -13,7 +31,12 @@ export interface CheckpointRef {
   checkpointId?: string;
 }
 
-/** Metadata stored with each checkpoint; `list` filters on it. */
+/**
+ * Metadata stored with each checkpoint; `list` filters on it.
+ *
+ * @example
+ * const metadata: CheckpointMetadata = { source: "loop", step: 2, writes: { review: ["approved"] }, runId: "r-9" };
+ */
 export interface CheckpointMetadata {
   source: CheckpointSource;
   /** -1 for the input checkpoint, then 0, 1, 2… for each superstep. */
@@ -24,14 +47,26 @@ export interface CheckpointMetadata {
   [key: string]: unknown;
 }
 
-/** A task planned for the next superstep: a triggered node, or a `Send` packet with its own input. */
+/**
+ * A task planned for the next superstep: a triggered node, or a `Send` packet with its own input.
+ *
+ * @example
+ * const tasks: PlannedTask[] = [{ node: "plan" }, { node: "grade", send: { arg: { doc: "a.md" } } }];
+ */
 export interface PlannedTask {
   node: string;
   /** Present for `Send` packets: the input the node receives instead of the state. */
   send?: { arg: unknown };
 }
 
-/** One checkpoint of a thread: everything needed to continue, except the channel values themselves. */
+/**
+ * One checkpoint of a thread: everything needed to continue, except the channel values themselves.
+ *
+ * @example
+ * const tuple = await checkpointer.get({ threadId: "t1" });
+ * const checkpoint: Checkpoint | undefined = tuple?.checkpoint;
+ * console.log(checkpoint?.id, checkpoint?.parentId, checkpoint?.step, checkpoint?.createdAt);
+ */
 export interface Checkpoint {
   /** Format version ({@link CHECKPOINT_FORMAT_VERSION}). */
   v: number;
@@ -60,12 +95,24 @@ export interface Checkpoint {
 /**
  * A channel value stored by a put: either the whole value, or the items appended since `base` (the
  * channel's previous version) for append-only channels.
+ *
+ * @example
+ * const blobs: ChannelBlob[] = [
+ *   { channel: "topic", version: checkpoint.id, kind: "full", value: "ladders" },
+ *   { channel: "messages", version: checkpoint.id, kind: "delta", base: parentId, items: [newMessage] },
+ * ];
  */
 export type ChannelBlob =
   | { channel: string; version: string; kind: "full"; value: unknown }
   | { channel: string; version: string; kind: "delta"; base: string; items: unknown[] };
 
-/** A write recorded against a checkpoint by one task: its state update, an interrupt, a durable step… */
+/**
+ * A write recorded against a checkpoint by one task: its state update, an interrupt, a durable step…
+ *
+ * @example
+ * const write: PendingWrite = { taskId: "task-1", channel: "draft", value: "About ladders" };
+ * await checkpointer.putWrites({ threadId: "t1", checkpointId: checkpoint.id }, [write], lease);
+ */
 export interface PendingWrite {
   taskId: string;
   /** State key, or a reserved channel such as `__interrupt__`, `__resume__:0`, `__step__:name`. */
@@ -73,7 +120,15 @@ export interface PendingWrite {
   value: unknown;
 }
 
-/** What a saver returns for a checkpoint: the checkpoint, the values it stands for, its pending writes. */
+/**
+ * What a saver returns for a checkpoint: the checkpoint, the values it stands for, its pending writes.
+ *
+ * @example
+ * for await (const tuple of checkpointer.list("t1", { limit: 5 })) {
+ *   const { checkpoint, values, pendingWrites }: CheckpointTuple = tuple;
+ *   console.log(checkpoint.step, Object.keys(values), pendingWrites.length);
+ * }
+ */
 export interface CheckpointTuple {
   checkpoint: Checkpoint;
   /** Channel values at this checkpoint, rebuilt from full values and deltas. */
@@ -82,7 +137,17 @@ export interface CheckpointTuple {
   pendingWrites: PendingWrite[];
 }
 
-/** A writer's hold on a thread. Puts made with a lease that is no longer current are refused. */
+/**
+ * A writer's hold on a thread. Puts made with a lease that is no longer current are refused.
+ *
+ * @example
+ * const lease: Lease = await checkpointer.acquireLease("t1", processLeaseOwner("worker-1"), 30_000);
+ * try {
+ *   await checkpointer.put({ checkpoint, blobs, lease });
+ * } finally {
+ *   await checkpointer.releaseLease(lease);
+ * }
+ */
 export interface Lease {
   threadId: string;
   /**
@@ -96,7 +161,13 @@ export interface Lease {
   expiresAt: number;
 }
 
-/** Arguments of {@link CheckpointSaver.put}. */
+/**
+ * Arguments of {@link CheckpointSaver.put}.
+ *
+ * @example
+ * const request: PutRequest = { checkpoint, blobs: [{ channel: "topic", version: checkpoint.id, kind: "full", value: "ladders" }], lease };
+ * await checkpointer.put(request);
+ */
 export interface PutRequest {
   checkpoint: Checkpoint;
   /** Values of the channels this checkpoint changed (others keep the version they had). */
@@ -107,7 +178,13 @@ export interface PutRequest {
   lease?: Lease;
 }
 
-/** Arguments of {@link CheckpointSaver.list}. */
+/**
+ * Arguments of {@link CheckpointSaver.list}.
+ *
+ * @example
+ * const options: ListOptions = { filter: { source: "loop" }, before: checkpointId, limit: 10 };
+ * for await (const tuple of checkpointer.list("t1", options)) console.log(tuple.checkpoint.step);
+ */
 export interface ListOptions {
   namespace?: string;
   /** Only checkpoints whose metadata has these key/values (shallow equality). */

@@ -15,6 +15,8 @@ const IN_PROGRESS = -2;
 export interface PlainMemo {
   map: Map<object, number> | undefined;
   known?: KnownPlain | undefined;
+  /** With `known`: the objects holding nested ones this check found plain, and their heights, in pairs. */
+  found?: Array<object | number>;
 }
 
 /**
@@ -38,10 +40,12 @@ const MEMO_LEAVES_FROM = 16;
 export function isPlainData(value: unknown, memo: PlainMemo = { map: undefined }): boolean {
   if (height(value, 0, memo) === NOT_PLAIN) return false;
   const known = memo.known;
-  if (known && memo.map) {
-    // Only a check that passed leaves no IN_PROGRESS marks: every object in the map is plain now.
-    for (const [obj, h] of memo.map) known.set(obj, h);
-    memo.map.clear();
+  const found = memo.found;
+  if (known && found) {
+    // Only a check that passed leaves no IN_PROGRESS marks: what it found is plain now. The objects
+    // holding nested ones are enough: a later check reaches the leaves only through them.
+    for (let i = 0; i < found.length; i += 2) known.set(found[i] as object, found[i + 1] as number);
+    found.length = 0;
   }
   return true;
 }
@@ -62,7 +66,10 @@ function height(value: unknown, depth: number, memo: PlainMemo): number {
   // Marked IN_PROGRESS (by `taller`) just before the walk enters its first nested object: only a path
   // through a nested object can lead back to it.
   const h = objectHeight(obj, depth, memo);
-  if (h > 0) (memo.map as Map<object, number>).set(obj, h);
+  if (h > 0) {
+    (memo.map as Map<object, number>).set(obj, h);
+    if (memo.known) (memo.found ??= []).push(obj, h);
+  }
   return h;
 }
 
@@ -74,6 +81,8 @@ function objectHeight(obj: object, depth: number, memo: PlainMemo): number {
     size = obj.length;
     for (let i = 0; i < size; i++) {
       const item: unknown = obj[i];
+      // Strings, booleans and null are most of a wide state's leaves: settled here, without a call.
+      if (typeof item === "string" || typeof item === "boolean" || item === null) continue;
       if (item === undefined) return NOT_PLAIN;
       h = taller(h, obj, item, depth, memo);
       if (h === NOT_PLAIN) return NOT_PLAIN;
@@ -98,7 +107,9 @@ function objectHeight(obj: object, depth: number, memo: PlainMemo): number {
     const keys = Object.keys(record);
     size = keys.length;
     for (const key of keys) {
-      h = taller(h, obj, record[key], depth, memo);
+      const item = record[key];
+      if (typeof item === "string" || typeof item === "boolean" || item === null) continue;
+      h = taller(h, obj, item, depth, memo);
       if (h === NOT_PLAIN) return NOT_PLAIN;
     }
   }

@@ -5,6 +5,10 @@ import type { AssistantMessage, JsonSchema, Message, ToolCall, ToolDefinition } 
  * The `configurable` key of a run's config that holds its frontend tools: tool declarations the client
  * (an AG-UI frontend) executes itself. The Trellis server's AG-UI endpoint puts `RunAgentInput.tools`
  * there.
+ *
+ * @example
+ * const frontendTools = [{ name: "show_map", description: "Show a map to the user", parameters: { type: "object" } }];
+ * await agent.invoke(input, { threadId, configurable: { [FRONTEND_TOOLS_KEY]: frontendTools } });
  */
 export const FRONTEND_TOOLS_KEY = "frontend_tools";
 

@@ -13,7 +13,14 @@ import {
 } from "@trellis/core";
 import { type Message, type Tool, tool } from "@trellis/models";
 
-/** The state of a multi-agent network: the conversation and the agent that has it. */
+/**
+ * The state of a multi-agent network: the conversation and the agent that has it.
+ *
+ * @example
+ * const network = createAgentNetwork({ agents: { triage, billing }, defaultAgent: "triage" });
+ * const out = await network.invoke({ messages: [userMessage("My invoice is wrong")] }, { threadId });
+ * out.activeAgent; // "billing" once triage handed over
+ */
 export const agentNetworkSchema = {
   messages: channel.messages<Message>(),
   activeAgent: channel.value<string | undefined>(),
@@ -39,7 +46,18 @@ export function createHandoffTool(
   });
 }
 
-/** Options of {@link createAgentNetwork}. */
+/**
+ * Options of {@link createAgentNetwork}.
+ *
+ * @example
+ * const options: AgentNetworkOptions = {
+ *   agents: { triage, billing },
+ *   defaultAgent: "triage",
+ *   checkpointer: new MemorySaver(),
+ *   onInputWhilePaused: "resume",
+ * };
+ * const network = createAgentNetwork(options);
+ */
 export interface AgentNetworkOptions {
   /** Agent name → its compiled graph (e.g. from createReactAgent). */
   agents: Record<string, CompiledGraph<StateSchema>>;

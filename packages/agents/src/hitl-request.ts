@@ -6,10 +6,26 @@
  * approval pauses.
  */
 
-/** What a person may decide about an action waiting for approval. */
+/**
+ * What a person may decide about an action waiting for approval.
+ *
+ * @example
+ * const allowed: ReviewDecisionType[] = ["approve", "edit", "reject"];
+ * const interruptOn: InterruptOn = { send_email: { allowedDecisions: allowed } };
+ */
 export type ReviewDecisionType = "approve" | "edit" | "reject" | "respond";
 
-/** A person's decision on one action, in LangChain's shape (camelCase or snake_case). */
+/**
+ * A person's decision on one action, in LangChain's shape (camelCase or snake_case).
+ *
+ * @example
+ * const decisions: ReviewDecision[] = [
+ *   { type: "approve" },
+ *   { type: "edit", editedAction: { name: "send_email", args: { to: "ana@example.com" } } },
+ *   { type: "reject", message: "Do not email the customer yet." },
+ * ];
+ * await agent.invoke(new Command({ resume: { decisions } }), { threadId });
+ */
 export type ReviewDecision =
   | { type: "approve" }
   | {
@@ -25,6 +41,12 @@ export type ReviewDecision =
  * `reviewConfigs` (LangChain.js) and `action_requests`/`review_configs` (Python, agent-chat-ui) — so
  * stock UIs offer their approve / edit / reject buttons. Answer with `{ decisions: [...] }`, one per
  * action request, in order.
+ *
+ * @example
+ * const { interrupts } = await agent.getState({ threadId });
+ * const request = interrupts[0]?.value as ToolReviewRequest;
+ * const decisions = request.actionRequests.map(() => ({ type: "approve" }));
+ * await agent.invoke(new Command({ resume: { decisions } }), { threadId });
  */
 export interface ToolReviewRequest {
   actionRequests: Array<{ name: string; args: unknown; description: string }>;
@@ -63,7 +85,13 @@ export function hitlRequest(actions: readonly HitlAction[]): ToolReviewRequest {
   };
 }
 
-/** The decisions of an answer, one per action in order, or why the answer is not that. */
+/**
+ * The decisions of an answer, one per action in order, or why the answer is not that.
+ *
+ * @example
+ * const read: ReadDecisions = readDecisions(answer, actions);
+ * if (!read.ok) throw new Error(`Answer again: ${read.reason}`);
+ */
 export type ReadDecisions = { ok: true; decisions: ReviewDecision[] } | { ok: false; reason: string };
 
 /**

@@ -21,7 +21,13 @@ export interface McpClient {
   ): Promise<Record<string, unknown>>; // read: content, isError, structuredContent
 }
 
-/** Options of {@link loadMcpTools}. */
+/**
+ * Options of {@link loadMcpTools}.
+ *
+ * @example
+ * const options: LoadMcpToolsOptions = { prefix: "inspection_", only: ["list_sites", "get_report"] };
+ * const tools = await loadMcpTools(client, options);
+ */
 export interface LoadMcpToolsOptions {
   /** Prefix for tool names, to keep tools of several servers apart (e.g. "inspection_"). */
   prefix?: string;

@@ -13,10 +13,30 @@ import { createToolNode } from "./tool-node.js";
 import type { InterruptOn } from "./tool-review.js";
 import { toolsCondition } from "./tools-condition.js";
 
-/** The state of a ReAct agent: the conversation. */
+/**
+ * The state of a ReAct agent: the conversation.
+ *
+ * @example
+ * const builder = new StateGraph(reactAgentSchema)
+ *   .addNode("agent", createReactAgent({ model, tools }))
+ *   .addEdge(START, "agent");
+ */
 export const reactAgentSchema = { messages: channel.messages<Message>() };
 
-/** Options of {@link createReactAgent}. */
+/**
+ * Options of {@link createReactAgent}.
+ *
+ * @example
+ * const options: ReactAgentOptions = {
+ *   model,
+ *   tools: [search, sendEmail],
+ *   prompt: "Answer briefly.",
+ *   maxIterations: 5,
+ *   interruptOn: { send_email: true },
+ *   checkpointer: new MemorySaver(),
+ * };
+ * const agent = createReactAgent(options);
+ */
 export interface ReactAgentOptions {
   model: ChatModel;
   tools: readonly Tool[];

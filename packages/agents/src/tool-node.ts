@@ -19,7 +19,13 @@ import {
 import { frontendTools } from "./frontend-tools.js";
 import { type InterruptOn, reviewCalls } from "./tool-review.js";
 
-/** Options of {@link createToolNode}. */
+/**
+ * Options of {@link createToolNode}.
+ *
+ * @example
+ * const options: ToolNodeOptions = { messagesKey: "messages", interruptOn: { delete_file: true } };
+ * builder.addNode("tools", createToolNode([readFile, deleteFile], options));
+ */
 export interface ToolNodeOptions {
   /** State key holding the conversation. Default "messages". */
   messagesKey?: string;

@@ -11,7 +11,16 @@ import {
 
 export type { ReviewDecision, ReviewDecisionType, ToolReviewRequest };
 
-/** Which tool calls wait for a person, and what they may decide (`true`: approve, edit or reject). */
+/**
+ * Which tool calls wait for a person, and what they may decide (`true`: approve, edit or reject).
+ *
+ * @example
+ * const interruptOn: InterruptOn = {
+ *   send_email: true,
+ *   delete_file: { allowedDecisions: ["approve", "reject"], description: "Deleting cannot be undone." },
+ * };
+ * const agent = createReactAgent({ model, tools, checkpointer, interruptOn });
+ */
 export type InterruptOn = Record<
   string,
   boolean | { allowedDecisions: readonly ReviewDecisionType[]; description?: string }

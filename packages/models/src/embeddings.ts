@@ -9,7 +9,13 @@ import { embedMany } from "ai";
  */
 export type EmbedTexts = (texts: string[]) => Promise<number[][]>;
 
-/** An AI SDK embedding model: a provider's `.embedding("…")` or `.embeddingModel("…")`, or a model id string. */
+/**
+ * An AI SDK embedding model: a provider's `.embedding("…")` or `.embeddingModel("…")`, or a model id string.
+ *
+ * @example
+ * const model: AiSdkEmbeddingModel = openai.embedding("text-embedding-3-small");
+ * const store = new MemoryStore({ index: { embed: embedWith(model), dims: 1536, fields: ["text"] } });
+ */
 export type AiSdkEmbeddingModel = Parameters<typeof embedMany>[0]["model"];
 
 /**

@@ -17,7 +17,16 @@ export interface ModelUsageReport {
   usage: TokenUsage;
 }
 
-/** Name of the diagnostics channel model calls publish their {@link ModelUsageReport} on. */
+/**
+ * Name of the diagnostics channel model calls publish their {@link ModelUsageReport} on.
+ *
+ * @example
+ * import { subscribe } from "node:diagnostics_channel";
+ * subscribe(MODEL_USAGE_CHANNEL, (m) => {
+ *   const { provider, model, usage } = m as ModelUsageReport;
+ *   console.log(`${provider}:${model}`, usage.totalTokens);
+ * });
+ */
 export const MODEL_USAGE_CHANNEL = "trellis:model-usage";
 
 const usageChannel = channel(MODEL_USAGE_CHANNEL);
@@ -25,6 +34,9 @@ const usageChannel = channel(MODEL_USAGE_CHANNEL);
 /**
  * Environment variable that opts in to recording prompt and completion text (and tool arguments and
  * results) on spans: the OpenTelemetry GenAI instrumentations' own switch. Off by default.
+ *
+ * @example
+ * process.env[CAPTURE_CONTENT_ENV] = "true"; // spans now carry prompts, completions and tool arguments
  */
 export const CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
 

@@ -1,10 +1,25 @@
-/** One AG-UI event, as sent on the wire (`type` plus the event's fields). */
+/**
+ * One AG-UI event, as sent on the wire (`type` plus the event's fields).
+ *
+ * @example
+ * const events: AgUiEvent[] = [
+ *   { type: "RUN_STARTED", threadId, runId },
+ *   { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "Hello" },
+ *   { type: "RUN_FINISHED", threadId, runId },
+ * ];
+ */
 export interface AgUiEvent {
   type: string;
   [key: string]: unknown;
 }
 
-/** One JSON Patch (RFC 6902) operation. */
+/**
+ * One JSON Patch (RFC 6902) operation.
+ *
+ * @example
+ * const delta: JsonPatchOp[] = jsonPatch({ step: 1 }, { step: 2, done: true });
+ * // [{ op: "replace", path: "/step", value: 2 }, { op: "add", path: "/done", value: true }]
+ */
 export type JsonPatchOp =
   | { op: "add"; path: string; value: unknown }
   | { op: "replace"; path: string; value: unknown }

@@ -14,16 +14,34 @@ import { notFound } from "./http-errors.js";
 import { checkId } from "./request-body.js";
 import type { RunKwargs } from "./run-store.js";
 
-/** Who asks: a user (null with auth off), or `"app"` (an application's own trusted code: sees all). */
+/**
+ * Who asks: a user (null with auth off), or `"app"` (an application's own trusted code: sees all).
+ *
+ * @example
+ * const mine = await registry.search({ limit: 10, offset: 0 }, { user: "ana" }); // system ones and Ana's
+ * const all = await registry.search({ limit: 10, offset: 0 }, "app");
+ */
 export type AssistantPrincipal = { user: string | null } | "app";
 
-/** An assistant with the graph it runs. */
+/**
+ * An assistant with the graph it runs.
+ *
+ * @example
+ * const resolved: ResolvedAssistant | undefined = await registry.resolve("tutor");
+ * if (resolved) console.log(resolved.assistant.version, resolved.hosted.graph.getGraph().nodes.length);
+ */
 export interface ResolvedAssistant {
   assistant: AssistantRecord;
   hosted: HostedGraph;
 }
 
-/** What {@link AssistantRegistry.create} is given (the checked body of `POST /assistants`). */
+/**
+ * What {@link AssistantRegistry.create} is given (the checked body of `POST /assistants`).
+ *
+ * @example
+ * const input: NewAssistant = { graphId: "tutor", name: "Tutor (French)", context: { language: "fr" }, ifExists: "raise" };
+ * const assistant = await registry.create(input, { user: "ana" });
+ */
 export interface NewAssistant {
   graphId: string;
   assistantId?: string | undefined;
@@ -35,7 +53,14 @@ export interface NewAssistant {
   ifExists?: "raise" | "do_nothing" | undefined;
 }
 
-/** Parts of {@link AssistantRegistry}. */
+/**
+ * Parts of {@link AssistantRegistry}.
+ *
+ * @example
+ * const parts: AssistantRegistryParts = { store: new SqliteAssistantStore(database), graphs, authEnabled: false };
+ * const registry = new AssistantRegistry(parts);
+ * await registry.syncSystem();
+ */
 export interface AssistantRegistryParts {
   store: AssistantStore;
   graphs: ReadonlyMap<string, HostedGraph>;

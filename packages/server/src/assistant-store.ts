@@ -4,7 +4,13 @@
  * users create more of the same graphs with their own config.
  */
 
-/** An assistant's run config as the Agent Server stores it (`recursion_limit`, `configurable`, `tags`). */
+/**
+ * An assistant's run config as the Agent Server stores it (`recursion_limit`, `configurable`, `tags`).
+ *
+ * @example
+ * const config: AssistantConfig = { recursion_limit: 50, configurable: { model: "gpt-4o-mini" }, tags: ["beta"] };
+ * await registry.create({ graphId: "tutor", config }, { user: null });
+ */
 export interface AssistantConfig {
   recursion_limit?: number;
   configurable?: Record<string, unknown>;
@@ -12,7 +18,12 @@ export interface AssistantConfig {
   [key: string]: unknown;
 }
 
-/** The fields of one version of an assistant. */
+/**
+ * The fields of one version of an assistant.
+ *
+ * @example
+ * const versions: AssistantVersionRecord[] = await registry.versions("tutor-fr", { limit: 10, offset: 0 }, { user: "ana" });
+ */
 export interface AssistantVersionRecord {
   assistantId: string;
   version: number;
@@ -28,6 +39,10 @@ export interface AssistantVersionRecord {
 /**
  * An assistant as stored: the fields of its latest version (the one runs use), and who may see it.
  * `createdAt` is when the assistant was created, `updatedAt` when its latest version last changed.
+ *
+ * @example
+ * const record: AssistantRecord = await registry.update("tutor-fr", { name: "Tutor FR" }, { user: "ana" });
+ * console.log(record.version, record.owner, record.system);
  */
 export interface AssistantRecord extends AssistantVersionRecord {
   updatedAt: string;
@@ -37,7 +52,13 @@ export interface AssistantRecord extends AssistantVersionRecord {
   system: boolean;
 }
 
-/** What a search or count of assistants matches. */
+/**
+ * What a search or count of assistants matches.
+ *
+ * @example
+ * const filter: AssistantFilter = { graphId: "tutor", metadata: { team: "support" } };
+ * const n = await registry.count(filter, { user: "ana" });
+ */
 export interface AssistantFilter {
   graphId?: string;
   /** Case-insensitive part of the name. */
@@ -50,7 +71,13 @@ export interface AssistantFilter {
   visibleTo?: string | null;
 }
 
-/** A page of a search. */
+/**
+ * A page of a search.
+ *
+ * @example
+ * const query: AssistantQuery = { name: "tutor", limit: 20, offset: 0, sortBy: "updated_at", sortOrder: "desc" };
+ * const page = await registry.search(query, { user: "ana" });
+ */
 export interface AssistantQuery extends AssistantFilter {
   limit: number;
   offset: number;
@@ -58,7 +85,13 @@ export interface AssistantQuery extends AssistantFilter {
   sortOrder?: "asc" | "desc";
 }
 
-/** The fields an update sets (absent: kept from the latest version). */
+/**
+ * The fields an update sets (absent: kept from the latest version).
+ *
+ * @example
+ * const patch: AssistantPatch = { config: { recursion_limit: 80 }, metadata: { reviewed: true } };
+ * await registry.update("tutor-fr", patch, { user: "ana" }); // a new version, now the latest
+ */
 export interface AssistantPatch {
   graphId?: string;
   name?: string;

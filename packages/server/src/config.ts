@@ -6,7 +6,13 @@ import type { RetentionSettings } from "./retention.js";
 import { checkPrices } from "./run-usage.js";
 import type { StoreConfig } from "./store-config.js";
 
-/** One assistant the server hosts: a module and the export that holds (or builds) its graph. */
+/**
+ * One assistant the server hosts: a module and the export that holds (or builds) its graph.
+ *
+ * @example
+ * const entry: GraphEntry = { module: "./src/inspection.ts", graph: "graph", routes: "routes" };
+ * const server = await createServer({ graphs: { inspection: entry } });
+ */
 export interface GraphEntry {
   /** A package specifier (`@acme/agents/tutor`) or a path relative to the config file (`./src/graph.ts`). */
   module: string;
@@ -28,12 +34,24 @@ export interface GraphEntry {
   description?: string;
 }
 
-/** Where checkpoints, threads, runs and the queue live. */
+/**
+ * Where checkpoints, threads, runs and the queue live.
+ *
+ * @example
+ * const saver: SaverConfig = { kind: "postgres", url: "postgres://127.0.0.1:5432/trellis", schema: "trellis" };
+ * const server = await createServer({ graphs, saver });
+ */
 export type SaverConfig =
   | { kind: "sqlite" /** File path relative to the config file, or ":memory:". */; path: string }
   | { kind: "postgres"; url: string; schema?: string };
 
-/** The queue that carries runs to workers. */
+/**
+ * The queue that carries runs to workers.
+ *
+ * @example
+ * const queue: QueueConfig = { kind: "redis", url: "redis://127.0.0.1:6379", prefix: "trellis:", concurrency: 8 };
+ * const server = await createServer({ graphs, saver, queue });
+ */
 export type QueueConfig =
   | { kind: "embedded" /** Runs executing at once in this process. Default 4. */; concurrency?: number }
   | {
@@ -69,21 +87,38 @@ export interface RetentionConfig {
   sweepEveryMs?: number;
 }
 
-/** One credential: an API key (`x-api-key` header) or a bearer token, and the user it stands for. */
+/**
+ * One credential: an API key (`x-api-key` header) or a bearer token, and the user it stands for.
+ *
+ * @example
+ * const ana: Credential = { user: "ana", apiKey: "$ANA_API_KEY" }; // read from the environment
+ */
 export interface Credential {
   user: string;
   apiKey?: string;
   token?: string;
 }
 
-/** Auth settings; off by default (local development). */
+/**
+ * Auth settings; off by default (local development).
+ *
+ * @example
+ * const auth: AuthConfig = { enabled: true, credentials: [{ user: "ana", apiKey: "$ANA_API_KEY" }] };
+ * const server = await createServer({ graphs, auth });
+ */
 export interface AuthConfig {
   enabled: boolean;
   /** Known credentials. Entries may read secrets from the environment: `{ "apiKey": "$MY_KEY" }`. */
   credentials?: Credential[];
 }
 
-/** Request and run limits. */
+/**
+ * Request and run limits.
+ *
+ * @example
+ * const limits: LimitsConfig = { bodyBytes: 2 * 1024 * 1024, runTimeMs: 5 * 60_000, streamsPerUser: 20 };
+ * const server = await createServer({ graphs, limits });
+ */
 export interface LimitsConfig {
   /** Largest request body in bytes. Default 1 MiB. */
   bodyBytes?: number;
@@ -139,7 +174,13 @@ export interface TrellisConfig {
   baseDir?: string;
 }
 
-/** A config with every default filled in. */
+/**
+ * A config with every default filled in.
+ *
+ * @example
+ * const config: ResolvedConfig = resolveConfig(await loadConfig("./trellis.json"), process.env);
+ * console.log(config.saver.kind, config.queue.kind, config.limits.bodyBytes);
+ */
 export interface ResolvedConfig {
   graphs: Record<string, GraphEntry>;
   saver: SaverConfig;
@@ -156,7 +197,12 @@ export interface ResolvedConfig {
   baseDir: string;
 }
 
-/** Default location of the SQLite file, relative to the config file. */
+/**
+ * Default location of the SQLite file, relative to the config file.
+ *
+ * @example
+ * const path = join(dirname(resolve("trellis.json")), DEFAULT_SQLITE_PATH); // where the server's data lives
+ */
 export const DEFAULT_SQLITE_PATH = ".trellis/trellis.sqlite";
 const MIB = 1024 * 1024;
 

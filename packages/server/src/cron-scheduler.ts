@@ -8,12 +8,24 @@ import type { RunService } from "./run-service.js";
 import type { RunStore } from "./run-store.js";
 import type { Logger } from "./worker-log.js";
 
-/** How often a scheduler looks for due crons by default: cron schedules have minute precision. */
+/**
+ * How often a scheduler looks for due crons by default: cron schedules have minute precision.
+ *
+ * @example
+ * const scheduler = new CronScheduler(parts, { pollMs: DEFAULT_CRON_POLL_MS * 5 });
+ */
 export const DEFAULT_CRON_POLL_MS = 1_000;
 /** Due crons read per look. */
 const BATCH = 50;
 
-/** Options of a {@link CronScheduler}: its clock and how often it looks for due crons. */
+/**
+ * Options of a {@link CronScheduler}: its clock and how often it looks for due crons.
+ *
+ * @example
+ * const clock = new ManualClock(Date.parse("2026-01-01T08:59:00Z"));
+ * const options: CronSchedulerOptions = { clock, pollMs: 500 };
+ * const scheduler = new CronScheduler(parts, options);
+ */
 export interface CronSchedulerOptions {
   /** Default: the system clock. A `ManualClock` lets tests move time. */
   clock?: Clock;
@@ -22,7 +34,14 @@ export interface CronSchedulerOptions {
   log?: Logger;
 }
 
-/** The server's parts a scheduler starts runs with. */
+/**
+ * The server's parts a scheduler starts runs with.
+ *
+ * @example
+ * const { runs, store, saver, manager } = server;
+ * const parts: CronSchedulerParts = { crons: new SqliteCronStore(database), runs, store, saver, manager };
+ * const startedRunIds = await new CronScheduler(parts).tick();
+ */
 export interface CronSchedulerParts {
   crons: CronStore;
   runs: RunService;
@@ -31,7 +50,12 @@ export interface CronSchedulerParts {
   manager: RunManager;
 }
 
-/** The next tick of `cron` strictly after `nowMs`, or null when it has none before its end time. */
+/**
+ * The next tick of `cron` strictly after `nowMs`, or null when it has none before its end time.
+ *
+ * @example
+ * nextTick({ schedule: "0 9 * * 1-5", endTimeMs: null, timezone: "Europe/Paris" }, Date.now()); // next weekday 09:00 Paris
+ */
 export function nextTick(
   cron: Pick<CronRecord, "schedule" | "endTimeMs"> & { timezone?: string | null },
   nowMs: number,

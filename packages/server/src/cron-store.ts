@@ -4,10 +4,21 @@
  * the store, each tick starts at most one run.
  */
 
-/** What to do with a stateless cron's thread once its run ended (LangGraph's `on_run_completed`). */
+/**
+ * What to do with a stateless cron's thread once its run ended (LangGraph's `on_run_completed`).
+ *
+ * @example
+ * const onRunCompleted: OnRunCompleted = "keep"; // keep each tick's thread for inspection
+ */
 export type OnRunCompleted = "delete" | "keep";
 
-/** One cron. Times are milliseconds since the epoch (UTC). */
+/**
+ * One cron. Times are milliseconds since the epoch (UTC).
+ *
+ * @example
+ * const cron: CronRecord | undefined = await crons.get(cronId);
+ * if (cron?.enabled) console.log(cron.schedule, cron.timezone, new Date(cron.nextRunMs ?? 0));
+ */
 export interface CronRecord {
   cronId: string;
   /** The assistant each tick runs. */
@@ -37,7 +48,13 @@ export interface CronRecord {
   updatedAt: string;
 }
 
-/** Fields a cron's update may change (absent: unchanged). */
+/**
+ * Fields a cron's update may change (absent: unchanged).
+ *
+ * @example
+ * const changes: CronChanges = { enabled: false, updatedAt: new Date().toISOString() };
+ * await crons.update(cronId, changes);
+ */
 export type CronChanges = Partial<
   Pick<
     CronRecord,
@@ -45,7 +62,13 @@ export type CronChanges = Partial<
   >
 > & { updatedAt: string };
 
-/** What a search or count matches. */
+/**
+ * What a search or count matches.
+ *
+ * @example
+ * const filter: CronFilter = { assistantId: "reports", enabled: true, userId: "ana" };
+ * const n = await crons.count(filter);
+ */
 export interface CronFilter {
   assistantId?: string | undefined;
   threadId?: string | undefined;
@@ -66,7 +89,13 @@ export const CRON_SORT_COLUMNS = {
   next_run_date: "next_run_ms",
 } as const;
 
-/** A page of a search. */
+/**
+ * A page of a search.
+ *
+ * @example
+ * const query: CronQuery = { assistantId: "reports", limit: 20, offset: 0, sortBy: "next_run_date", sortOrder: "asc" };
+ * const page = await crons.search(query);
+ */
 export interface CronQuery extends CronFilter {
   limit: number;
   offset: number;

@@ -1,6 +1,12 @@
 import type { StoredEvent } from "./run-store.js";
 
-/** Receives a run's live events, and `end` once the run stopped. */
+/**
+ * Receives a run's live events, and `end` once the run stopped.
+ *
+ * @example
+ * const listener: RunListener = { event: (e) => console.log(e.seq, e.event), end: () => console.log("run ended") };
+ * const off = hub.subscribe(runId, listener);
+ */
 export interface RunListener {
   event(e: StoredEvent): void;
   end(): void;

@@ -10,13 +10,24 @@ import type { Hono } from "hono";
 import type { GraphEntry } from "./config.js";
 import type { RunService } from "./run-service.js";
 
-/** A graph as any `CompiledGraph`, whatever its schema. */
+/**
+ * A graph as any `CompiledGraph`, whatever its schema.
+ *
+ * @example
+ * const graphs: AnyGraph[] = [...server.graphs.values()].map((h) => h.graph);
+ */
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds graphs of every schema
 export type AnyGraph = CompiledGraph<any>;
 
 /**
  * Takes over a WebSocket upgrade under `/apps/<id>/`. `user` is the authenticated user when the
  * server's auth is on (the server answers 401 itself before calling), else null.
+ *
+ * @example
+ * const wss = new WebSocketServer({ noServer: true });
+ * const onSocket: AppUpgradeHandler = (req, socket, head, user) =>
+ *   wss.handleUpgrade(req, socket, head, (ws) => serve(ws, user));
+ * ctx.onUpgrade?.(onSocket);
  */
 export type AppUpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, user: string | null) => void;
 
@@ -42,7 +53,19 @@ export interface AppAuthRoute {
   detail: string;
 }
 
-/** What an application's route factory receives. */
+/**
+ * What an application's route factory receives.
+ *
+ * @example
+ * export function routes(ctx: AppRoutesContext): Hono {
+ *   const app = new Hono();
+ *   app.get("/state/:threadId", async (c) => {
+ *     const snapshot = await ctx.graph.getState({ threadId: c.req.param("threadId") });
+ *     return c.json(snapshot.values);
+ *   });
+ *   return app;
+ * }
+ */
 export interface AppRoutesContext {
   assistantId: string;
   /**
@@ -75,7 +98,13 @@ export interface AppRoutesContext {
   declareAppAuthRoutes?: (routes: readonly AppAuthRoute[]) => void;
 }
 
-/** One hosted assistant. */
+/**
+ * One hosted assistant.
+ *
+ * @example
+ * const hosted: HostedGraph | undefined = server.graphs.get("inspection");
+ * console.log(hosted?.entry.module, hosted?.routes !== undefined, hosted?.createdAt);
+ */
 export interface HostedGraph {
   assistantId: string;
   entry: GraphEntry;

@@ -12,7 +12,13 @@ import {
   versionOf,
 } from "./assistant-store.js";
 
-/** Options of {@link PostgresAssistantStore}. */
+/**
+ * Options of {@link PostgresAssistantStore}.
+ *
+ * @example
+ * const options: PostgresAssistantStoreOptions = { pool: saver.pool, schema: "trellis" };
+ * const assistants = new PostgresAssistantStore(options);
+ */
 export interface PostgresAssistantStoreOptions {
   /** A pool to use (e.g. the PostgresSaver's); the store will not end it. */
   pool?: pg.Pool;

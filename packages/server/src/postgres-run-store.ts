@@ -24,7 +24,13 @@ import {
   type ThreadStatus,
 } from "./run-store.js";
 
-/** Options of {@link PostgresRunStore}. */
+/**
+ * Options of {@link PostgresRunStore}.
+ *
+ * @example
+ * const options: PostgresRunStoreOptions = { connectionString: "postgres://127.0.0.1:5432/test", schema: "trellis_dev" };
+ * const store = new PostgresRunStore(options);
+ */
 export interface PostgresRunStoreOptions {
   /** A pool to use (e.g. the PostgresSaver's); the store will not end it. */
   pool?: pg.Pool;
@@ -113,6 +119,10 @@ const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
  * Session settings every connection of the server's pool should carry (pass them as the pool's
  * `options`): a transaction left idle by a stalled process (SIGSTOP, a VM paused) is ended after 5 s,
  * releasing its locks, and no statement waits more than 10 s for a lock.
+ *
+ * @example
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, options: POSTGRES_SESSION_OPTIONS });
+ * const store = new PostgresRunStore({ pool });
  */
 export const POSTGRES_SESSION_OPTIONS = "-c idle_in_transaction_session_timeout=5000 -c lock_timeout=10000";
 
@@ -535,6 +545,14 @@ export class PostgresRunStore implements RunStore {
   }
 
   async finishRun(runId: string, attempt: number, end: AttemptEnd): Promise<number[]> {
+    // the metadata (usage, timeline) before the end, so a client that sees the end sees it; a write of
+    // its own, only while the attempt still owns the running run (server_finish_run takes no metadata)
+    if (end.metadata) {
+      await this.#q(
+        `UPDATE ${this.#s}.server_runs SET metadata = $3 WHERE run_id = $1 AND attempt = $2 AND status = 'running'`,
+        [runId, attempt, json(end.metadata)],
+      );
+    }
     const [row] = await this.#q(`SELECT ${this.#s}.server_finish_run($1, $2, $3, $4, $5, $6, $7, $8) AS seqs`, [
       runId,
       attempt,

@@ -26,7 +26,7 @@ import {
   type ThreadStatus,
 } from "./run-store.js";
 import { RunTimeline } from "./run-timeline.js";
-import { recordRunUsage } from "./run-usage.js";
+import { addRunUsage } from "./run-usage.js";
 import { ApiEvents, coreModes } from "./stream-format.js";
 import { storeFor } from "./user-store.js";
 import { wireValues } from "./wire-messages.js";
@@ -94,11 +94,16 @@ export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<E
   const timeline = new RunTimeline();
   const finish: Finish = async (status, error, threadStatus, last) => {
     await ctx.point?.(`before-finish:${status}`);
-    // the timeline goes into the metadata the usage is stored with: one write for both
+    // the run's usage and timeline are stored with its end: no write of their own
     const timed = timeline.addTo(run);
-    const used = await recordRunUsage(run, ctx.store, tally, ctx.prices);
-    if (timed && !used) await ctx.store.updateRun(run.runId, { metadata: run.metadata });
-    const seqs = await ctx.store.finishRun(run.runId, run.attempt, { status, error, threadStatus, events: last });
+    const used = addRunUsage(run, tally, ctx.prices) !== undefined;
+    const seqs = await ctx.store.finishRun(run.runId, run.attempt, {
+      status,
+      error,
+      threadStatus,
+      events: last,
+      ...(timed || used ? { metadata: run.metadata } : {}),
+    });
     events.publish(last, seqs);
     return error ? { kind: "finished", status, error } : { kind: "finished", status };
   };

@@ -19,15 +19,37 @@ import { wantsEvent } from "./stream-format.js";
 import { traceIdField } from "./trace-context.js";
 import { jsonLogger, type Logger } from "./worker-log.js";
 
-/** How often a worker reports its runs (scale-out). */
+/**
+ * How often a worker reports its runs (scale-out).
+ *
+ * @example
+ * const shared = { heartbeatMs: DEFAULT_HEARTBEAT_MS, orphanAfterMs: DEFAULT_ORPHAN_AFTER_MS };
+ * const manager = new RunManager({ ...options, shared });
+ */
 export const DEFAULT_HEARTBEAT_MS = 1_000;
 /**
  * A run whose worker was silent this long goes back to the queue: with the heartbeat, a dead worker's
  * runs are picked up within 5 s.
+ *
+ * @example
+ * await store.requeueOrphans(DEFAULT_ORPHAN_AFTER_MS); // runs whose worker went silent go back to the queue
  */
 export const DEFAULT_ORPHAN_AFTER_MS = 4_000;
 
-/** Options of {@link RunManager}. */
+/**
+ * Options of {@link RunManager}.
+ *
+ * @example
+ * const options: RunManagerOptions = {
+ *   store,
+ *   hub: new LocalEventHub(),
+ *   saver,
+ *   graphs,
+ *   concurrency: 4,
+ *   limits: { stateBytes: 8 * 1024 * 1024, runTimeMs: 15 * 60_000 },
+ * };
+ * const manager = new RunManager(options);
+ */
 export interface RunManagerOptions {
   store: RunStore;
   hub: EventHub;
@@ -63,7 +85,21 @@ export interface RunManagerOptions {
   point?: (name: string, run: RunRecord) => Promise<void>;
 }
 
-/** A channel that tells workers "the queue has something" — a hint, the store stays the truth. */
+/**
+ * A channel that tells workers "the queue has something" — a hint, the store stays the truth.
+ *
+ * @example
+ * const listeners = new Set<() => void>();
+ * const wake: QueueWake = {
+ *   notify: async () => listeners.forEach((l) => l()),
+ *   listen: (onWake) => {
+ *     listeners.add(onWake);
+ *     return async () => {
+ *       listeners.delete(onWake);
+ *     };
+ *   },
+ * };
+ */
 export interface QueueWake {
   notify(): Promise<void>;
   /** Calls `onWake` on every notification until the returned function is called. */

@@ -27,10 +27,26 @@ import { traceContextKwargs } from "./trace-context.js";
  * Who asks for a run: a user (the authenticated id when auth is on, null when it is off), checked
  * against the thread's owner; or `"app"`, an application's own trusted route code (a webhook that
  * verified its caller), which may reach any thread of its own graph.
+ *
+ * @example
+ * await server.runs.start({ assistantId: "inspection", threadId, as: { user: "ana" }, input });
+ * await server.runs.start({ assistantId: "inspection", threadId, as: "app", command: { resume: "approve" } }); // a verified webhook
  */
 export type RunPrincipal = { user: string | null } | "app";
 
-/** What {@link RunService.start} is asked to run. */
+/**
+ * What {@link RunService.start} is asked to run.
+ *
+ * @example
+ * const request: StartRun = {
+ *   assistantId: "tutor",
+ *   threadId,
+ *   as: { user: null },
+ *   input: { messages: [userMessage("Hi")] },
+ *   multitaskStrategy: "enqueue",
+ * };
+ * const run = await server.runs.start(request);
+ */
 export interface StartRun {
   /**
    * The assistant to run: a graph id of `trellis.json` (its system assistant), or an assistant made
@@ -55,7 +71,13 @@ export interface StartRun {
   kwargs?: Partial<Omit<RunKwargs, "input" | "command">> | undefined;
 }
 
-/** How a run ended, from {@link RunService.wait}. */
+/**
+ * How a run ended, from {@link RunService.wait}.
+ *
+ * @example
+ * const end: RunEnd = await server.runs.invoke({ assistantId: "tutor", threadId, as: { user: null }, input });
+ * if (end.paused) console.log("waiting on", end.interrupts.map((i) => i.value));
+ */
 export interface RunEnd {
   run: RunRecord;
   /**
@@ -72,7 +94,13 @@ export interface RunEnd {
   error: RunRecord["error"];
 }
 
-/** What the run service works with: the server's parts. */
+/**
+ * What the run service works with: the server's parts.
+ *
+ * @example
+ * const parts: RunServiceParts = { store, saver, manager, graphs, authEnabled: false };
+ * const runs = new RunService(parts);
+ */
 export interface RunServiceParts {
   store: RunStore;
   saver: CheckpointSaver;

@@ -4,6 +4,10 @@ import { TrellisError, type TrellisErrorCode } from "@trellis/checkpoint";
  * A run's lifecycle, as LangGraph's Agent Server reports it: a run that reached a pause (an interrupt, a
  * breakpoint) is `success` and its thread `interrupted`; `interrupted` is a run that was stopped (cancel,
  * multitask `interrupt`/`rollback`).
+ *
+ * @example
+ * const run = await server.runs.start(request);
+ * const status: RunStatus = (await server.runs.wait(run.runId)).status; // "success" even when it paused
  */
 export type RunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
 /** Why a run failed: one of Trellis's error codes (every code a door reports is in the union), its message, its details. */
@@ -12,17 +16,47 @@ export interface RunError {
   message: string;
   details?: unknown;
 }
-/** A thread's status: `busy` while a run is queued or running on it. */
+/**
+ * A thread's status: `busy` while a run is queued or running on it.
+ *
+ * @example
+ * const thread = await server.store.getThread(threadId);
+ * const status: ThreadStatus | undefined = thread?.status; // "interrupted" while it waits on a person
+ */
 export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
-/** What to do with a new run when the thread already has one. */
+/**
+ * What to do with a new run when the thread already has one.
+ *
+ * @example
+ * const strategy: MultitaskStrategy = "enqueue"; // the new run waits for the one in progress
+ * await server.runs.start({ assistantId: "tutor", threadId, as: { user: null }, input, multitaskStrategy: strategy });
+ */
 export type MultitaskStrategy = "reject" | "interrupt" | "rollback" | "enqueue";
-/** How a cancelled run leaves its thread: `interrupt` keeps its progress, `rollback` removes it. */
+/**
+ * How a cancelled run leaves its thread: `interrupt` keeps its progress, `rollback` removes it.
+ *
+ * @example
+ * const action: CancelAction = "rollback"; // drop what the run wrote
+ * await server.runs.cancel(run, action, true);
+ */
 export type CancelAction = "interrupt" | "rollback";
 
-/** Statuses after which a run never changes again. */
+/**
+ * Statuses after which a run never changes again.
+ *
+ * @example
+ * const run = await server.store.getRun(runId);
+ * if (run && TERMINAL_RUN_STATUSES.has(run.status)) console.log("finished:", run.status);
+ */
 export const TERMINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(["error", "success", "timeout", "interrupted"]);
 
-/** A thread as the server stores it (its state lives in the checkpoint saver). */
+/**
+ * A thread as the server stores it (its state lives in the checkpoint saver).
+ *
+ * @example
+ * const thread: ThreadRecord = await server.runs.thread(threadId, { user: "ana" }); // 404 unless it is Ana's
+ * console.log(thread.status, thread.graphId, thread.metadata);
+ */
 export interface ThreadRecord {
   threadId: string;
   createdAt: string;
@@ -36,7 +70,14 @@ export interface ThreadRecord {
   error: unknown;
 }
 
-/** What a run was asked to do: the parts of the create request the worker needs. */
+/**
+ * What a run was asked to do: the parts of the create request the worker needs.
+ *
+ * @example
+ * const kwargs = { streamMode: ["updates"], durability: "exit" as const };
+ * const run = await server.runs.start({ assistantId: "tutor", as: { user: null }, input, kwargs });
+ * const asked: RunKwargs = run.kwargs; // what the worker will run
+ */
 export interface RunKwargs {
   input: unknown;
   command: { resume?: unknown; update?: unknown; goto?: unknown } | null;
@@ -67,7 +108,13 @@ export interface RunKwargs {
   traceContext?: Record<string, string>;
 }
 
-/** A run as the server stores it. */
+/**
+ * A run as the server stores it.
+ *
+ * @example
+ * const run: RunRecord = await server.runs.start({ assistantId: "tutor", threadId, as: { user: null }, input });
+ * console.log(run.runId, run.status, run.attempt, run.error?.error);
+ */
 export interface RunRecord {
   runId: string;
   threadId: string;
@@ -93,7 +140,13 @@ export interface RunRecord {
   cancel: CancelAction | "drain" | null;
 }
 
-/** One event of a run's stream, numbered from 1. */
+/**
+ * One event of a run's stream, numbered from 1.
+ *
+ * @example
+ * const events: StoredEvent[] = await server.store.eventsAfter(runId, 0);
+ * for (const e of events) console.log(e.seq, e.event, e.data);
+ */
 export interface StoredEvent {
   seq: number;
   event: string;
@@ -126,6 +179,11 @@ export interface AttemptEnd {
   threadStatus: ThreadStatus;
   /** Last events of the run (an `error`, the final `values`), appended in the same transaction. */
   events: NewEvent[];
+  /**
+   * The run's metadata to store with its end (its `usage` and `timeline`), so a client that sees the
+   * run end sees them; absent: the metadata stays as it is.
+   */
+  metadata?: Record<string, unknown>;
 }
 
 /** What {@link RunStore.heartbeat} found. */

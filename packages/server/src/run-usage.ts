@@ -1,8 +1,15 @@
 import { TrellisError } from "@trellis/checkpoint";
 import type { ModelPrices, RunUsage, TokenCounts, UsageTally } from "@trellis/core";
-import type { RunRecord, RunStore } from "./run-store.js";
+import type { RunRecord } from "./run-store.js";
 
-/** Token counts as the Agent Server API shows them (snake_case). */
+/**
+ * Token counts as the Agent Server API shows them (snake_case).
+ *
+ * @example
+ * const run = await client.runs.get(threadId, runId);
+ * const byNode = (run.metadata.usage as WireUsage).by_node as Record<string, WireTokenCounts>;
+ * console.log(byNode.agent?.total_tokens, byNode.agent?.cost_usd);
+ */
 export interface WireTokenCounts {
   input_tokens: number;
   output_tokens: number;
@@ -42,20 +49,15 @@ export function wireUsage(usage: RunUsage): WireUsage {
 }
 
 /**
- * Stores what an attempt's model calls used in the run's metadata (`metadata.usage`), before its end
- * is stored, so a client that sees the run end sees its usage. Nothing when no model was called.
+ * Puts what an attempt's model calls used in the run's metadata (`metadata.usage`), which the executor
+ * stores with the run's end, so a client that sees the run end sees its usage. Nothing when no model
+ * was called.
  * @internal
  */
-export async function recordRunUsage(
-  run: RunRecord,
-  store: RunStore,
-  tally: UsageTally,
-  prices: ModelPrices | undefined,
-): Promise<RunUsage | undefined> {
+export function addRunUsage(run: RunRecord, tally: UsageTally, prices: ModelPrices | undefined): RunUsage | undefined {
   if (tally.calls === 0) return undefined;
   const usage = tally.toJSON(prices);
   run.metadata = { ...run.metadata, usage: wireUsage(usage) };
-  await store.updateRun(run.runId, { metadata: run.metadata });
   return usage;
 }
 

@@ -7,7 +7,13 @@ import type { RunManager } from "./run-manager.js";
 import type { RunService } from "./run-service.js";
 import type { RunStore, ThreadRecord } from "./run-store.js";
 
-/** Hono environment of the server's routes: the authenticated user (null when auth is off). */
+/**
+ * Hono environment of the server's routes: the authenticated user (null when auth is off).
+ *
+ * @example
+ * const app = new Hono<ServerEnv>();
+ * app.get("/me", (c) => c.json({ user: c.var.user }));
+ */
 export interface ServerEnv {
   Variables: { user: string | null };
 }

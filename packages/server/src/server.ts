@@ -39,7 +39,13 @@ import { limitStreams } from "./stream-limits.js";
 import { traceContextMiddleware } from "./trace-context.js";
 import { jsonLogger, type Logger } from "./worker-log.js";
 
-/** Options of {@link createServer} beyond the config file. */
+/**
+ * Options of {@link createServer} beyond the config file.
+ *
+ * @example
+ * const options: CreateServerOptions = { env: { PORT: "8123" }, workers: 0 }; // an API-only process
+ * const server = await createServer(await loadConfig("./trellis.json"), options);
+ */
 export interface CreateServerOptions {
   /** Resolves credentials to a user; default: the config's API keys and bearer tokens. */
   authenticate?: Authenticate;
@@ -68,7 +74,14 @@ export interface CreateServerOptions {
   crons?: CronSchedulerOptions;
 }
 
-/** A created server: the Hono app, its parts, and how to listen and stop. */
+/**
+ * A created server: the Hono app, its parts, and how to listen and stop.
+ *
+ * @example
+ * const server: TrellisServer = await createServer(await loadConfig("./trellis.json"));
+ * const { url } = await server.listen(8123);
+ * process.on("SIGTERM", () => void server.close());
+ */
 export interface TrellisServer {
   /** The Hono app: `app.request(...)` in tests, `app.fetch` anywhere Fetch handlers run. */
   app: Hono<ServerEnv>;

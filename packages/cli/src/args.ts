@@ -1,6 +1,13 @@
 import { CliError } from "./io.js";
 
-/** A parsed command line: the command, its positional arguments and its `--flags`. */
+/**
+ * A parsed command line: the command, its positional arguments and its `--flags`.
+ *
+ * @example
+ * const args: ParsedArgs = parseArgs(["run", "tutor", "--thread", "t1", "--json"]);
+ * args.command; // "run"
+ * stringFlag(args, "thread"); // "t1"
+ */
 export interface ParsedArgs {
   command: string | undefined;
   positionals: string[];

@@ -5,7 +5,12 @@ import { describeError, runCommand } from "./commands/run.js";
 import { serveCommand, workerCommand } from "./commands/serve.js";
 import { CliError, type CliIo } from "./io.js";
 
-/** The CLI's help text. */
+/**
+ * The CLI's help text.
+ *
+ * @example
+ * process.stdout.write(HELP);
+ */
 export const HELP = `trellis — run, serve and inspect Trellis graphs
 
 Usage: trellis <command> [options]

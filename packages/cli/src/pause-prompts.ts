@@ -6,7 +6,13 @@
  * wants a form declares it in its interrupt value (`askForm` in `@trellis/protocol`).
  */
 
-/** What a line typed at a breakpoint means: the state update to apply (maybe empty), or stop. */
+/**
+ * What a line typed at a breakpoint means: the state update to apply (maybe empty), or stop.
+ *
+ * @example
+ * const answer: BreakpointAnswer | undefined = breakpointAnswer(line);
+ * if (answer && "update" in answer) await graph.updateState({ threadId }, answer.update);
+ */
 export type BreakpointAnswer = { update: Record<string, unknown> } | { stop: true };
 
 /**

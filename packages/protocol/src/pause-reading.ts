@@ -11,10 +11,24 @@
  */
 import type { FormPause, PauseFormSchema, PauseOption, PauseRequest } from "./pause-request.js";
 
-/** A decision LangChain's human-in-the-loop request allows. */
+/**
+ * A decision LangChain's human-in-the-loop request allows.
+ *
+ * @example
+ * const pause = readPause(interrupt.value);
+ * const allowed: ReviewDecisionType[] = pause.kind === "review" ? pause.actions.flatMap((a) => a.allowedDecisions) : [];
+ * const canEdit = allowed.includes("edit");
+ */
 export type ReviewDecisionType = "approve" | "edit" | "reject" | "respond";
 
-/** One action of a `review` pause. */
+/**
+ * One action of a `review` pause.
+ *
+ * @example
+ * const pause = readPause(interrupt.value);
+ * const actions: ReviewAction[] = pause.kind === "review" ? pause.actions : [];
+ * for (const action of actions) console.log(action.name, action.description, action.args);
+ */
 export interface ReviewAction {
   name: string;
   args: unknown;
@@ -22,21 +36,46 @@ export interface ReviewAction {
   allowedDecisions: ReviewDecisionType[];
 }
 
-/** Several questions answered in one line, in order (`joinAnswers`). */
+/**
+ * Several questions answered in one line, in order (`joinAnswers`).
+ *
+ * @example
+ * const pause = readPause(interrupt.value);
+ * if (pause.kind === "questions") {
+ *   const answers = pause.questions.map((q) => q.options[0] ?? "");
+ *   await client.runs.create(threadId, assistantId, { command: { resume: joinAnswers(answers) } });
+ * }
+ */
 export interface QuestionsPause {
   kind: "questions";
   question: string;
   questions: Array<{ question: string; options: string[] }>;
 }
 
-/** LangChain's human-in-the-loop request: answered with `{ decisions: [...] }`, one per action. */
+/**
+ * LangChain's human-in-the-loop request: answered with `{ decisions: [...] }`, one per action.
+ *
+ * @example
+ * const pause = readPause(interrupt.value);
+ * if (pause.kind === "review") {
+ *   const resume = reviewAnswer(pause, pause.actions.map(() => ({ type: "approve" })));
+ *   await client.runs.create(threadId, assistantId, { command: { resume } });
+ * }
+ */
 export interface ReviewPause {
   kind: "review";
   question: string;
   actions: ReviewAction[];
 }
 
-/** How a door asks: a declared {@link PauseRequest}, or what an undeclared value was read as. */
+/**
+ * How a door asks: a declared {@link PauseRequest}, or what an undeclared value was read as.
+ *
+ * @example
+ * const pause: Pause = readPause(interrupt.value);
+ * console.log(pause.question, pauseHint(pause));
+ * const resume = parseTypedAnswer(pause, await readLine());
+ */
 export type Pause = PauseRequest | QuestionsPause | ReviewPause;
 
 const KINDS = new Set(["approve", "choose", "text", "form"]);
@@ -214,7 +253,13 @@ function typedDecision(word: string, rest: string): ReviewDecision {
   return rest ? { type: "reject", message: rest } : { type: "reject" };
 }
 
-/** A person's decision on one action of a `review` pause (an edit carries the action's new args). */
+/**
+ * A person's decision on one action of a `review` pause (an edit carries the action's new args).
+ *
+ * @example
+ * const decisions: ReviewDecision[] = [{ type: "approve" }, { type: "edit", args: { to: "ana@example.com" } }];
+ * const resume = reviewAnswer(pause, decisions);
+ */
 export type ReviewDecision =
   | { type: "approve" }
   | { type: "edit"; args: Record<string, unknown> }

@@ -5,10 +5,23 @@
  * Schema — with its graph; no door knows an app's state keys.
  */
 
-/** The kinds a pause may declare. */
+/**
+ * The kinds a pause may declare.
+ *
+ * @example
+ * function label(kind: PauseKind): string {
+ *   return { approve: "Yes / no", choose: "Pick one", text: "Type an answer", form: "Fill in the form" }[kind];
+ * }
+ */
 export type PauseKind = "approve" | "choose" | "text" | "form";
 
-/** Yes or no; answered with `true` or `false`. */
+/**
+ * Yes or no; answered with `true` or `false`.
+ *
+ * @example
+ * const pause: ApprovePause = askApproval("Deploy to prd?", plan);
+ * const approved = interrupt<boolean>(pause);
+ */
 export interface ApprovePause {
   kind: "approve";
   question: string;
@@ -16,20 +29,41 @@ export interface ApprovePause {
   details?: unknown;
 }
 
-/** One option of a {@link ChoosePause}; the answer is its `key`. */
+/**
+ * One option of a {@link ChoosePause}; the answer is its `key`.
+ *
+ * @example
+ * const options: PauseOption[] = [{ key: "a", label: "Rewrite it" }, { key: "b", label: "Keep it" }];
+ * const choice = interrupt<string>(askChoice("What now?", options)); // "a" or "b"
+ */
 export interface PauseOption {
   key: string;
   label: string;
 }
 
-/** One of several options; answered with the chosen option's `key`. */
+/**
+ * One of several options; answered with the chosen option's `key`.
+ *
+ * @example
+ * const pause: ChoosePause = askChoice("Which site?", [
+ *   { key: "north", label: "North plant" },
+ *   { key: "south", label: "South plant" },
+ * ]);
+ * const site = interrupt<string>(pause);
+ */
 export interface ChoosePause {
   kind: "choose";
   question: string;
   options: PauseOption[];
 }
 
-/** Free text; answered with the text. */
+/**
+ * Free text; answered with the text.
+ *
+ * @example
+ * const pause: TextPause = askText("What should the summary stress?");
+ * const focus = interrupt<string>(pause);
+ */
 export interface TextPause {
   kind: "text";
   question: string;
@@ -38,6 +72,14 @@ export interface TextPause {
 /**
  * A JSON Schema for a {@link FormPause}: an object whose properties are the fields. Doors draw string,
  * number, integer, boolean and enum properties as fields; anything else is typed as JSON.
+ *
+ * @example
+ * const schema: PauseFormSchema = {
+ *   type: "object",
+ *   properties: { site: { type: "string", title: "Site" }, workers: { type: "integer", default: 1 } },
+ *   required: ["site"],
+ * };
+ * const answer = interrupt<{ site: string; workers: number }>(askForm("Where and how many?", schema));
  */
 export interface PauseFormSchema {
   type: "object";
@@ -45,7 +87,12 @@ export interface PauseFormSchema {
   required?: string[];
 }
 
-/** One field of a {@link PauseFormSchema}. */
+/**
+ * One field of a {@link PauseFormSchema}.
+ *
+ * @example
+ * const severity: PauseFieldSchema = { type: "string", title: "Severity", enum: ["low", "high"], default: "low" };
+ */
 export interface PauseFieldSchema {
   type?: "string" | "number" | "integer" | "boolean" | "object" | "array";
   title?: string;
@@ -54,14 +101,26 @@ export interface PauseFieldSchema {
   default?: unknown;
 }
 
-/** Several fields at once; answered with an object of the schema's properties. */
+/**
+ * Several fields at once; answered with an object of the schema's properties.
+ *
+ * @example
+ * const pause: FormPause = askForm("Shipping details", { type: "object", properties: { address: { type: "string" } } });
+ * const { address } = interrupt<{ address: string }>(pause);
+ */
 export interface FormPause {
   kind: "form";
   question: string;
   schema: PauseFormSchema;
 }
 
-/** What an interrupt value may declare. */
+/**
+ * What an interrupt value may declare.
+ *
+ * @example
+ * const request: PauseRequest = needsDetails ? askText("What is missing?") : askApproval("Send it?");
+ * const answer = interrupt(request);
+ */
 export type PauseRequest = ApprovePause | ChoosePause | TextPause | FormPause;
 
 /**

@@ -6,19 +6,42 @@
  * `tsc -b` (and the studio's typecheck) instead of drifting.
  */
 
-/** A thread's status: `busy` while a run is queued or running on it. */
+/**
+ * A thread's status: `busy` while a run is queued or running on it.
+ *
+ * @example
+ * const thread = (await (await fetch(`${url}/threads/${threadId}`)).json()) as ApiThread;
+ * const status: ApiThreadStatus = thread.status; // "interrupted" while it waits on a person
+ */
 export type ApiThreadStatus = "idle" | "busy" | "interrupted" | "error";
 
 /**
  * A run's status, as LangGraph's Agent Server reports it: a run that reached a pause is `success` (its
  * thread `interrupted`); `interrupted` is a run that was stopped.
+ *
+ * @example
+ * const run = (await (await fetch(`${url}/threads/${threadId}/runs/${runId}`)).json()) as ApiRun;
+ * const status: ApiRunStatus = run.status;
  */
 export type ApiRunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
 
-/** What to do with a new run when the thread already has one. */
+/**
+ * What to do with a new run when the thread already has one.
+ *
+ * @example
+ * const strategy: ApiMultitaskStrategy = "enqueue";
+ * await client.runs.create(threadId, "tutor", { input, multitaskStrategy: strategy });
+ */
 export type ApiMultitaskStrategy = "reject" | "interrupt" | "rollback" | "enqueue";
 
-/** A pending interrupt: its id (resume by it), its value (read it with `readPause`), its namespace. */
+/**
+ * A pending interrupt: its id (resume by it), its value (read it with `readPause`), its namespace.
+ *
+ * @example
+ * const thread = (await (await fetch(`${url}/threads/${threadId}`)).json()) as ApiThread;
+ * const pending: ApiInterrupt[] = Object.values(thread.interrupts).flat();
+ * const questions = pending.map((i) => readPause(i.value).question);
+ */
 export interface ApiInterrupt {
   id: string;
   value: unknown;
@@ -27,7 +50,14 @@ export interface ApiInterrupt {
   ns: string[];
 }
 
-/** A checkpoint's address. */
+/**
+ * A checkpoint's address.
+ *
+ * @example
+ * const state = (await (await fetch(`${url}/threads/${threadId}/state`)).json()) as ApiThreadState;
+ * const at: ApiCheckpoint = state.checkpoint;
+ * console.log(at.checkpoint_id, at.checkpoint_ns);
+ */
 export interface ApiCheckpoint {
   thread_id: string;
   checkpoint_ns: string;
@@ -35,7 +65,14 @@ export interface ApiCheckpoint {
   checkpoint_map: null;
 }
 
-/** What a checkpoint says about itself: how it was made, its step, which node wrote which keys. */
+/**
+ * What a checkpoint says about itself: how it was made, its step, which node wrote which keys.
+ *
+ * @example
+ * const state = (await (await fetch(`${url}/threads/${threadId}/state`)).json()) as ApiThreadState;
+ * const meta: ApiCheckpointMetadata | null = state.metadata;
+ * console.log(meta?.source, meta?.step);
+ */
 export interface ApiCheckpointMetadata {
   source?: string;
   step?: number;
@@ -43,7 +80,13 @@ export interface ApiCheckpointMetadata {
   [key: string]: unknown;
 }
 
-/** A thread's state at one checkpoint (`GET /threads/{id}/state`, history items). */
+/**
+ * A thread's state at one checkpoint (`GET /threads/{id}/state`, history items).
+ *
+ * @example
+ * const state = (await (await fetch(`${url}/threads/${threadId}/state`)).json()) as ApiThreadState;
+ * console.log(state.values, state.next, state.tasks.flatMap((t) => t.interrupts));
+ */
 export interface ApiThreadState {
   values: Record<string, unknown>;
   next: string[];
@@ -62,7 +105,13 @@ export interface ApiThreadState {
   interrupts: ApiInterrupt[];
 }
 
-/** A thread (`GET /threads/{id}`, search results), with its current values and pending interrupts. */
+/**
+ * A thread (`GET /threads/{id}`, search results), with its current values and pending interrupts.
+ *
+ * @example
+ * const thread = (await (await fetch(`${url}/threads/${threadId}`)).json()) as ApiThread;
+ * console.log(thread.status, thread.values, thread.metadata);
+ */
 export interface ApiThread {
   thread_id: string;
   created_at: string;
@@ -77,14 +126,28 @@ export interface ApiThread {
   error: unknown;
 }
 
-/** Why a run failed: its error code, message and details. */
+/**
+ * Why a run failed: its error code, message and details.
+ *
+ * @example
+ * const run = (await (await fetch(`${url}/threads/${threadId}/runs/${runId}`)).json()) as ApiRun;
+ * const failure: ApiRunError | null = run.error;
+ * if (failure) console.error(failure.error, failure.message);
+ */
 export interface ApiRunError {
   error: string;
   message: string;
   details?: unknown;
 }
 
-/** A run (`GET /threads/{id}/runs/{run_id}`, lists). */
+/**
+ * A run (`GET /threads/{id}/runs/{run_id}`, lists).
+ *
+ * @example
+ * const runs = (await (await fetch(`${url}/threads/${threadId}/runs`)).json()) as ApiRun[];
+ * const latest = runs[0];
+ * console.log(latest?.run_id, latest?.status, latest?.multitask_strategy);
+ */
 export interface ApiRun {
   run_id: string;
   thread_id: string;
@@ -107,7 +170,17 @@ export interface ApiRun {
   error: ApiRunError | null;
 }
 
-/** A version of an assistant (`POST /assistants/{id}/versions`). */
+/**
+ * A version of an assistant (`POST /assistants/{id}/versions`).
+ *
+ * @example
+ * const res = await fetch(`${url}/assistants/${assistantId}/versions`, {
+ *   method: "POST",
+ *   headers: { "content-type": "application/json" },
+ *   body: JSON.stringify({ limit: 10 }),
+ * });
+ * const versions = (await res.json()) as ApiAssistantVersion[];
+ */
 export interface ApiAssistantVersion {
   assistant_id: string;
   graph_id: string;
@@ -120,19 +193,37 @@ export interface ApiAssistantVersion {
   created_at: string;
 }
 
-/** An assistant (`GET /assistants/{id}`, search results). */
+/**
+ * An assistant (`GET /assistants/{id}`, search results).
+ *
+ * @example
+ * const assistant = (await (await fetch(`${url}/assistants/tutor`)).json()) as ApiAssistant;
+ * console.log(assistant.graph_id, assistant.version, assistant.updated_at);
+ */
 export interface ApiAssistant extends ApiAssistantVersion {
   updated_at: string;
 }
 
-/** A graph drawing (`GET /assistants/{id}/graph`): START and END as `schema` nodes. */
+/**
+ * A graph drawing (`GET /assistants/{id}/graph`): START and END as `schema` nodes.
+ *
+ * @example
+ * const drawing = (await (await fetch(`${url}/assistants/tutor/graph`)).json()) as ApiGraphJson;
+ * const nodes = drawing.nodes.filter((n) => n.type === "runnable").map((n) => n.id);
+ */
 export interface ApiGraphJson {
   nodes: Array<{ id: string; type: "schema" | "runnable"; data: unknown; metadata?: Record<string, unknown> }>;
   /** Conditional edges carry their path-map key as `data`. */
   edges: Array<{ source: string; target: string; conditional: boolean; data?: string }>;
 }
 
-/** `GET /info`. */
+/**
+ * `GET /info`.
+ *
+ * @example
+ * const info = (await (await fetch(`${url}/info`)).json()) as ApiServerInfo;
+ * console.log(info.version, info.saver, info.queue, info.auth);
+ */
 export interface ApiServerInfo {
   version: string;
   name: string;

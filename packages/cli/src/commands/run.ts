@@ -10,7 +10,13 @@ import { ProgressPrinter, payloadLines, showValue } from "../progress-printer.js
 import { entryOf, loadGraph, loadProject, openServer, scratchSaver } from "../project.js";
 import { addUsage, type SessionUsage, usageLine } from "../usage-line.js";
 
-/** Exit code of a run left paused because stdin ended (or the person stopped) before an answer. */
+/**
+ * Exit code of a run left paused because stdin ended (or the person stopped) before an answer.
+ *
+ * @example
+ * const code = spawnSync("trellis", ["run", "tutor"], { input: "" }).status;
+ * if (code === EXIT_PAUSED) console.log("the thread waits for an answer; run it again to answer");
+ */
 export const EXIT_PAUSED = 3;
 
 /** The modes a terminal run stores in its event log (what the studio and `GET …/stream` replay). */

@@ -7,7 +7,7 @@ import type { RunRecord } from "./run-store.js";
  *
  * @example
  * const run = await client.runs.get(threadId, runId);
- * const byNode = (run.metadata.usage as WireUsage).by_node as Record<string, WireTokenCounts>;
+ * const byNode: Record<string, WireTokenCounts> = (run.metadata.usage as WireUsage).by_node;
  * console.log(byNode.agent?.total_tokens, byNode.agent?.cost_usd);
  */
 export interface WireTokenCounts {

@@ -520,13 +520,9 @@ export class SqliteRunStore implements RunStore {
       const now = new Date().toISOString();
       const { thread_id } = this.#stmt(
         "UPDATE server_runs SET status = ?, error = ?, updated_at = ?, worker_id = NULL, metadata = COALESCE(?, metadata) WHERE run_id = ? RETURNING thread_id",
-      ).get(
-        end.status,
-        end.error ? json(end.error) : null,
-        now,
-        end.metadata ? json(end.metadata) : null,
-        runId,
-      ) as { thread_id: string };
+      ).get(end.status, end.error ? json(end.error) : null, now, end.metadata ? json(end.metadata) : null, runId) as {
+        thread_id: string;
+      };
       this.#settle(thread_id, end.threadStatus, now);
       return seqs;
     });

@@ -110,6 +110,31 @@ export function describeRunStoreConformance(kinds: RunStoreKind[]): void {
           expect((await store.getRun(a.runId))?.metadata).toEqual({ source: "test", usage: { total_tokens: 12 } });
         },
       );
+      it.skipIf(skip)(
+        "finishRun stores the metadata given with the end (a run's usage and timeline); a stale attempt's is refused, none keeps it",
+        async () => {
+          const store = await open();
+          const threadId = await newThread(store);
+          const run = await enqueue(store, threadId);
+          await claim(store, "w1", run.runId);
+          await store.beginAttempt(run.runId, 1, start());
+          const timeline = { tasks: [{ node: "a", task_id: "t1", step: 0 }] };
+          await expect(store.finishRun(run.runId, 2, { ...done, metadata: { stale: true } })).rejects.toMatchObject({
+            code: "LEASE_LOST",
+          });
+          await store.finishRun(run.runId, 1, { ...done, metadata: { ...run.metadata, timeline } });
+          const stored = await store.getRun(run.runId);
+          expect(stored?.status).toBe("success");
+          expect(stored?.metadata).toEqual({ ...run.metadata, timeline });
+
+          const other = await enqueue(store, threadId);
+          await claim(store, "w1", other.runId);
+          await store.beginAttempt(other.runId, 1, start());
+          await store.updateRun(other.runId, { metadata: { kept: 1 } });
+          await store.finishRun(other.runId, 1, done);
+          expect((await store.getRun(other.runId))?.metadata).toEqual({ kept: 1 });
+        },
+      );
     });
 
     describe("threads", () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { WireTimeline } from "../run-timeline.js";
 import { sdkServer, TEST_GRAPHS } from "./harness.js";
 
@@ -54,5 +54,28 @@ describe("a run's timeline over the Agent Server API (metadata.timeline)", () =>
     expect(resumed.length).toBeGreaterThan(0);
     expect(resumed[0]?.node).toBe(paused.at(-1)?.node);
     expect(resumed[0]).not.toHaveProperty("interrupted");
+  });
+});
+
+describe("what the timeline costs the run store", () => {
+  it("is stored with the run's end, with its usage: no write of its own, with or without model calls", async () => {
+    const update = vi.spyOn(s.t.server.store, "updateRun");
+    const finish = vi.spyOn(s.t.server.store, "finishRun");
+    try {
+      for (const graph of ["usage", "ask"]) {
+        const thread = await s.client.threads.create();
+        const run = await s.client.runs.create(thread.thread_id, graph, { input: {} });
+        await s.client.runs.join(thread.thread_id, run.run_id);
+        expect(await timelineOf(thread.thread_id, run.run_id)).toHaveProperty("tasks");
+      }
+      expect(update).not.toHaveBeenCalled();
+      expect(finish.mock.calls.map(([, , end]) => Object.keys(end.metadata ?? {}).sort())).toEqual([
+        ["timeline", "usage"],
+        ["timeline"],
+      ]);
+    } finally {
+      update.mockRestore();
+      finish.mockRestore();
+    }
   });
 });

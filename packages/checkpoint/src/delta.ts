@@ -4,10 +4,11 @@ import { CorruptCheckpointError } from "./errors.js";
  * A channel value as a saver keeps it: whole, or the items appended to the version `base`.
  *
  * @example
- * const blobs = new Map<string, StoredBlob<string[]>>([
+ * const blobs = new Map<string, StoredBlob>([
  *   ["v1", { kind: "full", value: ["hi"] }],
- *   ["v2", { kind: "delta", base: "v1", items: [["there"]] }],
+ *   ["v2", { kind: "delta", base: "v1", items: ["there"] }],
  * ]);
+ * rebuildChannelValue("v2", (v) => blobs.get(v), { threadId: "t1", channel: "messages" }); // ["hi", "there"]
  */
 export type StoredBlob<T = unknown> = { kind: "full"; value: T } | { kind: "delta"; base: string; items: T[] };
 

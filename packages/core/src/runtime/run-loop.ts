@@ -44,7 +44,9 @@ export const MAX_TASKS_PER_STEP = 100_000;
  * How a run stopped, when it did not fail.
  *
  * @example
- * const outcome: RunOutcome = await graph.streamEvents(input, { threadId }).outcome;
+ * const events = graph.streamEvents(input, { threadId });
+ * for await (const e of events) forward(e); // the run starts on the first read
+ * const outcome: RunOutcome = await events.outcome;
  * if (outcome.status === "interrupted") console.log(outcome.interrupts, outcome.next);
  */
 export interface RunOutcome {

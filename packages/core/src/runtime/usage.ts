@@ -17,8 +17,9 @@ export const MODEL_USAGE_CHANNEL = "trellis:model-usage";
  * Tokens counted for a run, a node or a model.
  *
  * @example
- * const { usage } = await graph.streamEvents(input, { threadId }).outcome;
- * const agent: TokenCounts | undefined = usage?.byNode.agent;
+ * const events = graph.streamEvents(input, { threadId });
+ * for await (const e of events) forward(e);
+ * const agent: TokenCounts | undefined = (await events.outcome).usage?.byNode.agent;
  * console.log(agent?.calls, agent?.totalTokens, agent?.costUsd);
  */
 export interface TokenCounts {
@@ -37,7 +38,9 @@ export interface TokenCounts {
  * durable step are not counted again: they cost nothing the second time.
  *
  * @example
- * const { usage } = await graph.stream(input, config).outcome;
+ * const events = graph.streamEvents(input, config);
+ * for await (const e of events) forward(e);
+ * const { usage } = await events.outcome;
  * console.log(usage?.totalTokens, usage?.byNode.agent?.outputTokens);
  */
 export interface RunUsage extends TokenCounts {

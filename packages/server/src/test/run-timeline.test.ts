@@ -57,6 +57,28 @@ describe("a run's timeline over the Agent Server API (metadata.timeline)", () =>
   });
 });
 
+describe("a cancelled run's timeline", () => {
+  it("keeps the task that was running when the run was cancelled, ended by the cancellation", async () => {
+    const thread = await s.client.threads.create();
+    const stream = s.client.runs.stream(thread.thread_id, "slow", {
+      input: { delayMs: 10_000 },
+      streamMode: ["tasks"],
+    });
+    let runId: string | undefined;
+    for await (const chunk of stream) {
+      if (chunk.event === "metadata") runId = (chunk.data as { run_id: string }).run_id;
+      if (chunk.event === "tasks") break;
+    }
+    await s.client.runs.cancel(thread.thread_id, runId as string, true);
+    const run = await s.client.runs.get(thread.thread_id, runId as string);
+    expect(run.status).toBe("interrupted");
+    const tasks = (run.metadata?.timeline as WireTimeline | undefined)?.tasks ?? [];
+    expect(tasks.map((t) => t.node)).toEqual(["a"]);
+    expect(tasks[0]?.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(tasks[0]?.error).toMatch(/cancelled/);
+  });
+});
+
 describe("what the timeline costs the run store", () => {
   it("is stored with the run's end, with its usage: no write of its own, with or without model calls", async () => {
     const update = vi.spyOn(s.t.server.store, "updateRun");

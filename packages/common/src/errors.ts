@@ -88,7 +88,7 @@ export class TrellisError extends Error {
    * prototype chain. Subclasses keep the ordinary check.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the class checked against; a subclass keeps its own check
+    // biome-ignore lint/complexity/noThisInStatic lint/complexity/noUselessThisAlias: `this` is the class checked against; a subclass keeps its own check
     const checked: unknown = this;
     if (checked !== TrellisError) return Function.prototype[Symbol.hasInstance].call(checked, value);
     return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;

@@ -68,7 +68,10 @@ function height(value: unknown, depth: number, memo: PlainMemo): number {
   const h = objectHeight(obj, depth, memo);
   if (h > 0) {
     (memo.map as Map<object, number>).set(obj, h);
-    if (memo.known) (memo.found ??= []).push(obj, h);
+    if (memo.known) {
+      memo.found ??= [];
+      memo.found.push(obj, h);
+    }
   }
   return h;
 }

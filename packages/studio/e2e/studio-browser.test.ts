@@ -127,6 +127,7 @@ describe.runIf(executablePath || inCi)("studio in headless Chromium", () => {
     // the waterfall of the thread's latest run: one row per task of the run's metadata.timeline, in order
     const threadId = decodeURIComponent(page.url().split("#/thread/")[1] ?? "");
     const runs = (await (await fetch(`${url}/threads/${threadId}/runs`)).json()) as Array<{
+      run_id: string;
       created_at: string;
       metadata: { timeline?: { tasks: Array<{ node: string }> } };
     }>;
@@ -137,6 +138,11 @@ describe.runIf(executablePath || inCi)("studio in headless Chromium", () => {
     await expect.poll(() => rows.count()).toBe(nodes.length);
     expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-node")))).toEqual(nodes);
     expect(await rows.first().textContent()).toMatch(/\d+(\.\d+)? m?s/);
+    // the thread's first run (to the first question) picked instead: its own tasks
+    const first = runs.at(-1);
+    const firstNodes = first?.metadata.timeline?.tasks.map((t) => t.node) ?? [];
+    await page.getByTestId("waterfall-run").selectOption(first?.run_id ?? "");
+    await expect.poll(() => rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-node")))).toEqual(firstNodes);
     await page.getByTestId("waterfall").screenshot({ path: join(ARTIFACTS, "05-waterfall.png") });
 
     // time travel: open the checkpoint after `write`, change the draft, fork and run from there

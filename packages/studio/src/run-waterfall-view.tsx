@@ -5,13 +5,36 @@ import { durationText, type Waterfall } from "./run-waterfall.js";
  * width by duration, the duration, and the node's model tokens in the run.
  *
  * @example
- * <RunWaterfallView waterfall={runWaterfall(runs)} />
+ * <RunWaterfallView waterfall={runWaterfall(runs, picked)} runs={timedRuns(runs)} onPick={setPicked} />
  */
-export function RunWaterfallView({ waterfall }: { waterfall: Waterfall }) {
+export function RunWaterfallView({
+  waterfall,
+  runs = [],
+  onPick,
+}: {
+  waterfall: Waterfall;
+  /** The thread's runs with a timeline, newest first: a picker when there are several. */
+  runs?: ReadonlyArray<{ run_id: string; created_at: string; status: string }>;
+  onPick?(runId: string): void;
+}) {
   const n = (x: number) => x.toLocaleString("en-US");
   return (
     <section class="panel waterfall" data-testid="waterfall">
       <h3>Run timeline</h3>
+      {runs.length > 1 && onPick ? (
+        <select
+          data-testid="waterfall-run"
+          value={waterfall.runId}
+          onChange={(e) => onPick((e.currentTarget as HTMLSelectElement).value)}
+        >
+          {runs.map((r, i) => (
+            <option key={r.run_id} value={r.run_id}>
+              {i === 0 ? "latest · " : ""}
+              {new Date(r.created_at).toLocaleTimeString()} · {r.status} · {r.run_id.slice(0, 8)}
+            </option>
+          ))}
+        </select>
+      ) : null}
       <p class="muted">
         Run <code>{waterfall.runId.slice(0, 8)}</code> · {waterfall.status} · {waterfall.rows.length} task
         {waterfall.rows.length === 1 ? "" : "s"} over {durationText(waterfall.spanMs)}

@@ -38,6 +38,15 @@ describe("a run's waterfall in the studio", () => {
     expect(w?.rows[2]).not.toHaveProperty("tokens");
   });
 
+  it("shows the run picked, newest first in the list of timed runs", () => {
+    const runs = [
+      run("a", 0, { timeline: { tasks: [task("x", 0, 0, 10)] } }),
+      run("b", 100, { timeline: { tasks: [task("y", 0, 0, 10), task("z", 1, 10, 30)] } }),
+    ];
+    expect(runWaterfall(runs, "a")?.rows.map((r) => r.node)).toEqual(["x"]);
+    expect(runWaterfall(runs, "gone")?.runId).toBe("b");
+  });
+
   it("has nothing to show for runs without a timeline", () => {
     expect(runWaterfall([run("r", 0, {})])).toBeUndefined();
   });

@@ -31,17 +31,28 @@ interface WireCounts {
 }
 
 /**
- * The waterfall of the newest run of those listed that has a `metadata.timeline`, or undefined.
+ * The runs listed that have a `metadata.timeline`, newest first.
+ *
+ * @example
+ * timedRuns(await api.runs(threadId)).map((r) => r.run_id);
+ */
+export function timedRuns(runs: readonly Run[]): Run[] {
+  return runs
+    .filter((r) => Array.isArray((r.metadata?.timeline as ApiRunTimeline | undefined)?.tasks))
+    .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
+}
+
+/**
+ * The waterfall of run `runId` if given and listed with a `metadata.timeline`, else of the newest run
+ * that has one; undefined when none has.
  *
  * @example
  * const w = runWaterfall(await api.runs(threadId));
  * w?.rows.map((r) => `${r.node} ${r.durationMs} ms`);
  */
-export function runWaterfall(runs: readonly Run[]): Waterfall | undefined {
-  const timed = runs
-    .filter((r) => Array.isArray((r.metadata?.timeline as ApiRunTimeline | undefined)?.tasks))
-    .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
-  const run = timed[0];
+export function runWaterfall(runs: readonly Run[], runId?: string): Waterfall | undefined {
+  const timed = timedRuns(runs);
+  const run = timed.find((r) => r.run_id === runId) ?? timed[0];
   if (!run) return undefined;
   const tasks = (run.metadata.timeline as ApiRunTimeline).tasks;
   if (tasks.length === 0) return undefined;

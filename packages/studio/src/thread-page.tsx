@@ -1,13 +1,13 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { type ApiClient, ApiError } from "./api-client.js";
-import type { GraphJson, Thread, ThreadState } from "./api-types.js";
+import type { GraphJson, Run, Thread, ThreadState } from "./api-types.js";
 import { GraphView } from "./graph-view.js";
 import { InterruptPanel } from "./interrupt-panel.js";
 import { JsonBlock } from "./json-block.js";
 import type { LiveRuns } from "./live-runs.js";
 import { RunLogView } from "./run-log-view.js";
 import { type ThreadUsage, threadUsage, usageText } from "./run-usage.js";
-import { runWaterfall, type Waterfall } from "./run-waterfall.js";
+import { runWaterfall, timedRuns } from "./run-waterfall.js";
 import { RunWaterfallView } from "./run-waterfall-view.js";
 import { documentLinks } from "./state-reading.js";
 import { StateTimeline } from "./state-timeline.js";
@@ -39,7 +39,8 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
   const [streaming, setStreaming] = useState(live.isStreaming(threadId));
   const [missing, setMissing] = useState<string | undefined>();
   const [usage, setUsage] = useState<ThreadUsage | undefined>();
-  const [waterfall, setWaterfall] = useState<Waterfall | undefined>();
+  const [runs, setRuns] = useState<Run[]>([]);
+  const [pickedRun, setPickedRun] = useState<string | undefined>();
 
   const graphId = (thread?.metadata.graph_id as string | undefined) ?? undefined;
 
@@ -50,7 +51,7 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
     setState(s);
     setHistory(h);
     setUsage(threadUsage(runs));
-    setWaterfall(runWaterfall(runs));
+    setRuns(runs);
     const gid = t.metadata.graph_id as string | undefined;
     if (gid) {
       const json = await api.graph(gid);
@@ -63,6 +64,7 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
   }, [api, live, threadId]);
 
   useEffect(() => {
+    setPickedRun(undefined);
     setLog(live.get(threadId));
     setStreaming(live.isStreaming(threadId));
     refresh().catch((error: unknown) => {
@@ -93,6 +95,7 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
   };
 
   if (missing) return <p class="error-text">{missing}</p>;
+  const waterfall = runWaterfall(runs, pickedRun);
   if (!thread) return <p class="muted">Loading thread {threadId}…</p>;
   const paused = !streaming && state ? state.next : [];
   const links = documentLinks(state?.values ?? log?.values);
@@ -123,7 +126,9 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
             </section>
           ) : null}
           <RunLogView log={log} streaming={streaming} />
-          {waterfall && !streaming ? <RunWaterfallView waterfall={waterfall} /> : null}
+          {waterfall && !streaming ? (
+            <RunWaterfallView waterfall={waterfall} runs={timedRuns(runs)} onPick={setPickedRun} />
+          ) : null}
         </div>
         <div class="col">
           {state && !streaming ? (

@@ -263,4 +263,6 @@ export interface ApiTimelineTask {
  */
 export interface ApiRunTimeline {
   tasks: ApiTimelineTask[];
+  /** Tasks left out past the server's limit (the first 1,000 are kept); absent when none were. */
+  omitted?: number;
 }

@@ -7,6 +7,9 @@ export type WireTimelineTask = ApiTimelineTask;
 /** A run's `metadata.timeline` (`ApiRunTimeline` of `@trellis/protocol`). */
 export type WireTimeline = ApiRunTimeline;
 
+/** How many tasks a run's timeline keeps: a run's record stays small whatever the graph's loops. */
+export const MAX_TIMELINE_TASKS = 1_000;
+
 /**
  * Collects the timeline of a run's attempt from the core's `debug` events the executor already reads
  * (task start and task result of the root graph), with the server's clock when each is seen.
@@ -15,6 +18,13 @@ export type WireTimeline = ApiRunTimeline;
 export class RunTimeline {
   readonly #tasks: WireTimelineTask[] = [];
   readonly #open = new Map<string, { task: WireTimelineTask; at: number }>();
+  readonly #max: number;
+  #omitted = 0;
+
+  /** `maxTasks`: the tasks kept (the first ones); the rest are counted in `omitted`. */
+  constructor(maxTasks = MAX_TIMELINE_TASKS) {
+    this.#max = maxTasks;
+  }
 
   /** Notes a core event; anything but a root task's start or result is ignored. */
   see(e: StreamEvent): void {
@@ -22,6 +32,10 @@ export class RunTimeline {
     const d = e.data;
     const now = Date.now();
     if (d.type === "task") {
+      if (this.#tasks.length >= this.#max) {
+        this.#omitted++;
+        return;
+      }
       const task: WireTimelineTask = {
         node: d.node,
         task_id: d.taskId,
@@ -43,9 +57,9 @@ export class RunTimeline {
     }
   }
 
-  /** Whether any task was seen. */
-  get empty(): boolean {
-    return this.#tasks.length === 0;
+  /** The tasks kept so far (the wire shape). */
+  get tasks(): readonly WireTimelineTask[] {
+    return this.#tasks;
   }
 
   /**
@@ -54,9 +68,11 @@ export class RunTimeline {
    */
   addTo(run: RunRecord): boolean {
     if (this.#tasks.length === 0) return false;
-    const earlier = (run.metadata?.timeline as WireTimeline | undefined)?.tasks;
-    const tasks = Array.isArray(earlier) ? [...earlier, ...this.#tasks] : [...this.#tasks];
-    run.metadata = { ...run.metadata, timeline: { tasks } satisfies WireTimeline };
+    const earlier = run.metadata?.timeline as WireTimeline | undefined;
+    const tasks = Array.isArray(earlier?.tasks) ? [...earlier.tasks, ...this.#tasks] : [...this.#tasks];
+    const omitted = (earlier?.omitted ?? 0) + this.#omitted;
+    const timeline: WireTimeline = omitted > 0 ? { tasks, omitted } : { tasks };
+    run.metadata = { ...run.metadata, timeline };
     return true;
   }
 }

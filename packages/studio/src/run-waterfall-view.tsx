@@ -62,6 +62,9 @@ export function RunWaterfallView({
           </li>
         ))}
       </ol>
+      {waterfall.omitted > 0 ? (
+        <p class="muted">… and {n(waterfall.omitted)} more tasks, past the server's timeline limit</p>
+      ) : null}
     </section>
   );
 }

@@ -23,6 +23,8 @@ export interface Waterfall {
   status: string;
   spanMs: number;
   rows: WaterfallRow[];
+  /** Tasks the server left out of the timeline (past its limit). */
+  omitted: number;
 }
 
 interface WireCounts {
@@ -86,7 +88,8 @@ export function runWaterfall(runs: readonly Run[], runId?: string): Waterfall | 
     }
     return row;
   });
-  return { runId: run.run_id, status: run.status, spanMs, rows };
+  const omitted = (run.metadata.timeline as ApiRunTimeline).omitted ?? 0;
+  return { runId: run.run_id, status: run.status, spanMs, rows, omitted };
 }
 
 /**

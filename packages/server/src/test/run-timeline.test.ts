@@ -1,5 +1,7 @@
+import type { StreamEvent } from "@trellis/core";
 import { describe, expect, it, vi } from "vitest";
-import type { WireTimeline } from "../run-timeline.js";
+import type { RunRecord } from "../run-store.js";
+import { RunTimeline, type WireTimeline } from "../run-timeline.js";
 import { sdkServer, TEST_GRAPHS } from "./harness.js";
 
 const s = sdkServer({
@@ -99,5 +101,28 @@ describe("what the timeline costs the run store", () => {
       update.mockRestore();
       finish.mockRestore();
     }
+  });
+});
+
+describe("the timeline's size", () => {
+  it("keeps the first tasks up to its limit and counts the rest in omitted, over the run's attempts", () => {
+    const debug = (data: Extract<StreamEvent, { mode: "debug" }>["data"]): StreamEvent => ({
+      seq: 0,
+      mode: "debug",
+      namespace: [],
+      data,
+    });
+    const timeline = new RunTimeline(2);
+    for (const [i, node] of ["a", "b", "c", "d"].entries()) {
+      timeline.see(debug({ type: "task", step: i, taskId: `t${i}`, node }));
+      timeline.see(debug({ type: "task_result", step: i, taskId: `t${i}`, node, status: "done" }));
+    }
+    // a subgraph's task is inside its parent's
+    timeline.see({ ...debug({ type: "task", step: 0, taskId: "s", node: "inner" }), namespace: ["a:t0"] });
+    const run = { metadata: { timeline: { tasks: [], omitted: 1 } } } as unknown as RunRecord;
+    expect(timeline.addTo(run)).toBe(true);
+    const stored = run.metadata.timeline as WireTimeline;
+    expect(stored.tasks.map((t) => t.node)).toEqual(["a", "b"]);
+    expect(stored.omitted).toBe(3);
   });
 });

@@ -145,12 +145,23 @@ describe.runIf(executablePath || inCi)("studio in headless Chromium", () => {
     await expect.poll(() => rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-node")))).toEqual(firstNodes);
     await page.getByTestId("waterfall").screenshot({ path: join(ARTIFACTS, "05-waterfall.png") });
 
-    // time travel: open the checkpoint after `write`, change the draft, fork and run from there
+    // time travel: open the checkpoint after `write`, change the draft, fork and run from there (once the
+    // page has loaded what the picked run asked for, so the edit is the last thing that happens)
+    await page.waitForLoadState("networkidle");
     const timeline = page.getByTestId("timeline");
     await timeline.getByRole("button", { name: /step 0/ }).click();
     const editor = page.getByTestId("checkpoint-editor");
     const values = JSON.parse(await editor.locator("textarea").inputValue()) as Record<string, unknown>;
-    await editor.locator("textarea").fill(JSON.stringify({ ...values, draft: "FORKED DRAFT" }, null, 2));
+    // the editor may still be re-drawn by a late refresh of the thread: type until the edit holds
+    const forked = JSON.stringify({ ...values, draft: "FORKED DRAFT" }, null, 2);
+    await expect
+      .poll(async () => {
+        const area = editor.locator("textarea");
+        if (!(await area.inputValue()).includes("FORKED DRAFT")) await area.fill(forked);
+        await new Promise((r) => setTimeout(r, 250));
+        return area.inputValue();
+      })
+      .toContain("FORKED DRAFT");
     await editor.getByRole("button", { name: "Fork and run from here" }).click();
     await panel.getByText("FORKED DRAFT").first().waitFor();
     await expect.poll(() => timeline.locator(".source-update").count()).toBeGreaterThan(0);

@@ -75,8 +75,12 @@ export function StateTimeline({
 function CheckpointEditor({ state, busy, actions }: { state: ThreadState; busy: boolean; actions: TimelineActions }) {
   const original = JSON.stringify(state.values, null, 2);
   const [text, setText] = useState(original);
+  const [typed, setTyped] = useState(false);
   const [problem, setProblem] = useState<string | undefined>();
-  useEffect(() => setText(original), [original]);
+  // a refresh of the history shows the checkpoint anew, but never over what the person is typing
+  useEffect(() => {
+    if (!typed) setText(original);
+  }, [original]);
   const id = state.checkpoint.checkpoint_id as string;
   const edited = (): Record<string, unknown> | undefined => {
     try {
@@ -96,7 +100,14 @@ function CheckpointEditor({ state, busy, actions }: { state: ThreadState; busy: 
         {state.created_at ? ` · ${new Date(state.created_at).toLocaleString()}` : ""}
         {state.next.length ? ` · next: ${state.next.join(", ")}` : ""}
       </p>
-      <textarea rows={14} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
+      <textarea
+        rows={14}
+        value={text}
+        onInput={(e) => {
+          setText((e.target as HTMLTextAreaElement).value);
+          setTyped(true);
+        }}
+      />
       {problem ? <p class="error-text">{problem}</p> : null}
       <div class="buttons">
         <button

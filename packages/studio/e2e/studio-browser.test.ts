@@ -4,67 +4,20 @@
  * form), request a revision (reject with a message), approve twice, and see
  * the run complete with a working PDF link. Screenshots go to test-artifacts/studio/.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  buildStudio,
-  CHROMIUM_FLAGS,
-  findChromium,
-  freePort,
-  REPO_DIR,
-  type ServeChild,
-  startServe,
-} from "./studio-server.js";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ARTIFACTS, browserTestsRun, studioInBrowser } from "./studio-session.js";
 
-const executablePath = findChromium();
-const inCi = Boolean(process.env.CI);
-if (!executablePath && !inCi) {
-  console.warn(
-    "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n" +
-      "!! SKIPPING the studio browser test: Debian's chromium is not installed.\n" +
-      "!! Install it with: apt-get update && apt-get install -y chromium\n" +
-      "!! (.ci/run installs it; with CI set, a missing chromium fails this test.)\n" +
-      "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n",
-  );
-}
-
-const ARTIFACTS = join(REPO_DIR, "test-artifacts/studio");
-
-describe.runIf(executablePath || inCi)("studio in headless Chromium", () => {
-  let dir: string;
-  let serve: ServeChild | undefined;
-  let context: BrowserContext | undefined;
+describe.runIf(browserTestsRun("the studio browser test"))("studio in headless Chromium", () => {
+  const studio = studioInBrowser("e2e", undefined, 60_000);
   let page: Page;
-
-  beforeAll(async () => {
-    if (!executablePath) throw new Error("chromium is missing: apt-get install -y chromium (.ci/run does this)");
-    dir = mkdtempSync(join(tmpdir(), "trellis-studio-e2e-"));
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const port = await freePort();
-    const studioDir = join(dir, "studio");
-    await buildStudio(studioDir);
-    serve = await startServe(join(dir, "server"), studioDir, port);
-    context = await chromium.launchPersistentContext(join(dir, "profile"), {
-      executablePath,
-      headless: true,
-      args: CHROMIUM_FLAGS,
-      viewport: { width: 1400, height: 1000 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(20_000);
-  }, 60_000);
-
-  afterAll(async () => {
-    await context?.close();
-    await serve?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+  beforeAll(() => {
+    page = studio.page;
   });
 
   it("starts twi-author, requests a revision, approves, and links the PDF", async () => {
-    const url = serve?.url as string;
+    const url = studio.url;
     await page.goto(`${url}/studio/`);
     await page.getByTestId("graph-link-twi-author").click();
     await page.locator('[data-testid="graph-drawing"] [data-node="review"]').waitFor();
@@ -113,7 +66,7 @@ describe.runIf(executablePath || inCi)("studio in headless Chromium", () => {
   }, 60_000);
 
   it("answers approval-flow's questions, then forks from an edited checkpoint", async () => {
-    const url = serve?.url as string;
+    const url = studio.url;
     await page.goto(`${url}/studio/#/graph/approval-flow`);
     await page.getByTestId("start-run").click();
     const panel = page.getByTestId("interrupt-panel");

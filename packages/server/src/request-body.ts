@@ -22,21 +22,33 @@ export async function readBody(c: Context): Promise<Record<string, unknown>> {
  */
 export function parseBody(text: string): Record<string, unknown> {
   if (text.trim() === "") return {};
+  const value = parseJsonBody(text, "");
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw invalid("The request body must be a JSON object.");
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * The JSON of a request body of any shape, plain data only: invalid JSON is a 400 INVALID_ARGUMENT
+ * (with `hint` after the message), data that is not plain a 400 NOT_PLAIN_DATA naming where.
+ *
+ * @example
+ * const runs = parseJsonBody('[{"assistant_id":"agent"}]', "Send an array of run payloads.");
+ */
+export function parseJsonBody(text: string, hint: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw invalid("The request body is not valid JSON.");
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw invalid("The request body must be a JSON object.");
+    throw invalid(`The request body is not valid JSON.${hint ? ` ${hint}` : ""}`);
   }
   const bad = describeNonPlainData(value);
   if (bad) {
     const at = bad.path.length > 60 ? `${bad.path.slice(0, 60)}…` : bad.path || "its top";
     throw new TrellisError("NOT_PLAIN_DATA", `The request body holds ${bad.reason} at ${at}.`, { details: bad });
   }
-  return value as Record<string, unknown>;
+  return value;
 }
 
 /**

@@ -1,9 +1,9 @@
-import { describeNonPlainData, TrellisError } from "@trellis/checkpoint";
+import { TrellisError } from "@trellis/checkpoint";
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { interruptJson, runJson, threadSnapshot } from "../api-shapes.js";
 import { notFound } from "../http-errors.js";
-import { invalid, readBody } from "../request-body.js";
+import { invalid, parseJsonBody, readBody } from "../request-body.js";
 import { parseRunRequest } from "../run-request.js";
 
 import { type RunRecord, type RunStatus, TERMINAL_RUN_STATUSES } from "../run-store.js";
@@ -18,18 +18,11 @@ const MAX_BATCH = 100;
 
 /** The body of `POST /runs/batch`: a JSON array of run payloads, each read as one run's body. */
 function parseBatch(text: string): Record<string, unknown>[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw invalid("The request body is not valid JSON: send an array of run payloads.");
-  }
+  const value = parseJsonBody(text, "Send an array of run payloads.");
   if (!Array.isArray(value) || value.length === 0) {
     throw invalid("POST /runs/batch takes a non-empty JSON array of run payloads ({ assistant_id, input, … }).");
   }
   if (value.length > MAX_BATCH) throw invalid(`A batch holds at most ${MAX_BATCH} runs; this one has ${value.length}.`);
-  const bad = describeNonPlainData(value);
-  if (bad) throw new TrellisError("NOT_PLAIN_DATA", `The batch holds ${bad.reason} at ${bad.path}.`, { details: bad });
   return value.map((item, i) => {
     if (typeof item !== "object" || item === null || Array.isArray(item)) {
       throw invalid(`Run ${i} of the batch must be a JSON object ({ assistant_id, input, … }).`);

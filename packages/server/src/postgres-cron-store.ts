@@ -1,4 +1,3 @@
-import { TrellisError } from "@trellis/checkpoint";
 import type pg from "pg";
 import {
   CRON_SORT_COLUMNS,
@@ -11,6 +10,7 @@ import {
   cronOf,
   filterColumns,
 } from "./cron-store.js";
+import { migratePostgres, quotedSchema } from "./postgres-migrate.js";
 
 /** The cron table's migrations, numbered; `S.` is replaced by the quoted schema. Never edit a shipped one. */
 const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
@@ -72,11 +72,7 @@ export class PostgresCronStore implements CronStore {
 
   constructor(options: { pool: pg.Pool; schema?: string | undefined }) {
     this.#pool = options.pool;
-    const schema = options.schema ?? "trellis";
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) {
-      throw new TrellisError("INVALID_CONFIG", `Bad schema name "${schema}".`);
-    }
-    this.#s = `"${schema}"`;
+    this.#s = quotedSchema(options.schema ?? "trellis");
   }
 
   /** Creates or migrates the table (once; every method waits for it). */
@@ -85,21 +81,7 @@ export class PostgresCronStore implements CronStore {
       const c = await this.#pool.connect();
       try {
         await c.query("BEGIN");
-        await c.query("SELECT pg_advisory_xact_lock($1)", [CRON_MIGRATION_LOCK]);
-        await c.query(`CREATE SCHEMA IF NOT EXISTS ${this.#s}`);
-        await c.query(
-          `CREATE TABLE IF NOT EXISTS ${this.#s}.server_cron_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`,
-        );
-        const { rows } = await c.query(`SELECT COALESCE(MAX(version), 0) AS v FROM ${this.#s}.server_cron_migrations`);
-        const current = Number(rows[0]?.v ?? 0);
-        for (const m of MIGRATIONS) {
-          if (m.version <= current) continue;
-          await c.query(m.sql.replaceAll("S.", `${this.#s}.`));
-          await c.query(`INSERT INTO ${this.#s}.server_cron_migrations (version, applied_at) VALUES ($1, $2)`, [
-            m.version,
-            new Date().toISOString(),
-          ]);
-        }
+        await migratePostgres(c, this.#s, "server_cron_migrations", CRON_MIGRATION_LOCK, MIGRATIONS);
         await c.query("COMMIT");
       } catch (error) {
         await c.query("ROLLBACK").catch(() => undefined);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { TrellisError } from "@trellis/checkpoint";
 import pg from "pg";
+import { migratePostgres, quotedSchema } from "./postgres-migrate.js";
 import {
   type AttemptEnd,
   type AttemptStart,
@@ -182,30 +183,13 @@ export class PostgresRunStore implements RunStore {
   constructor(options: PostgresRunStoreOptions) {
     this.#ownsPool = !options.pool;
     this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
-    const schema = options.schema ?? "trellis";
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema))
-      throw new TrellisError("INVALID_CONFIG", `Bad schema name "${schema}".`);
-    this.#s = `"${schema}"`;
+    this.#s = quotedSchema(options.schema ?? "trellis");
   }
 
   /** Creates or migrates the tables (once; every method waits for it). */
   setup(): Promise<void> {
     this.#ready ??= this.#tx(async (c) => {
-      await c.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-      await c.query(`CREATE SCHEMA IF NOT EXISTS ${this.#s}`);
-      await c.query(
-        `CREATE TABLE IF NOT EXISTS ${this.#s}.server_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`,
-      );
-      const { rows } = await c.query(`SELECT COALESCE(MAX(version), 0) AS v FROM ${this.#s}.server_migrations`);
-      const current = Number(rows[0]?.v ?? 0);
-      for (const m of MIGRATIONS) {
-        if (m.version <= current) continue;
-        await c.query(m.sql.replaceAll("S.", `${this.#s}.`));
-        await c.query(`INSERT INTO ${this.#s}.server_migrations (version, applied_at) VALUES ($1, $2)`, [
-          m.version,
-          new Date().toISOString(),
-        ]);
-      }
+      await migratePostgres(c, this.#s, "server_migrations", MIGRATION_LOCK, MIGRATIONS);
     });
     return this.#ready;
   }

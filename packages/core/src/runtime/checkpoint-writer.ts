@@ -25,10 +25,11 @@ export class CheckpointWriter {
   /**
    * Stores `state.checkpoint`. `sync`: resolves once it is stored. `async`: resolves once the previous
    * checkpoint is stored, so the next step overlaps with this put but a crash loses at most this step,
-   * however slow the saver (failures are reported by `finish`).
+   * however slow the saver (failures are reported by `finish`). Undefined when there is nothing to
+   * wait for (no saver, or `exit`), so the loop awaits nothing.
    */
-  checkpoint(state: ThreadState): Promise<void> {
-    if (!this.saver || this.durability === "exit") return Promise.resolve();
+  checkpoint(state: ThreadState): Promise<void> | undefined {
+    if (!this.saver || this.durability === "exit") return undefined;
     const request = this.#putRequest(state, []);
     this.#buffer = undefined;
     const saver = this.saver;

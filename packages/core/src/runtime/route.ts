@@ -3,6 +3,7 @@ import { END, START } from "../constants.js";
 import { InvalidRouteError } from "../errors.js";
 import type { BranchSpec, GraphSpec } from "../graph/spec.js";
 import { type Goto, Send } from "./command.js";
+import { isThenable } from "./thenable.js";
 import { assertPlainValue } from "./validate-update.js";
 
 /** A task that finished in the last superstep, as routing needs it. @internal */
@@ -11,53 +12,119 @@ export interface Finished {
   goto: readonly Goto[];
 }
 
+/** The next superstep's tasks and the join barriers still waiting. @internal */
+export interface Routed {
+  next: PlannedTask[];
+  barriers: Record<string, string[]>;
+}
+
 /**
  * Decides the next superstep's tasks from the nodes that just finished: their plain edges, join edges,
  * routers (called with the state after the step) and `Command` gotos. Node triggers are deduplicated;
- * Send packets are kept, each one a task. @internal
+ * Send packets are kept, each one a task. Returns at once when no router returns a promise (a chain of
+ * plain edges makes none); otherwise the routers are awaited one after another, in the same order. @internal
  */
-export async function route(
+export function route(
   spec: GraphSpec,
   state: unknown,
   finished: readonly Finished[],
   barriers: Readonly<Record<string, string[]>>,
   signal: AbortSignal,
-): Promise<{ next: PlannedTask[]; barriers: Record<string, string[]> }> {
-  const next: PlannedTask[] = [];
-  const triggered = new Set<string>();
-  const trigger = (node: string) => {
-    if (node === END || triggered.has(node)) return;
-    triggered.add(node);
-    next.push({ node });
+): Routed | Promise<Routed> {
+  const routing: Routing = {
+    spec,
+    state,
+    signal,
+    next: [],
+    triggered: undefined,
+    given: barriers as Record<string, string[]>,
+    barriers: barriers as Record<string, string[]>,
   };
-  let nextBarriers = barriers as Record<string, string[]>;
-  for (const { node, goto } of finished) {
-    for (const target of spec.edges.get(node) ?? []) trigger(target);
-    for (const join of spec.joins.get(node) ?? []) {
-      if (nextBarriers === barriers) nextBarriers = { ...barriers };
-      const seen = new Set(nextBarriers[join.id] ?? []);
-      seen.add(node);
-      if (join.sources.every((s) => seen.has(s))) {
-        delete nextBarriers[join.id];
-        trigger(join.target);
-      } else {
-        nextBarriers[join.id] = [...seen].sort();
-      }
+  return routeFrom(routing, finished, 0, 0);
+}
+
+interface Routing {
+  spec: GraphSpec;
+  state: unknown;
+  signal: AbortSignal;
+  next: PlannedTask[];
+  /** Nodes triggered so far; a scan of `next` until it grows past a few. */
+  triggered: Set<string> | undefined;
+  given: Record<string, string[]>;
+  barriers: Record<string, string[]>;
+}
+
+/**
+ * Routes `finished` from task `from`, starting at its `branchFrom`-th router (past 0, its edges and
+ * joins are done already: the run awaited its previous router).
+ */
+function routeFrom(
+  r: Routing,
+  finished: readonly Finished[],
+  from: number,
+  branchFrom: number,
+): Routed | Promise<Routed> {
+  const { spec } = r;
+  for (let i = from; i < finished.length; i++) {
+    const { node, goto } = finished[i] as Finished;
+    if (i > from || branchFrom === 0) {
+      const edges = spec.edges.get(node);
+      if (edges) for (const target of edges) trigger(r, target);
+      const joins = spec.joins.get(node);
+      if (joins) for (const join of joins) passJoin(r, node, join.id, join.sources, join.target);
     }
-    for (const branch of spec.branches.get(node) ?? []) {
-      const result = await branch.router(state, { signal });
-      for (const item of resolveBranch(spec, branch, result)) {
-        if (item.send) next.push(item);
-        else trigger(item.node);
+    const branches = spec.branches.get(node);
+    if (branches) {
+      for (let j = i > from ? 0 : branchFrom; j < branches.length; j++) {
+        const branch = branches[j] as BranchSpec;
+        const result = branch.router(r.state, { signal: r.signal });
+        if (isThenable(result)) {
+          return Promise.resolve(result).then((value) => {
+            addBranch(r, branch, value);
+            return routeFrom(r, finished, i, j + 1);
+          });
+        }
+        addBranch(r, branch, result);
       }
     }
     for (const item of goto) {
       const planned = resolveGoto(spec, node, item);
-      if (planned?.send) next.push(planned);
-      else if (planned) trigger(planned.node);
+      if (planned?.send) r.next.push(planned);
+      else if (planned) trigger(r, planned.node);
     }
   }
-  return { next, barriers: nextBarriers };
+  return { next: r.next, barriers: r.barriers };
+}
+
+function trigger(r: Routing, node: string): void {
+  if (node === END) return;
+  if (r.triggered) {
+    if (r.triggered.has(node)) return;
+    r.triggered.add(node);
+  } else {
+    for (const p of r.next) if (!p.send && p.node === node) return;
+    if (r.next.length >= 8) r.triggered = new Set(r.next.filter((p) => !p.send).map((p) => p.node)).add(node);
+  }
+  r.next.push({ node });
+}
+
+function passJoin(r: Routing, node: string, id: string, sources: readonly string[], target: string): void {
+  if (r.barriers === r.given) r.barriers = { ...r.given };
+  const seen = new Set(r.barriers[id] ?? []);
+  seen.add(node);
+  if (sources.every((s) => seen.has(s))) {
+    delete r.barriers[id];
+    trigger(r, target);
+  } else {
+    r.barriers[id] = [...seen].sort();
+  }
+}
+
+function addBranch(r: Routing, branch: BranchSpec, result: unknown): void {
+  for (const item of resolveBranch(r.spec, branch, result)) {
+    if (item.send) r.next.push(item);
+    else trigger(r, item.node);
+  }
 }
 
 function resolveBranch(spec: GraphSpec, branch: BranchSpec, result: unknown): PlannedTask[] {

@@ -18,6 +18,7 @@ import { type Finished, route } from "./route.js";
 import { decodeResult, encodeResult, type PlannedStepTask, planTasks } from "./step-tasks.js";
 import type { EventSink, UnnumberedEvent } from "./stream-events.js";
 import { raceAbort, runTask, type TaskEnv, type TaskOutcome } from "./task-runner.js";
+import { isThenable } from "./thenable.js";
 import { advance, freshState, stateFromTuple, type ThreadState } from "./thread-state.js";
 import { RunTracing, recordError, TRACEPARENT_KEY } from "./tracing.js";
 import { countRunUsage, type RunUsage } from "./usage.js";
@@ -65,6 +66,10 @@ export interface RunOutcome {
 export function runLoop(request: LoopRequest): Promise<RunOutcome> {
   if (request.parent) return new GraphRun(request).execute();
   return countRunUsage(() => new GraphRun(request).execute());
+}
+
+function isDone(outcome: TaskOutcome): boolean {
+  return outcome.kind === "done";
 }
 
 class GraphRun {
@@ -423,9 +428,13 @@ class GraphRun {
       );
       let outcomes: TaskOutcome[];
       try {
-        outcomes = await this.#runStep(state, tasks, superstep, traced?.context);
-        const stop = await this.#settle(state, tasks, outcomes);
-        if (stop) return stop;
+        // Awaited only when something in the step was asynchronous: see runTask and route.
+        const ran = this.#runStep(state, tasks, superstep, traced?.context);
+        outcomes = isThenable(ran) ? await ran : ran;
+        if (!outcomes.every(isDone)) {
+          const stop = await this.#settle(state, tasks, outcomes);
+          if (stop) return stop;
+        }
       } catch (error) {
         if (traced) recordError(traced.span, error);
         throw error;
@@ -448,9 +457,11 @@ class GraphRun {
       }
       const { values, changed } = applyWrites(this.#spec.schema, state.values, writes);
       this.#checkSize(values, state);
-      const routed = await route(this.#spec, values, finished, state.checkpoint.barriers, this.#controller.signal);
+      const routing = route(this.#spec, values, finished, state.checkpoint.barriers, this.#controller.signal);
+      const routed = isThenable(routing) ? await routing : routing;
       this.#advance(state, { values, changed, ...routed, source: "loop", writes: writesMeta });
-      await this.#writer.checkpoint(state);
+      const stored = this.#writer.checkpoint(state);
+      if (stored) await stored;
       this.#emitStep(state, tasks, outcomes);
       if (this.#breaks(this.#spec.interruptAfter, this.#config.interruptAfter, plan)) {
         return this.#outcome(state, "interrupted");
@@ -458,7 +469,28 @@ class GraphRun {
     }
   }
 
-  async #runStep(
+  /**
+   * Runs a step's tasks. One task with no debug stream or tracing runs without a promise when its node
+   * returns without one; anything else goes through {@link #runTasks}.
+   */
+  #runStep(
+    state: ThreadState,
+    tasks: PlannedStepTask[],
+    superstep: number,
+    traced: Context | undefined,
+  ): TaskOutcome[] | Promise<TaskOutcome[]> {
+    const task = tasks[0] as PlannedStepTask;
+    if (tasks.length !== 1 || task.recorded || (traced && this.#tracing) || this.#sink?.modes.has("debug")) {
+      return this.#runTasks(state, tasks, superstep, traced);
+    }
+    const signal = this.#controller.signal;
+    const started = runTask(task.runnable, this.#taskEnv(state));
+    if (isThenable(started)) return raceAbort(started, signal).then((outcome) => [outcome]);
+    if (signal.aborted) throw signal.reason;
+    return [started];
+  }
+
+  async #runTasks(
     state: ThreadState,
     tasks: PlannedStepTask[],
     superstep: number,
@@ -478,7 +510,7 @@ class GraphRun {
       debug?.push(this.#debug({ type: "task", step: superstep, taskId: runnable.id, node: runnable.node.name }));
       const tracing = traced && this.#tracing;
       const outcome = tracing
-        ? await tracing.task(traced, { id: runnable.id, node: runnable.node.name, superstep }, () =>
+        ? await tracing.task<TaskOutcome>(traced, { id: runnable.id, node: runnable.node.name, superstep }, () =>
             runTask(runnable, env),
           )
         : await runTask(runnable, env);

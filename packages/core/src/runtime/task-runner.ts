@@ -7,6 +7,7 @@ import { type ChildRunEnv, contextMethods, type NodeContext, runInScope, type Ta
 import type { KnownPlain } from "./plain-check.js";
 import { nodeRetryDelay, shouldRetry, sleep } from "./retry.js";
 import type { EventSink } from "./stream-events.js";
+import { isThenable } from "./thenable.js";
 import { validateUpdate } from "./validate-update.js";
 
 /** How one task ended. @internal */
@@ -42,28 +43,49 @@ export interface TaskEnv {
   knownPlain: KnownPlain;
 }
 
-/** Runs one task to an outcome, with its retry policy and timeout. Never throws. @internal */
-export async function runTask(task: RunnableTask, env: TaskEnv): Promise<TaskOutcome> {
-  const policy = task.node.options.retryPolicy;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const result = await runAttempt(task, env, attempt);
-      return settle(env, task.node.name, result);
-    } catch (error) {
-      if (error instanceof GraphInterrupt) return { kind: "interrupted", interrupts: error.interrupts };
-      if (error instanceof ParentCommand) {
-        if (!error.arrived) return { kind: "parent", command: error.command };
-        const { update, goto } = error.command;
-        return settle(env, task.node.name, new Command({ ...(update !== undefined ? { update } : {}), goto }));
-      }
-      if (env.signal.aborted || !shouldRetry(policy, error, attempt)) return { kind: "error", error };
-      try {
-        await sleep(env.clock, nodeRetryDelay(policy ?? {}, attempt), env.signal);
-      } catch {
-        return { kind: "error", error };
-      }
-    }
+/**
+ * Runs one task to an outcome, with its retry policy and timeout. Never throws. A node that returns
+ * without a promise settles at once, with no promise made (a superstep of synchronous nodes creates
+ * none, so none carries the `AsyncLocalStorage` scope either); otherwise the outcome's promise. @internal
+ */
+export function runTask(task: RunnableTask, env: TaskEnv): TaskOutcome | Promise<TaskOutcome> {
+  return attemptTask(task, env, 1);
+}
+
+function attemptTask(task: RunnableTask, env: TaskEnv, attempt: number): TaskOutcome | Promise<TaskOutcome> {
+  let result: unknown;
+  try {
+    result = runAttempt(task, env, attempt);
+  } catch (error) {
+    return attemptFailed(task, env, attempt, error);
   }
+  if (!isThenable(result)) return settle(env, task.node.name, result);
+  // Promise.resolve returns a native promise as is: one promise more per task, the `then`.
+  return Promise.resolve(result).then(
+    (value) => settle(env, task.node.name, value),
+    (error: unknown) => attemptFailed(task, env, attempt, error),
+  );
+}
+
+/** What a failed attempt comes to: a pause, a command for the parent, the error, or the next attempt. */
+function attemptFailed(
+  task: RunnableTask,
+  env: TaskEnv,
+  attempt: number,
+  error: unknown,
+): TaskOutcome | Promise<TaskOutcome> {
+  if (error instanceof GraphInterrupt) return { kind: "interrupted", interrupts: error.interrupts };
+  if (error instanceof ParentCommand) {
+    if (!error.arrived) return { kind: "parent", command: error.command };
+    const { update, goto } = error.command;
+    return settle(env, task.node.name, new Command({ ...(update !== undefined ? { update } : {}), goto }));
+  }
+  const policy = task.node.options.retryPolicy;
+  if (env.signal.aborted || !shouldRetry(policy, error, attempt)) return { kind: "error", error };
+  return sleep(env.clock, nodeRetryDelay(policy ?? {}, attempt), env.signal).then(
+    () => attemptTask(task, env, attempt + 1),
+    (): TaskOutcome => ({ kind: "error", error }),
+  );
 }
 
 function settle(env: TaskEnv, node: string, result: unknown): TaskOutcome {

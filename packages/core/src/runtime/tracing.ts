@@ -159,7 +159,7 @@ export class RunTracing {
   async task<T extends TaskEnd>(
     parent: Context,
     task: { id: string; node: string; superstep: number },
-    run: () => Promise<T>,
+    run: () => T | Promise<T>,
   ): Promise<T> {
     const span = runtimeTracer().startSpan(
       `node ${task.node}`,

@@ -16,10 +16,15 @@ import { type Clock, systemClock } from "./clock.js";
 export function createIdGenerator(clock: Clock = systemClock): (after?: string) => string {
   let lastMs = -1;
   let counter = 0;
+  // The last id made, and the hex of its millisecond: a run passes its previous checkpoint's id as
+  // `after`, which is usually this generator's last id (nothing to parse) in the same millisecond.
+  let lastId = "";
+  let prefixMs = -1;
+  let prefix = "";
   // One random tail per generator keeps ids unique across processes without paying for randomness per id.
   const tail = randomBytes(8).toString("hex");
   return (after) => {
-    if (after !== undefined && /^[0-9a-f]{16}/.test(after)) {
+    if (after !== undefined && after !== lastId && ID_HEAD.test(after)) {
       const afterMs = Number.parseInt(after.slice(0, 12), 16);
       const afterCounter = Number.parseInt(after.slice(12, 16), 16);
       if (afterMs > lastMs || (afterMs === lastMs && afterCounter >= counter)) {
@@ -39,6 +44,13 @@ export function createIdGenerator(clock: Clock = systemClock): (after?: string) 
       counter = 0;
     }
     lastMs = ms;
-    return ms.toString(16).padStart(12, "0") + counter.toString(16).padStart(4, "0") + tail;
+    if (ms !== prefixMs) {
+      prefix = ms.toString(16).padStart(12, "0");
+      prefixMs = ms;
+    }
+    lastId = prefix + (counter === 0 ? "0000" : counter.toString(16).padStart(4, "0")) + tail;
+    return lastId;
   };
 }
+
+const ID_HEAD = /^[0-9a-f]{16}/;

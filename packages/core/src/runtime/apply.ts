@@ -25,6 +25,7 @@ export function applyWrites(
 ): ApplyResult {
   const changed = new Map<string, unknown[] | null>();
   if (writes.length === 0) return { values, changed };
+  if (writes.length === 1) return applyOne(schema, values, (writes[0] as TaskWrite).update, changed);
   const byKey = new Map<string, { updates: unknown[]; nodes: string[] }>();
   for (const { node, update } of writes) {
     for (const key in update) {
@@ -55,6 +56,25 @@ export function applyWrites(
     changed.set(key, result.appended);
   }
   // Routers and the next step's tasks read these values; they must not change them in place.
+  return { values: Object.freeze(next), changed };
+}
+
+/** {@link applyWrites} for a step with one write: no key can be written twice, so nothing to group. */
+function applyOne(
+  schema: StateSchema,
+  values: Record<string, unknown>,
+  update: Record<string, unknown>,
+  changed: Map<string, unknown[] | null>,
+): ApplyResult {
+  const next = { ...values };
+  for (const key in update) {
+    const value = update[key];
+    const channel = schema[key];
+    if (!channel || (value === undefined && channel.kind !== "value")) continue;
+    const result = channel.apply(next[key], [value]);
+    next[key] = result.value;
+    changed.set(key, result.appended);
+  }
   return { values: Object.freeze(next), changed };
 }
 

@@ -71,12 +71,13 @@ export interface TaskScope {
   resume: Readonly<Record<string, unknown>>;
   /** Durable step key → recorded result. */
   steps: Map<string, unknown>;
-  /** Counters that restart with every attempt. */
-  counters: { interrupts: number; steps: Map<string, number>; children: number };
+  /** Counters that restart with every attempt (`steps` made on the first `ctx.step`). */
+  counters: { interrupts: number; steps: Map<string, number> | undefined; children: number };
   /** Set inside {@link withScope}: keeps the scope's interrupt ids and step keys apart. */
   keyPrefix?: string;
   canInterrupt: boolean;
-  recordStep(key: string, value: unknown): Promise<void>;
+  /** Records a durable step's result for task `taskId` (shared by the run's tasks). */
+  recordStep(taskId: string, key: string, value: unknown): Promise<void>;
   child: ChildRunEnv;
 }
 
@@ -173,10 +174,10 @@ export function withScope<T>(key: string, fn: () => T): T {
   if (!parent) throw new TrellisError("INVALID_CONFIG", "withScope() was called outside a running graph node.");
   const scope: TaskScope = {
     ...parent,
-    counters: { interrupts: 0, steps: new Map(), children: 0 },
+    counters: { interrupts: 0, steps: undefined, children: 0 },
     keyPrefix: `${parent.keyPrefix ?? ""}${key}/`,
   };
-  const methods = contextMethods(() => scope);
+  const methods = contextMethods(scope);
   scope.ctx = { ...parent.ctx, interrupt: methods.interrupt, step: methods.step };
   return storage.run(scope, fn);
 }
@@ -194,10 +195,9 @@ export function isControlFlowSignal(error: unknown): boolean {
 }
 
 /** Builds the `interrupt` and `step` methods of a context over a scope. @internal */
-export function contextMethods(scopeRef: () => TaskScope): Pick<NodeContext, "interrupt" | "step"> {
+export function contextMethods(scope: TaskScope): Pick<NodeContext, "interrupt" | "step"> {
   return {
     interrupt<R>(value: unknown): R {
-      const scope = scopeRef();
       const { ctx } = scope;
       const index = scope.counters.interrupts++;
       const id = interruptId(ctx.namespace, ctx.taskId, scope.keyPrefix ? `${scope.keyPrefix}${index}` : index);
@@ -213,7 +213,7 @@ export function contextMethods(scopeRef: () => TaskScope): Pick<NodeContext, "in
       throw new GraphInterrupt([{ id, value, node: ctx.node, namespace: ctx.namespace }]);
     },
     async step<T>(name: string, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> {
-      const scope = scopeRef();
+      scope.counters.steps ??= new Map();
       const n = scope.counters.steps.get(name) ?? 0;
       scope.counters.steps.set(name, n + 1);
       const key = `${scope.keyPrefix ?? ""}${n === 0 ? name : `${name}#${n + 1}`}`;
@@ -221,7 +221,7 @@ export function contextMethods(scopeRef: () => TaskScope): Pick<NodeContext, "in
       const value = await traceStep(key, () => fn(scope.ctx.signal));
       assertPlainValue(value, scope.ctx.node, `result of step "${key}"`);
       scope.steps.set(key, value);
-      await scope.recordStep(key, value);
+      await scope.recordStep(scope.ctx.taskId, key, value);
       return value;
     },
   };

@@ -1,6 +1,13 @@
 import { setMaxListeners } from "node:events";
 import type { Context } from "@opentelemetry/api";
-import { type CheckpointSaver, type Lease, LeaseError, type PlannedTask, TrellisError } from "@trellis/checkpoint";
+import {
+  type CheckpointMetadata,
+  type CheckpointSaver,
+  type Lease,
+  LeaseError,
+  type PlannedTask,
+  TrellisError,
+} from "@trellis/checkpoint";
 import { START, WRITE } from "../constants.js";
 import { GraphRecursionError, ResumeError, RunCancelledError } from "../errors.js";
 import type { GraphSpec } from "../graph/spec.js";
@@ -88,6 +95,7 @@ class GraphRun {
   #parentLease: Lease | undefined;
   /** The run's spans; undefined unless a tracer provider records them. */
   #tracing: RunTracing | undefined;
+  #env: { state: ThreadState; env: TaskEnv } | undefined;
 
   constructor(private readonly request: LoopRequest) {
     const { spec, config, parent } = request;
@@ -448,10 +456,13 @@ class GraphRun {
         const outcome = outcomes[i] as Extract<TaskOutcome, { kind: "done" }>;
         const node = (tasks[i] as PlannedStepTask).planned.node;
         // Every node that ran is listed, even with no keys: updateState infers `asNode` from it.
-        writesMeta[node] ??= [];
+        const listed = writesMeta[node];
         if (outcome.update) {
           writes.push({ node, update: outcome.update });
-          writesMeta[node] = [...new Set([...(writesMeta[node] ?? []), ...Object.keys(outcome.update)])];
+          const keys = Object.keys(outcome.update);
+          writesMeta[node] = listed === undefined || listed.length === 0 ? keys : [...new Set([...listed, ...keys])];
+        } else if (listed === undefined) {
+          writesMeta[node] = [];
         }
         finished.push({ node, goto: outcome.goto });
       }
@@ -585,26 +596,37 @@ class GraphRun {
     return this.#outcome(state, "interrupted");
   }
 
+  /** What the run's tasks share; made again only when the lease the tasks pass on has changed. */
   #taskEnv(state: ThreadState): TaskEnv {
-    return {
+    const lease = this.#lease?.current ?? this.#parentLease;
+    const cached = this.#env;
+    if (cached && cached.state === state && cached.env.child.lease === lease) return cached.env;
+    const sink = this.#sink;
+    const nsPath = this.#nsPath;
+    const env: TaskEnv = {
       spec: this.#spec,
       config: this.#config,
       namespace: this.#namespace,
       signal: this.#controller.signal,
       clock: this.#spec.clock,
-      sink: this.#sink,
+      sink,
       canInterrupt: this.#saver !== undefined,
       child: {
         saver: this.#saver,
         threadId: this.#threadId,
-        lease: this.#lease?.current ?? this.#parentLease,
-        sink: this.#sink,
+        lease,
+        sink,
         config: this.#config,
         namespace: this.#namespace,
       },
       recordStep: (taskId, key, value) => this.#writer.writes(state, taskId, [[`${WRITE.stepPrefix}${key}`, value]]),
+      emit(data) {
+        if (sink?.modes.has("custom")) sink.push({ mode: "custom", namespace: [...nsPath], data });
+      },
       knownPlain: this.#knownPlain,
     };
+    this.#env = { state, env };
+    return env;
   }
 
   #advance(
@@ -617,7 +639,7 @@ class GraphRun {
       source: "input" | "loop" | "update";
       writes: Record<string, string[]>;
     },
-    extraMetadata: Record<string, unknown> = {},
+    extraMetadata?: Record<string, unknown>,
   ): void {
     const stepNumber = state.stored || state.checkpoint.step > -2 ? state.checkpoint.step + 1 : -1;
     advance(state, {
@@ -627,14 +649,7 @@ class GraphRun {
       changed: step.changed,
       plan: step.next,
       barriers: step.barriers,
-      metadata: {
-        ...this.#config.metadata,
-        ...extraMetadata,
-        ...(this.#tracing ? { [TRACEPARENT_KEY]: this.#tracing.traceparent } : {}),
-        source: step.source,
-        step: stepNumber,
-        writes: step.writes,
-      },
+      metadata: this.#metadata(extraMetadata, step.source, stepNumber, step.writes),
       appendOnly: (channel) => this.#spec.schema[channel]?.appendOnly === true,
     });
     if (this.#sink?.modes.has("debug")) {
@@ -647,6 +662,25 @@ class GraphRun {
         }),
       );
     }
+  }
+
+  /** A checkpoint's metadata: the run's, then `extra`, the trace parent, and the step's own keys. */
+  #metadata(
+    extra: Record<string, unknown> | undefined,
+    source: "input" | "loop" | "update",
+    step: number,
+    writes: Record<string, string[]>,
+  ): CheckpointMetadata {
+    const given = this.#config.metadata;
+    if (given === undefined && extra === undefined && this.#tracing === undefined) return { source, step, writes };
+    return {
+      ...given,
+      ...extra,
+      ...(this.#tracing ? { [TRACEPARENT_KEY]: this.#tracing.traceparent } : {}),
+      source,
+      step,
+      writes,
+    };
   }
 
   /** Whether the head holds a pause its run had reached: an unanswered interrupt, or a breakpoint after the nodes that wrote it. */

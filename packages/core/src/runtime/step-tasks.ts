@@ -22,8 +22,12 @@ const NO_RESUME: Readonly<Record<string, unknown>> = Object.freeze({});
  * and with them their interrupt ids, recorded steps and subgraph namespaces. @internal
  */
 export function taskIdOf(checkpoint: Pick<Checkpoint, "id" | "metadata">, index: number): string {
+  return `${taskBaseOf(checkpoint)}.${index}`;
+}
+
+function taskBaseOf(checkpoint: Pick<Checkpoint, "id" | "metadata">): string {
   const base = (checkpoint.metadata as { task_base?: unknown }).task_base;
-  return typeof base === "string" ? `${base}.${index}` : `${checkpoint.id}.${index}`;
+  return typeof base === "string" ? base : checkpoint.id;
 }
 
 /**
@@ -35,8 +39,9 @@ export function planTasks(spec: GraphSpec, state: ThreadState, superstep: number
   // Tasks share one read-only view of the state (§3): assigning to it throws instead of silently
   // changing what siblings and the caller see but the checkpoint does not hold.
   const values = Object.freeze(state.values);
+  const base = taskBaseOf(checkpoint);
   return checkpoint.next.map((planned, i) => {
-    const id = taskIdOf(checkpoint, i);
+    const id = `${base}.${i}`;
     const node = spec.nodes.get(planned.node);
     if (!node) {
       throw new TrellisError(

@@ -39,6 +39,8 @@ export interface TaskEnv {
   /** What nested runs inherit; its `namespace` is the run's (shared by every task of the step). */
   child: ChildRunEnv;
   recordStep(taskId: string, key: string, value: unknown): Promise<void>;
+  /** `ctx.emit`: sends to the `custom` stream mode (one function per run). */
+  emit(data: unknown): void;
   /** What the run has already found plain, so values passed along are not walked again. */
   knownPlain: KnownPlain;
 }
@@ -124,22 +126,20 @@ function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): unknown 
       env.signal.removeEventListener("abort", onAbort);
     };
   }
-  const namespace = env.namespace;
   const scope: TaskScope = {
     ctx: undefined as unknown as NodeContext,
     resume: task.resume,
     steps: task.steps,
-    counters: { interrupts: 0, steps: new Map(), children: 0 },
+    counters: { interrupts: 0, steps: undefined, children: 0 },
     canInterrupt: env.canInterrupt,
-    recordStep: (key, value) => env.recordStep(task.id, key, value),
+    recordStep: env.recordStep,
     child: env.child,
   };
-  const methods = contextMethods(() => scope);
-  const sink = env.sink;
+  const methods = contextMethods(scope);
   scope.ctx = {
     node: task.node.name,
     taskId: task.id,
-    namespace,
+    namespace: env.namespace,
     superstep: task.superstep,
     attempt,
     signal,
@@ -147,11 +147,7 @@ function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): unknown 
     store: env.config.store ?? env.spec.store,
     interrupt: methods.interrupt,
     step: methods.step,
-    emit(data) {
-      if (sink?.modes.has("custom")) {
-        sink.push({ mode: "custom", namespace: namespace === "" ? [] : namespace.split("|"), data });
-      }
-    },
+    emit: env.emit,
   };
   if (timeoutMs === undefined) return runInScope(scope, () => task.node.run(task.input, scope.ctx));
   return withinTimeout(() => runInScope(scope, () => task.node.run(task.input, scope.ctx)), signal, cleanup);

@@ -9,6 +9,8 @@ import type { ThreadState } from "./thread-state.js";
  */
 export class CheckpointWriter {
   #queue: Promise<void> = Promise.resolve();
+  /** Operations enqueued and not yet settled: at 0, a put starts at once instead of after the queue. */
+  #inFlight = 0;
   #failure: { error: unknown } | undefined;
   #buffer: PendingWrite[] | undefined;
   #unsavedWrites = false;
@@ -33,7 +35,7 @@ export class CheckpointWriter {
     const request = this.#putRequest(state, []);
     this.#buffer = undefined;
     const saver = this.saver;
-    const done = this.#enqueue(() => saver.put(request));
+    const done = this.#enqueue(() => saver.put(request), true);
     if (this.durability === "sync") return done;
     const previous = this.#lastCheckpoint;
     this.#lastCheckpoint = done.then(
@@ -100,11 +102,23 @@ export class CheckpointWriter {
     if (this.#failure) throw this.#failure.error;
   }
 
-  #enqueue(op: () => Promise<void>): Promise<void> {
-    const run = this.#queue.then(() => (this.#failure ? undefined : op()));
-    this.#queue = run.catch((error: unknown) => {
-      this.#failure ??= { error };
-    });
+  /**
+   * Runs `op` after everything queued before it. `immediate`: start it now when nothing is queued (a put,
+   * whose request is built already); writes always wait a turn, so the ones that follow join them.
+   */
+  #enqueue(op: () => Promise<void>, immediate = false): Promise<void> {
+    const start = () => (this.#failure ? undefined : op());
+    const run = immediate && this.#inFlight === 0 ? startNow(start) : this.#queue.then(start);
+    this.#inFlight++;
+    this.#queue = run.then(
+      () => {
+        this.#inFlight--;
+      },
+      (error: unknown) => {
+        this.#inFlight--;
+        this.#failure ??= { error };
+      },
+    );
     return run;
   }
 
@@ -139,6 +153,15 @@ export class CheckpointWriter {
     state.lastStoredId = checkpoint.id;
     const lease = this.lease();
     return lease ? { checkpoint, blobs, writes, lease } : { checkpoint, blobs, writes };
+  }
+}
+
+/** `start()` as a promise, a synchronous throw as a rejection. */
+function startNow(start: () => Promise<void> | undefined): Promise<void> {
+  try {
+    return Promise.resolve(start());
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 

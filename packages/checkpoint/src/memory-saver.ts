@@ -3,6 +3,7 @@ import { rebuildChannelValue, type StoredBlob } from "./delta.js";
 import { TrellisError } from "./errors.js";
 import { isLocalHolderDead } from "./holder.js";
 import { assertLeaseCurrent, type HolderCheck, nextLease } from "./lease.js";
+import { isPlainJson } from "./plain-json.js";
 import type { CheckpointSaver } from "./saver.js";
 import { jsonSerializer, type Serializer } from "./serializer.js";
 import type {
@@ -86,12 +87,12 @@ export class MemorySaver implements CheckpointSaver {
     const blobs = request.blobs.map((blob) => {
       const stored: StoredText =
         blob.kind === "full"
-          ? { kind: "full", text: this.#serde.serialize(blob.value) }
-          : { kind: "delta", base: blob.base, text: this.#serde.serialize(blob.items) };
+          ? { kind: "full", text: this.#text(blob.value) }
+          : { kind: "delta", base: blob.base, text: this.#text(blob.items) };
       return [`${blob.channel}\u0000${blob.version}`, stored] as const;
     });
     const writes = (request.writes ?? []).map((w) => this.#storedWrite(w));
-    const checkpointText = this.#serde.serialize(checkpoint);
+    const checkpointText = this.#text(checkpoint);
     const ns = this.#namespace(checkpoint.threadId, checkpoint.namespace, true);
     for (const [key, stored] of blobs) ns.blobs.set(key, stored);
     if (!ns.checkpoints.has(checkpoint.id)) insertSorted(ns.ids, checkpoint.id);
@@ -226,7 +227,12 @@ export class MemorySaver implements CheckpointSaver {
   }
 
   #storedWrite(w: PendingWrite): { taskId: string; channel: string; text: string } {
-    return { taskId: w.taskId, channel: w.channel, text: this.#serde.serialize(w.value) };
+    return { taskId: w.taskId, channel: w.channel, text: this.#text(w.value) };
+  }
+
+  /** The serializer's text for `value`; with the default serializer, plain JSON skips its checks. */
+  #text(value: unknown): string {
+    return this.#serde === jsonSerializer && isPlainJson(value) ? JSON.stringify(value) : this.#serde.serialize(value);
   }
 
   #tuple(threadId: string, ns: NamespaceData, checkpointText: string): CheckpointTuple {

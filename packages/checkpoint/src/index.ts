@@ -1,4 +1,5 @@
 export { type Clock, ManualClock, systemClock } from "./clock.js";
+export { commitThread } from "./commit.js";
 export { rebuildChannelValue, rebuildFromChain, type StoredBlob } from "./delta.js";
 export {
   CorruptCheckpointError,
@@ -75,7 +76,9 @@ export {
   type CheckpointRef,
   type CheckpointSource,
   type CheckpointTuple,
+  type CommitRequest,
   type Lease,
+  type LeasedTuple,
   type ListOptions,
   type PendingWrite,
   type PlannedTask,

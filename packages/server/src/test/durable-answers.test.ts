@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import type { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { SqliteRunStore } from "../sqlite-run-store.js";
 import { eventually, startTestServer, type TestServer } from "./harness.js";
 
@@ -101,6 +103,33 @@ describe("durable answers (SQLite)", () => {
     expect(first.value).toMatchObject({ event: "custom", data: { n: 1 } });
     expect(store.unsynced).toBe(false);
     await events.return(undefined);
+  });
+
+  it("the WebSocket door announces a run (RUN_STARTED) only once its row is synced", async () => {
+    t = await startTestServer({}, { workers: 0 });
+    const store = sqliteStore(t);
+    const ws = new WebSocket(`${t.url.replace("http", "ws")}/ag-ui/chat/ws`);
+    await new Promise((resolve, reject) => {
+      ws.once("open", resolve);
+      ws.once("error", reject);
+    });
+    try {
+      const before = { ...store.commitCounts };
+      const started = new Promise<{ type: string; unsynced: boolean }>((resolve) => {
+        ws.once("message", (raw) =>
+          resolve({ ...(JSON.parse(String(raw)) as { type: string }), unsynced: store.unsynced }),
+        );
+      });
+      const messages = [{ id: "u1", role: "user", content: "hi" }];
+      ws.send(JSON.stringify({ threadId: randomUUID(), runId: randomUUID(), messages, tools: [], context: [] }));
+      const first = await started;
+      expect(first.type).toBe("RUN_STARTED");
+      expect(store.commitCounts.quick).toBeGreaterThan(before.quick); // the thread and the run, queued
+      expect(first.unsynced).toBe(false);
+      expect(store.commitCounts.synced).toBeGreaterThan(before.synced);
+    } finally {
+      ws.close();
+    }
   });
 
   it("a stateless run leaves no thread, run, event or checkpoint behind", async () => {

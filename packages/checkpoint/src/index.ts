@@ -29,6 +29,7 @@ export {
 export { MemorySaver, type MemorySaverOptions, matchesFilter } from "./memory-saver.js";
 export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
 export { describeNonPlainData, MAX_PLAIN_DATA_DEPTH } from "./plain-data.js";
+export { NEEDS_TAGS, NOT_PLAIN, type PlainWalkMemo, walkPlainData } from "./plain-walk.js";
 export {
   type BlobRow,
   blobChecksum,

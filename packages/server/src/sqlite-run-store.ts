@@ -756,7 +756,9 @@ export class SqliteRunStore implements RunStore {
     return rows.map((r) => ({ seq: r.seq, event: r.event, data: JSON.parse(r.data) }));
   }
 
+  /** Syncs the quick commits (a tool that wrote through the store and exits has no answer to wait on). */
   async close(): Promise<void> {
+    if (this.#db.open) await this.syncCommits();
     this.#stmts.clear();
   }
 }

@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { SqliteSaver } from "@trellis/checkpoint-sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { SqliteRunStore } from "../sqlite-run-store.js";
@@ -143,5 +146,25 @@ describe("durable answers (SQLite)", () => {
     expect(rows("server_run_events")).toBe(0);
     expect(rows("checkpoints")).toBe(0);
     expect(rows("writes")).toBe(0);
+  });
+
+  it("a store closed with quick commits syncs them (a tool that wrote and exits answers no one)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "trellis-durable-"));
+    const saver = new SqliteSaver({ filename: join(dir, "t.sqlite") });
+    try {
+      const store = new SqliteRunStore(saver.database);
+      const now = new Date().toISOString();
+      const thread = { createdAt: now, updatedAt: now, metadata: {}, status: "idle" as const, owner: null };
+      await store.createThread({ ...thread, threadId: "t1", graphId: null, error: null }, "raise");
+      expect(store.unsynced).toBe(true);
+      await store.close();
+      expect(store.unsynced).toBe(false);
+      expect(store.commitCounts).toEqual({ quick: 1, synced: 1 });
+      // the connection stays at the saver's level: FULL
+      expect(saver.database.pragma("synchronous", { simple: true })).toBe(2);
+    } finally {
+      await saver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -15,6 +15,7 @@ import type { Hono } from "hono";
 import { BackgroundTasks } from "./channels/background-tasks.js";
 import { createTwiRoutes } from "./channels/twi-routes.js";
 import { type TwiRouteAccess, twiRouteAccess } from "./channels/webhook-access.js";
+import type { TwiLog } from "./channels/webhook-log.js";
 import { createTwiApp, type TwiApp } from "./create-twi-app.js";
 import type { TwiGraph } from "./graph.js";
 import { TwiAssistant } from "./twi-assistant.js";
@@ -63,6 +64,8 @@ export function twiAuthorRoutes(ctx: {
   graph: TwiGraph;
   runs?: RunService;
   declareAppAuthRoutes?: (routes: readonly TwiRouteAccess[]) => void;
+  /** The server's structured log: one line per webhook received or refused. */
+  log?: TwiLog;
 }): Hono {
   if (!ctx.runs) {
     throw new TrellisError(
@@ -78,5 +81,6 @@ export function twiAuthorRoutes(ctx: {
     signer: app.signer,
     config: app.config,
     tasks: twiAuthorTasks,
+    ...(ctx.log ? { log: ctx.log } : {}),
   });
 }

@@ -34,15 +34,24 @@ export function hasLangGraphApi(dir: string | undefined): dir is string {
 /**
  * Starts one server in its own process, on 127.0.0.1 and a free port, with its data in a fresh
  * temporary directory under `tmpDir` (removed on stop). `langgraphDir`: the install of
- * `@langchain/langgraph-api`, for `langgraph`.
+ * `@langchain/langgraph-api`, for `langgraph`. `tracer`: a command to run the server under (its first
+ * element the program), e.g. `["strace", "-f", "-c", "-o", file]`.
  */
-export async function startTarget(kind: ServerKind, tmpDir: string, langgraphDir?: string): Promise<Target> {
+export async function startTarget(
+  kind: ServerKind,
+  tmpDir: string,
+  langgraphDir?: string,
+  tracer?: string[],
+): Promise<Target> {
   const dir = mkdtempSync(join(tmpDir, `${kind}-`));
   const script = fileURLToPath(new URL(`${SCRIPTS[kind]}${EXT}`, import.meta.url));
   const args = kind === "langgraph" ? [dir, langgraphDir ?? ""] : [dir];
   const child: ChildProcess = fork(script, args, {
     stdio: ["ignore", "ignore", "inherit", "ipc"],
-    execArgv: EXEC_ARGV,
+    // `tracer`: a command the server runs under (e.g. strace), given node's path as its last argument
+    ...(tracer?.length
+      ? { execPath: tracer[0], execArgv: [...tracer.slice(1), process.execPath, ...EXEC_ARGV] }
+      : { execArgv: EXEC_ARGV }),
     // LangGraph's server would otherwise try to reach LangSmith
     env: { ...process.env, LANGSMITH_TRACING: "false", LANGCHAIN_TRACING_V2: "false", LOG_LEVEL: "error" },
   });

@@ -24,7 +24,8 @@ export function allWorkloads(): Workload[] {
     resumeWorkload("sqlite"),
     resumeWorkload("sqlite-full"),
     subgraphWorkload(),
-    wideDictWorkload(),
+    wideDictWorkload("none"),
+    wideDictWorkload("memory"),
   ];
 }
 

@@ -1,22 +1,34 @@
 import { Annotation, END as LG_END, START as LG_START, StateGraph as LgStateGraph } from "@langchain/langgraph";
 import { type AnyChannel, channel, END, START, StateGraph } from "@trellis/core";
-import { type Impl, type MakeContext, prng, type Runtime, type Workload } from "../workload.js";
+import { floorStore } from "../floor-store.js";
+import { langGraphSaver, trellisSaver } from "../savers.js";
+import {
+  type Impl,
+  type MakeContext,
+  prng,
+  type Runtime,
+  type SaverKind,
+  saverLabel,
+  type Workload,
+} from "../workload.js";
 
 /**
  * (g) A port of LangGraph's `wide_dict` benchmark: a 6-node graph with a join, 14 keys with assorted
  * reducers, looping until `messages` holds more than `n` items. The input is one large nested dict (25
  * keys × 300 entries, ~2.4 MB as JSON) that the nodes pass along by reference into lists and dicts, so
- * a runtime that walks, copies or serializes values pays for it many times over.
+ * a runtime that walks, copies or serializes values pays for it many times over. With a saver, every
+ * step's checkpoint stores what changed.
  */
-export function wideDictWorkload(): Workload {
+export function wideDictWorkload(saver: SaverKind): Workload {
   return {
-    id: "g-wide-dict/none",
-    title: "(g) wide_dict, 25 keys × 300 entries",
+    id: `g-wide-dict/${saver}`,
+    title: `(g) wide_dict, 25 keys × 300 entries${saver === "none" ? "" : `, ${saverLabel(saver)}, 2 rounds`}`,
     group: "g",
-    saver: "none",
-    runs: { full: 10, quick: 5 },
-    warmup: { full: 2, quick: 1 },
-    make: (runtime, ctx) => makeWideDict(runtime, ctx),
+    saver,
+    // With a saver LangGraph.js takes seconds per run.
+    runs: saver === "none" ? { full: 10, quick: 5 } : { full: 5, quick: 3 },
+    warmup: { full: saver === "none" ? 2 : 1, quick: 1 },
+    make: (runtime, ctx) => makeWideDict(runtime, saver, ctx),
     digest: digestWideDict,
   };
 }
@@ -73,8 +85,14 @@ const NODES: Record<string, { read: string; write: string[] }> = {
   six: { read: "responses", write: ["messages"] },
 };
 
-function sizes(tiny: boolean) {
-  return tiny ? { n: 5, outer: 3, inner: 4 } : { n: 25, outer: 25, inner: 300 };
+/**
+ * With a saver the loop stops at 5 messages (2 rounds) instead of 25 (4 rounds): each round multiplies
+ * the references to the 2.4 MB dict that the written lists hold, and every one is serialized when it is
+ * stored (LangGraph.js takes minutes per run at 25).
+ */
+function sizes(tiny: boolean, saver: SaverKind) {
+  if (tiny) return { n: 5, outer: 3, inner: 4 };
+  return { n: saver === "none" ? 25 : 5, outer: 25, inner: 300 };
 }
 
 function makeInput(outer: number, inner: number): Dict {
@@ -107,13 +125,14 @@ function readWrite(read: string, write: readonly string[], state: Dict, random: 
   return out;
 }
 
-async function makeWideDict(runtime: Runtime, ctx: MakeContext): Promise<Impl> {
-  const { n, outer, inner } = sizes(ctx.tiny);
+async function makeWideDict(runtime: Runtime, saverKind: SaverKind, ctx: MakeContext): Promise<Impl> {
+  const { n, outer, inner } = sizes(ctx.tiny, saverKind);
   const input = makeInput(outer, inner);
   const done = (s: Dict) => (s.messages as unknown[]).length > n;
   if (runtime === "trellis") {
     return {
       async trial() {
+        const handle = trellisSaver(saverKind, ctx.tmpDir);
         const random = prng(7);
         const schema: Record<string, AnyChannel> = {};
         for (const [key, spec] of Object.entries(KEYS)) {
@@ -131,14 +150,19 @@ async function makeWideDict(runtime: Runtime, ctx: MakeContext): Promise<Impl> {
           .addEdge(["three", "four"], "five")
           .addEdge("five", "six")
           .addConditionalEdges("six", (s) => (done(s) ? END : "one"))
-          .compile();
-        return { run: () => graph.invoke(input, { recursionLimit: 1000 }) };
+          .compile(handle.saver ? { checkpointer: handle.saver } : {});
+        return {
+          run: () => graph.invoke(input, { threadId: "wide", recursionLimit: 1000 }),
+          storedBytes: () => handle.bytes(["wide"]),
+          dispose: () => handle.dispose(),
+        };
       },
     };
   }
   if (runtime === "langgraph") {
     return {
       async trial() {
+        const handle = await langGraphSaver(saverKind, ctx.tmpDir);
         const random = prng(7);
         const spec: Record<string, unknown> = {};
         for (const [key, { reducer, initial }] of Object.entries(KEYS)) {
@@ -159,13 +183,19 @@ async function makeWideDict(runtime: Runtime, ctx: MakeContext): Promise<Impl> {
           .addEdge(["three", "four"], "five")
           .addEdge("five", "six")
           .addConditionalEdges("six", (s: Dict) => (done(s) ? LG_END : "one"))
-          .compile();
-        return { run: () => graph.invoke(input, { recursionLimit: 1000 }) };
+          .compile(handle.saver ? { checkpointer: handle.saver } : {});
+        const config = { configurable: { thread_id: "wide" }, recursionLimit: 1000 };
+        return {
+          run: () => graph.invoke(input, config),
+          storedBytes: () => handle.bytes(),
+          dispose: () => handle.dispose(),
+        };
       },
     };
   }
   return {
     async trial() {
+      const store = floorStore(saverKind, ctx.tmpDir);
       const random = prng(7);
       const node = (name: string) => {
         const { read, write } = NODES[name] as { read: string; write: string[] };
@@ -178,6 +208,7 @@ async function makeWideDict(runtime: Runtime, ctx: MakeContext): Promise<Impl> {
             const reducer = KEYS[key]?.reducer;
             next[key] = reducer ? reducer(next[key], value) : value;
           }
+          store.save("wide", update);
         }
         return next;
       };
@@ -195,6 +226,8 @@ async function makeWideDict(runtime: Runtime, ctx: MakeContext): Promise<Impl> {
           } while (!done(state));
           return state;
         },
+        storedBytes: () => store.bytes(),
+        dispose: () => store.dispose(),
       };
     },
   };

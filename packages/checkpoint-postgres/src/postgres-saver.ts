@@ -5,7 +5,9 @@ import {
   type CheckpointSaver,
   type CheckpointTuple,
   type Clock,
+  type CommitRequest,
   CorruptCheckpointError,
+  commitThread,
   decodeBlob,
   decodeCheckpoint,
   decodeWrite,
@@ -16,6 +18,7 @@ import {
   isLocalHolderDead,
   jsonSerializer,
   type Lease,
+  type LeasedTuple,
   type ListOptions,
   matchesFilter,
   nextLease,
@@ -26,6 +29,7 @@ import {
   type StoredBlob,
   systemClock,
   TrellisError,
+  type WriteRow,
 } from "@trellis/checkpoint";
 import pg from "pg";
 import { PgRunner, type Query } from "./postgres-connection.js";
@@ -158,62 +162,107 @@ export class PostgresSaver implements CheckpointSaver {
 
   async put(request: PutRequest): Promise<void> {
     const { checkpoint } = request;
-    const row = encodeCheckpoint(this.#serde, checkpoint);
-    const blobs = encodeBlobs(this.#serde, request.blobs);
-    const writes = encodeWrites(this.#serde, request.writes ?? []);
+    const put = this.#encodePut(request);
     await this.setup();
     await this.#db.transaction(async (query) => {
       const now = this.#clock.now();
       const thread = await this.#openThread(query, checkpoint.threadId, now, true);
       if (request.lease) assertLeaseCurrent(leaseOf(checkpoint.threadId, thread), request.lease, now);
-      await query(this.#sql.put, [
-        checkpoint.threadId,
-        checkpoint.namespace,
-        checkpoint.id,
-        row.body,
-        row.sum,
-        blobs.map((b) => b.channel),
-        blobs.map((b) => b.version),
-        blobs.map((b) => b.kind),
-        blobs.map((b) => b.base),
-        blobs.map((b) => b.body),
-        blobs.map((b) => b.sum),
-        writes.map((w) => w.taskId),
-        writes.map((w) => w.channel),
-        writes.map((w) => w.body),
-        writes.map((w) => w.sum),
-        now,
-      ]);
+      await query(this.#sql.put, putParams(put, now));
     });
   }
 
   async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {
     const rows = encodeWrites(this.#serde, writes);
-    const ns = ref.namespace ?? "";
     await this.setup();
     await this.#db.transaction(async (query) => {
       const now = this.#clock.now();
       const thread = await this.#openThread(query, ref.threadId, now, false);
       if (lease) assertLeaseCurrent(thread ? leaseOf(ref.threadId, thread) : undefined, lease, now);
-      const found = thread && (await query(this.#sql.checkpointExists, [ref.threadId, ns, ref.checkpointId]));
-      if (!found || found.length === 0) {
-        throw new TrellisError(
-          "CHECKPOINT_NOT_FOUND",
-          `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
-          { details: { ...ref } },
-        );
-      }
-      await query(this.#sql.putWrites, [
+      await this.#storeWrites(query, thread !== undefined, ref, rows, now);
+    });
+  }
+
+  /** The lease and the read in one transaction, under the thread row's lock. */
+  async acquireLeaseAndGet(ref: CheckpointRef, owner: string, ttlMs: number): Promise<LeasedTuple> {
+    await this.setup();
+    const ns = ref.namespace ?? "";
+    return this.#db.transaction(async (query) => {
+      const lease = await this.#takeLease(query, ref.threadId, owner, ttlMs);
+      const [head] = await query<ThreadRow & Partial<CheckpointRowData>>(this.#sql.head, [
         ref.threadId,
         ns,
-        ref.checkpointId,
-        rows.map((w) => w.taskId),
-        rows.map((w) => w.channel),
-        rows.map((w) => w.body),
-        rows.map((w) => w.sum),
-        now,
+        ref.checkpointId ?? null,
       ]);
+      const tuple =
+        head?.id === undefined || head.id === null
+          ? undefined
+          : await this.#tupleOrVanished(ref.threadId, ns, head as CheckpointRowData, query);
+      return { lease, tuple };
     });
+  }
+
+  async commit(request: CommitRequest): Promise<void> {
+    const threadId = commitThread(request);
+    const put = request.put && this.#encodePut(request.put);
+    const writes = request.writes && encodeWrites(this.#serde, request.writes.writes);
+    await this.setup();
+    await this.#db.transaction(async (query) => {
+      const now = this.#clock.now();
+      const thread = await this.#openThread(query, threadId, now, put !== undefined);
+      if (request.lease) assertLeaseCurrent(thread ? leaseOf(threadId, thread) : undefined, request.lease, now);
+      const target = request.writes?.ref;
+      // writes against the checkpoint this commit puts go in after it; any others first
+      const onPut =
+        put &&
+        target &&
+        target.checkpointId === put.checkpoint.id &&
+        (target.namespace ?? "") === put.checkpoint.namespace;
+      if (target && writes && !onPut) await this.#storeWrites(query, thread !== undefined, target, writes, now);
+      if (put) await query(this.#sql.put, putParams(put, now));
+      if (target && writes && onPut) await this.#storeWrites(query, true, target, writes, now);
+      if (request.lease && request.release) {
+        await query(this.#sql.releaseLease, [threadId, request.lease.owner, request.lease.epoch]);
+      }
+    });
+  }
+
+  #encodePut(request: PutRequest): EncodedPut {
+    return {
+      checkpoint: request.checkpoint,
+      row: encodeCheckpoint(this.#serde, request.checkpoint),
+      blobs: encodeBlobs(this.#serde, request.blobs),
+      writes: encodeWrites(this.#serde, request.writes ?? []),
+    };
+  }
+
+  /** Records writes against an existing checkpoint, inside the caller's transaction. */
+  async #storeWrites(
+    query: Query,
+    threadExists: boolean,
+    ref: CheckpointRef & { checkpointId: string },
+    rows: WriteRow[],
+    now: number,
+  ): Promise<void> {
+    const ns = ref.namespace ?? "";
+    const found = threadExists && (await query(this.#sql.checkpointExists, [ref.threadId, ns, ref.checkpointId]));
+    if (!found || found.length === 0) {
+      throw new TrellisError(
+        "CHECKPOINT_NOT_FOUND",
+        `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
+        { details: { ...ref } },
+      );
+    }
+    await query(this.#sql.putWrites, [
+      ref.threadId,
+      ns,
+      ref.checkpointId,
+      rows.map((w) => w.taskId),
+      rows.map((w) => w.channel),
+      rows.map((w) => w.body),
+      rows.map((w) => w.sum),
+      now,
+    ]);
   }
 
   async *list(threadId: string, options: ListOptions = {}): AsyncIterable<CheckpointTuple> {
@@ -302,19 +351,22 @@ export class PostgresSaver implements CheckpointSaver {
 
   async acquireLease(threadId: string, owner: string, ttlMs: number): Promise<Lease> {
     await this.setup();
-    return this.#db.transaction(async (query) => {
-      const now = this.#clock.now();
-      const thread = await this.#openThread(query, threadId, now, true);
-      const lease = nextLease(leaseOf(threadId, thread), {
-        threadId,
-        owner,
-        ttlMs,
-        now,
-        isHolderDead: this.#isHolderDead,
-      });
-      await query(this.#sql.setLease, [threadId, lease.owner, lease.epoch, lease.expiresAt]);
-      return lease;
+    return this.#db.transaction((query) => this.#takeLease(query, threadId, owner, ttlMs));
+  }
+
+  /** The lease rule inside the caller's transaction. */
+  async #takeLease(query: Query, threadId: string, owner: string, ttlMs: number): Promise<Lease> {
+    const now = this.#clock.now();
+    const thread = await this.#openThread(query, threadId, now, true);
+    const lease = nextLease(leaseOf(threadId, thread), {
+      threadId,
+      owner,
+      ttlMs,
+      now,
+      isHolderDead: this.#isHolderDead,
     });
+    await query(this.#sql.setLease, [threadId, lease.owner, lease.epoch, lease.expiresAt]);
+    return lease;
   }
 
   async renewLease(lease: Lease, ttlMs: number): Promise<Lease> {
@@ -357,10 +409,15 @@ export class PostgresSaver implements CheckpointSaver {
   }
 
   /** The tuple of a checkpoint row, or undefined when its values vanished (pruned since it was read). */
-  async #tupleOrVanished(threadId: string, ns: string, row: CheckpointRowData): Promise<CheckpointTuple | undefined> {
+  async #tupleOrVanished(
+    threadId: string,
+    ns: string,
+    row: CheckpointRowData,
+    query: Query = (sql, params) => this.#db.query(sql, params),
+  ): Promise<CheckpointTuple | undefined> {
     const where = { threadId, namespace: ns, checkpointId: row.id };
     const checkpoint: Checkpoint = decodeCheckpoint(this.#serde, row, where);
-    const rows = await this.#db.query<{
+    const rows = await query<{
       tag: "b" | "w";
       k1: string;
       k2: string;
@@ -388,7 +445,7 @@ export class PostgresSaver implements CheckpointSaver {
       return { checkpoint, values: rebuildValues(checkpoint, chains, where), pendingWrites };
     } catch (error) {
       if (!(error instanceof CorruptCheckpointError)) throw error;
-      const still = await this.#db.query(this.#sql.checkpointExists, [threadId, ns, row.id]);
+      const still = await query(this.#sql.checkpointExists, [threadId, ns, row.id]);
       if (still.length === 0) return undefined;
       throw error;
     }
@@ -414,6 +471,35 @@ export class PostgresSaver implements CheckpointSaver {
   async #purgeIfExpired(threadId: string): Promise<void> {
     await this.#db.query(this.#sql.deleteIfExpired, [threadId, this.#clock.now()]);
   }
+}
+
+interface EncodedPut {
+  checkpoint: Checkpoint;
+  row: { body: string; sum: string };
+  blobs: ReturnType<typeof encodeBlobs>;
+  writes: WriteRow[];
+}
+
+/** The parameters of the `put` statement. */
+function putParams({ checkpoint, row, blobs, writes }: EncodedPut, now: number): unknown[] {
+  return [
+    checkpoint.threadId,
+    checkpoint.namespace,
+    checkpoint.id,
+    row.body,
+    row.sum,
+    blobs.map((b) => b.channel),
+    blobs.map((b) => b.version),
+    blobs.map((b) => b.kind),
+    blobs.map((b) => b.base),
+    blobs.map((b) => b.body),
+    blobs.map((b) => b.sum),
+    writes.map((w) => w.taskId),
+    writes.map((w) => w.channel),
+    writes.map((w) => w.body),
+    writes.map((w) => w.sum),
+    now,
+  ];
 }
 
 function expired(thread: Pick<ThreadRow, "ttl_ms" | "touched_at">, now: number): boolean {

@@ -6,6 +6,8 @@ import {
   type CheckpointSaver,
   type CheckpointTuple,
   type Clock,
+  type CommitRequest,
+  commitThread,
   decodeBlob,
   decodeCheckpoint,
   decodeWrite,
@@ -16,6 +18,7 @@ import {
   isLocalHolderDead,
   jsonSerializer,
   type Lease,
+  type LeasedTuple,
   type ListOptions,
   matchesFilter,
   nextLease,
@@ -65,6 +68,13 @@ interface ThreadRow {
   lease_owner: string | null;
   lease_epoch: number;
   lease_expires_at: number;
+}
+
+interface EncodedPut {
+  checkpoint: Checkpoint;
+  row: { body: string; sum: string };
+  blobs: ReturnType<typeof encodeBlobs>;
+  writes: WriteRow[];
 }
 
 interface CheckpointRowData {
@@ -129,57 +139,105 @@ export class SqliteSaver implements CheckpointSaver {
   }
 
   async get(ref: CheckpointRef): Promise<CheckpointTuple | undefined> {
-    const namespace = ref.namespace ?? "";
     const result = this.#read(() => {
       const state = this.#threadState(ref.threadId);
-      if (state !== "live") return state;
-      const row = (
-        ref.checkpointId === undefined
-          ? this.#stmt(SQL.latestCheckpoint).get(ref.threadId, namespace)
-          : this.#stmt(SQL.checkpointById).get(ref.threadId, namespace, ref.checkpointId)
-      ) as CheckpointRowData | undefined;
-      return row ? this.#tuple(ref.threadId, namespace, row) : undefined;
+      return state === "live" ? this.#head(ref) : state;
     });
     if (result === "expired") this.#purgeIfExpired(ref.threadId);
     return typeof result === "object" ? result : undefined;
   }
 
   async put(request: PutRequest): Promise<void> {
-    const { checkpoint } = request;
-    // Serialize before the transaction: a value that cannot be stored leaves the file unchanged.
-    const row = encodeCheckpoint(this.#serde, checkpoint);
-    const blobs = encodeBlobs(this.#serde, request.blobs);
-    const writes = encodeWrites(this.#serde, request.writes ?? []);
+    const put = this.#encodePut(request);
     this.#write(() => {
       const now = this.#clock.now();
-      const thread = this.#openThread(checkpoint.threadId, now, true);
-      if (request.lease) assertLeaseCurrent(leaseOf(checkpoint.threadId, thread), request.lease, now);
-      const { threadId, namespace: ns } = checkpoint;
-      this.#stmt(SQL.upsertCheckpoint).run(threadId, ns, checkpoint.id, row.body, row.sum);
-      const upsertBlob = this.#stmt(SQL.upsertBlob);
-      for (const b of blobs) upsertBlob.run(threadId, ns, b.channel, b.version, b.kind, b.base, b.body, b.sum);
-      this.#upsertWrites(threadId, ns, checkpoint.id, writes);
-      this.#touch(threadId, thread, now);
+      const thread = this.#openThread(request.checkpoint.threadId, now, true);
+      if (request.lease) assertLeaseCurrent(leaseOf(request.checkpoint.threadId, thread), request.lease, now);
+      this.#storePut(put);
+      this.#touch(request.checkpoint.threadId, thread, now);
     });
   }
 
   async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {
     const rows = encodeWrites(this.#serde, writes);
-    const ns = ref.namespace ?? "";
     this.#write(() => {
       const now = this.#clock.now();
       const thread = this.#openThread(ref.threadId, now, false);
       if (lease) assertLeaseCurrent(thread ? leaseOf(ref.threadId, thread) : undefined, lease, now);
-      if (!thread || !this.#stmt(SQL.checkpointExists).get(ref.threadId, ns, ref.checkpointId)) {
-        throw new TrellisError(
-          "CHECKPOINT_NOT_FOUND",
-          `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
-          { details: { ...ref } },
-        );
-      }
-      this.#upsertWrites(ref.threadId, ns, ref.checkpointId, rows);
+      if (!thread) throw writesTargetMissing(ref);
+      this.#storeWrites(ref, rows, undefined);
       this.#touch(ref.threadId, thread, now);
     });
+  }
+
+  /** The lease and the read in one transaction, which commits without a disk sync like any lease write. */
+  async acquireLeaseAndGet(ref: CheckpointRef, owner: string, ttlMs: number): Promise<LeasedTuple> {
+    return this.#leaseWrite(() => {
+      const lease = this.#takeLease(ref.threadId, owner, ttlMs);
+      return { lease, tuple: this.#head(ref) };
+    });
+  }
+
+  async commit(request: CommitRequest): Promise<void> {
+    const threadId = commitThread(request);
+    // Serialize before the transaction: a value that cannot be stored leaves the file unchanged.
+    const put = request.put && this.#encodePut(request.put);
+    const writes = request.writes && encodeWrites(this.#serde, request.writes.writes);
+    const commit = () => {
+      const now = this.#clock.now();
+      const thread = this.#openThread(threadId, now, put !== undefined);
+      if (request.lease) assertLeaseCurrent(thread ? leaseOf(threadId, thread) : undefined, request.lease, now);
+      if (request.writes && writes) {
+        if (!thread) throw writesTargetMissing(request.writes.ref);
+        this.#storeWrites(request.writes.ref, writes, request.put?.checkpoint);
+      }
+      if (put) this.#storePut(put);
+      if (request.lease && request.release) {
+        this.#stmt(SQL.releaseLease).run(threadId, request.lease.owner, request.lease.epoch);
+      }
+      if (thread && (put || writes)) this.#touch(threadId, thread, now);
+    };
+    // Only a lease to give back: a lease write, without a disk sync.
+    if (put || writes) this.#write(commit);
+    else this.#leaseWrite(commit);
+  }
+
+  /** The checkpoint `ref` names (or the latest), read inside the caller's transaction. */
+  #head(ref: CheckpointRef): CheckpointTuple | undefined {
+    const namespace = ref.namespace ?? "";
+    const row = (
+      ref.checkpointId === undefined
+        ? this.#stmt(SQL.latestCheckpoint).get(ref.threadId, namespace)
+        : this.#stmt(SQL.checkpointById).get(ref.threadId, namespace, ref.checkpointId)
+    ) as CheckpointRowData | undefined;
+    return row ? this.#tuple(ref.threadId, namespace, row) : undefined;
+  }
+
+  #encodePut(request: PutRequest): EncodedPut {
+    return {
+      checkpoint: request.checkpoint,
+      row: encodeCheckpoint(this.#serde, request.checkpoint),
+      blobs: encodeBlobs(this.#serde, request.blobs),
+      writes: encodeWrites(this.#serde, request.writes ?? []),
+    };
+  }
+
+  #storePut({ checkpoint, row, blobs, writes }: EncodedPut): void {
+    const { threadId, namespace: ns } = checkpoint;
+    this.#stmt(SQL.upsertCheckpoint).run(threadId, ns, checkpoint.id, row.body, row.sum);
+    const upsertBlob = this.#stmt(SQL.upsertBlob);
+    for (const b of blobs) upsertBlob.run(threadId, ns, b.channel, b.version, b.kind, b.base, b.body, b.sum);
+    this.#upsertWrites(threadId, ns, checkpoint.id, writes);
+  }
+
+  /** Records writes against a stored checkpoint, or against `putting`, the one the same commit stores. */
+  #storeWrites(ref: CheckpointRef & { checkpointId: string }, rows: WriteRow[], putting: Checkpoint | undefined): void {
+    const ns = ref.namespace ?? "";
+    const byPut = putting?.id === ref.checkpointId && putting.namespace === ns;
+    if (!byPut && !this.#stmt(SQL.checkpointExists).get(ref.threadId, ns, ref.checkpointId)) {
+      throw writesTargetMissing(ref);
+    }
+    this.#upsertWrites(ref.threadId, ns, ref.checkpointId, rows);
   }
 
   async *list(threadId: string, options: ListOptions = {}): AsyncIterable<CheckpointTuple> {
@@ -276,19 +334,22 @@ export class SqliteSaver implements CheckpointSaver {
   }
 
   async acquireLease(threadId: string, owner: string, ttlMs: number): Promise<Lease> {
-    return this.#leaseWrite(() => {
-      const now = this.#clock.now();
-      const thread = this.#openThread(threadId, now, true);
-      const lease = nextLease(leaseOf(threadId, thread), {
-        threadId,
-        owner,
-        ttlMs,
-        now,
-        isHolderDead: this.#isHolderDead,
-      });
-      this.#stmt(SQL.setLease).run(lease.owner, lease.epoch, lease.expiresAt, threadId);
-      return lease;
+    return this.#leaseWrite(() => this.#takeLease(threadId, owner, ttlMs));
+  }
+
+  /** The lease rule inside the caller's write transaction. */
+  #takeLease(threadId: string, owner: string, ttlMs: number): Lease {
+    const now = this.#clock.now();
+    const thread = this.#openThread(threadId, now, true);
+    const lease = nextLease(leaseOf(threadId, thread), {
+      threadId,
+      owner,
+      ttlMs,
+      now,
+      isHolderDead: this.#isHolderDead,
     });
+    this.#stmt(SQL.setLease).run(lease.owner, lease.epoch, lease.expiresAt, threadId);
+    return lease;
   }
 
   async renewLease(lease: Lease, ttlMs: number): Promise<Lease> {
@@ -444,6 +505,14 @@ export class SqliteSaver implements CheckpointSaver {
     }
     return statement;
   }
+}
+
+function writesTargetMissing(ref: CheckpointRef & { checkpointId: string }): TrellisError {
+  return new TrellisError(
+    "CHECKPOINT_NOT_FOUND",
+    `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
+    { details: { ...ref } },
+  );
 }
 
 function expired(thread: ThreadRow, now: number): boolean {

@@ -1,4 +1,5 @@
 export { type Clock, ManualClock, systemClock } from "./clock.js";
+export { commitThread } from "./commit.js";
 export { rebuildChannelValue, rebuildFromChain, type StoredBlob } from "./delta.js";
 export {
   CorruptCheckpointError,
@@ -28,6 +29,7 @@ export {
 export { MemorySaver, type MemorySaverOptions, matchesFilter } from "./memory-saver.js";
 export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
 export { describeNonPlainData, MAX_PLAIN_DATA_DEPTH } from "./plain-data.js";
+export { NEEDS_TAGS, NOT_PLAIN, type PlainWalkMemo, walkPlainData } from "./plain-walk.js";
 export {
   type BlobRow,
   blobChecksum,
@@ -75,7 +77,9 @@ export {
   type CheckpointRef,
   type CheckpointSource,
   type CheckpointTuple,
+  type CommitRequest,
   type Lease,
+  type LeasedTuple,
   type ListOptions,
   type PendingWrite,
   type PlannedTask,

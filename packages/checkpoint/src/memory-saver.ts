@@ -1,16 +1,18 @@
 import { type Clock, systemClock } from "./clock.js";
+import { commitThread } from "./commit.js";
 import { rebuildChannelValue, type StoredBlob } from "./delta.js";
 import { TrellisError } from "./errors.js";
 import { isLocalHolderDead } from "./holder.js";
 import { assertLeaseCurrent, type HolderCheck, nextLease } from "./lease.js";
-import { isPlainJson } from "./plain-json.js";
 import type { CheckpointSaver } from "./saver.js";
 import { jsonSerializer, type Serializer } from "./serializer.js";
 import type {
   Checkpoint,
   CheckpointRef,
   CheckpointTuple,
+  CommitRequest,
   Lease,
+  LeasedTuple,
   ListOptions,
   PendingWrite,
   PutRequest,
@@ -71,6 +73,10 @@ export class MemorySaver implements CheckpointSaver {
   }
 
   async get(ref: CheckpointRef): Promise<CheckpointTuple | undefined> {
+    return this.#get(ref);
+  }
+
+  #get(ref: CheckpointRef): CheckpointTuple | undefined {
     const ns = this.#namespace(ref.threadId, ref.namespace ?? "", false);
     if (!ns) return undefined;
     const id = ref.checkpointId ?? ns.ids[ns.ids.length - 1];
@@ -80,36 +86,68 @@ export class MemorySaver implements CheckpointSaver {
   }
 
   async put(request: PutRequest): Promise<void> {
-    const { checkpoint } = request;
-    const thread = this.#thread(checkpoint.threadId, true);
+    const thread = this.#thread(request.checkpoint.threadId, true);
     if (request.lease) assertLeaseCurrent(thread.lease, request.lease, this.#clock.now());
+    this.#preparePut(request)();
+  }
+
+  async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {
+    if (lease) assertLeaseCurrent(this.#thread(ref.threadId, false)?.lease, lease, this.#clock.now());
+    this.#prepareWrites(ref, writes)();
+  }
+
+  async acquireLeaseAndGet(ref: CheckpointRef, owner: string, ttlMs: number): Promise<LeasedTuple> {
+    // No await between the two: nothing else runs in between, as in one transaction.
+    const lease = this.#acquire(ref.threadId, owner, ttlMs);
+    return { lease, tuple: this.#get(ref) };
+  }
+
+  async commit(request: CommitRequest): Promise<void> {
+    const threadId = commitThread(request);
+    const { lease } = request;
+    if (lease) assertLeaseCurrent(this.#thread(threadId, false)?.lease, lease, this.#clock.now());
+    // Everything is checked and serialized before anything is stored: all or nothing.
+    const put = request.put && this.#preparePut(request.put);
+    const writes = request.writes && this.#prepareWrites(request.writes.ref, request.writes.writes, request.put);
+    writes?.();
+    put?.();
+    if (lease && request.release) this.#release(lease);
+  }
+
+  /** Checks and serializes a put; the returned function stores it. */
+  #preparePut(request: PutRequest): () => void {
+    const { checkpoint } = request;
     // Serialize everything before touching the store, so a bad value leaves it unchanged.
     const blobs = request.blobs.map((blob) => {
       const stored: StoredText =
         blob.kind === "full"
-          ? { kind: "full", text: this.#text(blob.value) }
-          : { kind: "delta", base: blob.base, text: this.#text(blob.items) };
+          ? { kind: "full", text: this.#serde.serialize(blob.value) }
+          : { kind: "delta", base: blob.base, text: this.#serde.serialize(blob.items) };
       return [`${blob.channel}\u0000${blob.version}`, stored] as const;
     });
     const writes = (request.writes ?? []).map((w) => this.#storedWrite(w));
-    const checkpointText = this.#text(checkpoint);
-    const ns = this.#namespace(checkpoint.threadId, checkpoint.namespace, true);
-    for (const [key, stored] of blobs) ns.blobs.set(key, stored);
-    if (!ns.checkpoints.has(checkpoint.id)) insertSorted(ns.ids, checkpoint.id);
-    ns.checkpoints.set(checkpoint.id, checkpointText);
-    if (writes.length > 0) {
-      const map = ns.writes.get(checkpoint.id) ?? new Map();
-      for (const w of writes) map.set(`${w.taskId}\u0000${w.channel}`, w);
-      ns.writes.set(checkpoint.id, map);
-    }
-    thread.touchedAt = this.#clock.now();
+    const checkpointText = this.#serde.serialize(checkpoint);
+    return () => {
+      const thread = this.#thread(checkpoint.threadId, true);
+      const ns = this.#namespace(checkpoint.threadId, checkpoint.namespace, true);
+      for (const [key, stored] of blobs) ns.blobs.set(key, stored);
+      if (!ns.checkpoints.has(checkpoint.id)) insertSorted(ns.ids, checkpoint.id);
+      ns.checkpoints.set(checkpoint.id, checkpointText);
+      if (writes.length > 0) {
+        const map = ns.writes.get(checkpoint.id) ?? new Map();
+        for (const w of writes) map.set(`${w.taskId}\u0000${w.channel}`, w);
+        ns.writes.set(checkpoint.id, map);
+      }
+      thread.touchedAt = this.#clock.now();
+    };
   }
 
-  async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {
-    const thread = this.#thread(ref.threadId, false);
-    if (lease) assertLeaseCurrent(thread?.lease, lease, this.#clock.now());
-    const ns = this.#namespace(ref.threadId, ref.namespace ?? "", false);
-    if (!ns?.checkpoints.has(ref.checkpointId)) {
+  /** Checks and serializes writes against a checkpoint (stored, or the one `put` stores); the returned function stores them. */
+  #prepareWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], put?: PutRequest): () => void {
+    const namespace = ref.namespace ?? "";
+    const ns = this.#namespace(ref.threadId, namespace, false);
+    const byPut = put?.checkpoint.id === ref.checkpointId && put.checkpoint.namespace === namespace;
+    if (!ns?.checkpoints.has(ref.checkpointId) && !byPut) {
       throw new TrellisError(
         "CHECKPOINT_NOT_FOUND",
         `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
@@ -117,10 +155,13 @@ export class MemorySaver implements CheckpointSaver {
       );
     }
     const stored = writes.map((w) => this.#storedWrite(w));
-    const map = ns.writes.get(ref.checkpointId) ?? new Map();
-    for (const w of stored) map.set(`${w.taskId}\u0000${w.channel}`, w);
-    ns.writes.set(ref.checkpointId, map);
-    if (thread) thread.touchedAt = this.#clock.now();
+    return () => {
+      const target = this.#namespace(ref.threadId, namespace, true);
+      const map = target.writes.get(ref.checkpointId) ?? new Map();
+      for (const w of stored) map.set(`${w.taskId}\u0000${w.channel}`, w);
+      target.writes.set(ref.checkpointId, map);
+      this.#thread(ref.threadId, true).touchedAt = this.#clock.now();
+    };
   }
 
   async *list(threadId: string, options: ListOptions = {}): AsyncIterable<CheckpointTuple> {
@@ -186,6 +227,10 @@ export class MemorySaver implements CheckpointSaver {
   }
 
   async acquireLease(threadId: string, owner: string, ttlMs: number): Promise<Lease> {
+    return this.#acquire(threadId, owner, ttlMs);
+  }
+
+  #acquire(threadId: string, owner: string, ttlMs: number): Lease {
     const thread = this.#thread(threadId, true);
     const now = this.#clock.now();
     thread.lease = nextLease(thread.lease, { threadId, owner, ttlMs, now, isHolderDead: this.#isHolderDead });
@@ -202,6 +247,10 @@ export class MemorySaver implements CheckpointSaver {
   }
 
   async releaseLease(lease: Lease): Promise<void> {
+    this.#release(lease);
+  }
+
+  #release(lease: Lease): void {
     const thread = this.#thread(lease.threadId, false);
     if (thread?.lease && thread.lease.epoch === lease.epoch && thread.lease.owner === lease.owner) {
       thread.lease = { ...thread.lease, expiresAt: 0 };
@@ -227,12 +276,7 @@ export class MemorySaver implements CheckpointSaver {
   }
 
   #storedWrite(w: PendingWrite): { taskId: string; channel: string; text: string } {
-    return { taskId: w.taskId, channel: w.channel, text: this.#text(w.value) };
-  }
-
-  /** The serializer's text for `value`; with the default serializer, plain JSON skips its checks. */
-  #text(value: unknown): string {
-    return this.#serde === jsonSerializer && isPlainJson(value) ? JSON.stringify(value) : this.#serde.serialize(value);
+    return { taskId: w.taskId, channel: w.channel, text: this.#serde.serialize(w.value) };
   }
 
   #tuple(threadId: string, ns: NamespaceData, checkpointText: string): CheckpointTuple {

@@ -1,4 +1,13 @@
-import type { CheckpointRef, CheckpointTuple, Lease, ListOptions, PendingWrite, PutRequest } from "./types.js";
+import type {
+  CheckpointRef,
+  CheckpointTuple,
+  CommitRequest,
+  Lease,
+  LeasedTuple,
+  ListOptions,
+  PendingWrite,
+  PutRequest,
+} from "./types.js";
 
 /**
  * The contract every checkpoint store implements. Short on purpose: the runtime needs nothing else.
@@ -39,6 +48,26 @@ export interface CheckpointSaver {
   renewLease(lease: Lease, ttlMs: number): Promise<Lease>;
   /** Gives a lease back. Releasing a lease that is no longer current does nothing. */
   releaseLease(lease: Lease): Promise<void>;
+  /**
+   * Optional: `acquireLease(ref.threadId, owner, ttlMs)` then `get(ref)`, in one transaction — a run
+   * loads its thread and takes it in one commit. Throws `THREAD_BUSY` exactly as `acquireLease` does,
+   * having changed nothing. The runtime falls back to the two calls when a saver lacks it.
+   *
+   * @example
+   * const { lease, tuple } = await saver.acquireLeaseAndGet({ threadId: "t1" }, processLeaseOwner("w1"), 30_000);
+   */
+  acquireLeaseAndGet?(ref: CheckpointRef, owner: string, ttlMs: number): Promise<LeasedTuple>;
+  /**
+   * Optional: what `putWrites`, `put` and `releaseLease` would do, in one transaction, all or nothing
+   * (see {@link CommitRequest}). A `lease` that is not current refuses the whole commit with
+   * `LEASE_LOST`, as `put` does, and gives nothing back. The runtime carries a resume value with the
+   * checkpoint that follows it and releases its lease with its last write through it, and falls back to
+   * the separate calls when a saver lacks it.
+   *
+   * @example
+   * await saver.commit({ put: { checkpoint, blobs }, lease, release: true });
+   */
+  commit?(request: CommitRequest): Promise<void>;
   /** Bytes stored for the thread (checkpoints, values, writes), where the saver can tell. */
   storedBytes?(threadId: string): Promise<number>;
   /** Frees connections and files. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { TrellisError } from "./errors.js";
 import { describeNonPlainData, MAX_PLAIN_DATA_DEPTH } from "./plain-data.js";
+import { NEEDS_TAGS, NOT_PLAIN, walkPlainData } from "./plain-walk.js";
 
 /**
  * Turns state values into text and back. Savers store what `serialize` returns.
@@ -28,15 +29,19 @@ const TAG = "$trellis";
  */
 export const jsonSerializer: Serializer = {
   serialize(value) {
-    const bad = describeNonPlainData(value);
-    if (bad) {
+    // One walk answers both questions: is it plain data, and can JSON alone carry it. Paths for the
+    // error are built only when it is not plain.
+    const answer = walkPlainData(value, { map: undefined });
+    if (answer === NOT_PLAIN) {
+      // A getter can answer differently the second time; then the first answer stands.
+      const bad = describeNonPlainData(value) ?? { path: "", reason: "not plain data" };
       throw new TrellisError(
         "NOT_PLAIN_DATA",
         `Cannot serialize ${bad.path || "the value"}: it is ${bad.reason}. State must be plain data (JSON, Date, Map, Set, BigInt, Uint8Array).`,
         { details: bad },
       );
     }
-    if (!needsTags(value, 0)) return JSON.stringify(value) ?? "null";
+    if ((answer & NEEDS_TAGS) === 0) return JSON.stringify(value) ?? "null";
     return JSON.stringify(encode(value));
   },
   deserialize(text) {
@@ -91,24 +96,6 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
  */
 export function checksum(text: string): string {
   return createHash("sha1").update(text).digest("base64url").slice(0, 16);
-}
-
-function needsTags(value: unknown, depth: number): boolean {
-  if (value === null || typeof value !== "object") {
-    return typeof value === "bigint" || value === undefined || Object.is(value, -0);
-  }
-  if (depth > MAX_PLAIN_DATA_DEPTH) return false;
-  if (Array.isArray(value)) {
-    for (const item of value) if (needsTags(item, depth + 1)) return true;
-    return false;
-  }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return true;
-  for (const key in value) {
-    if (key === TAG) return true;
-    if (needsTags((value as Record<string, unknown>)[key], depth + 1)) return true;
-  }
-  return false;
 }
 
 function encode(value: unknown): unknown {

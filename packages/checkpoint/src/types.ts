@@ -193,3 +193,38 @@ export interface ListOptions {
   before?: string;
   limit?: number;
 }
+
+/**
+ * What {@link CheckpointSaver.acquireLeaseAndGet} returns: the lease it took and the checkpoint it read,
+ * both from one transaction.
+ *
+ * @example
+ * const { lease, tuple }: LeasedTuple = await saver.acquireLeaseAndGet({ threadId: "t1" }, owner, 30_000);
+ */
+export interface LeasedTuple {
+  lease: Lease;
+  /** What `get` would have returned at that moment; undefined when the thread has no such checkpoint. */
+  tuple: CheckpointTuple | undefined;
+}
+
+/**
+ * Arguments of {@link CheckpointSaver.commit}: writes against an existing checkpoint, a new checkpoint,
+ * and the lease given back — any of them, stored together in one transaction, all or nothing. Every
+ * part names the same thread.
+ *
+ * @example
+ * // the resume value recorded against the paused checkpoint, by the put of the checkpoint after it
+ * await saver.commit({ writes: { ref: { threadId, checkpointId: paused.id }, writes: [resume] }, put, lease });
+ * // the last checkpoint of a run, and the run's lease given back
+ * await saver.commit({ put, lease, release: true });
+ */
+export interface CommitRequest {
+  /** Recorded first, as {@link CheckpointSaver.putWrites} would (the checkpoint must exist, or be `put`). */
+  writes?: { ref: CheckpointRef & { checkpointId: string }; writes: PendingWrite[] };
+  /** Stored after `writes`, as {@link CheckpointSaver.put} would; its own `lease` is ignored for the request's. */
+  put?: PutRequest;
+  /** Checked once, before anything is stored: not current, and the whole commit is refused with `LEASE_LOST`. */
+  lease?: Lease;
+  /** Gives `lease` back once the rest is stored, as {@link CheckpointSaver.releaseLease} would. Needs `lease`. */
+  release?: boolean;
+}

@@ -80,11 +80,14 @@ export type { StateSnapshot, StateTask } from "./runtime/state-snapshot.js";
 export type { DebugEvent, MessageChunkMeta, StreamEvent, StreamMode } from "./runtime/stream-events.js";
 export { contextFromCarrier, currentTraceCarrier, type TraceCarrier } from "./runtime/tracing.js";
 export {
+  type CallReport,
   MODEL_USAGE_CHANNEL,
   type ModelPrices,
   type RunUsage,
+  TOOL_CALL_CHANNEL,
   type TokenCounts,
   UsageTally,
+  type UsageTallyOptions,
   withUsageTally,
 } from "./runtime/usage.js";
 export type { GraphSchemas } from "./schema/graph-schemas.js";

@@ -59,7 +59,13 @@ export {
   parseRetryAfter,
   toModelError,
 } from "./model-errors.js";
-export { CAPTURE_CONTENT_ENV, MODEL_USAGE_CHANNEL, type ModelUsageReport } from "./model-tracing.js";
+export {
+  CAPTURE_CONTENT_ENV,
+  MODEL_USAGE_CHANNEL,
+  type ModelUsageReport,
+  TOOL_CALL_CHANNEL,
+  type ToolCallReport,
+} from "./model-tracing.js";
 export {
   InvalidMessageError,
   type MessageInput,

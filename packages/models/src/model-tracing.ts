@@ -15,7 +15,40 @@ export interface ModelUsageReport {
   provider: string;
   model: string;
   usage: TokenUsage;
+  /** When the call started (epoch ms) and how long it took, for a run's timeline. */
+  startedAt?: number;
+  durationMs?: number;
+  /** `tool_calls` when the reply asks for tools, else `stop` (read from the reply). */
+  finishReason?: string;
 }
+
+/**
+ * What every tool call (`runTool`, so every `ToolNode` call) publishes on the `trellis:tool-call`
+ * diagnostics channel when it ends, while someone listens (a server keeping the run's timeline):
+ * the tool, when and how long, and how it ended — never its arguments or result.
+ *
+ * @example
+ * import { subscribe } from "node:diagnostics_channel";
+ * subscribe(TOOL_CALL_CHANNEL, (m) => console.log((m as ToolCallReport).tool, (m as ToolCallReport).status));
+ */
+export interface ToolCallReport {
+  tool: string;
+  callId: string;
+  startedAt: number;
+  durationMs: number;
+  status: "ok" | "error" | "interrupted";
+}
+
+/**
+ * Name of the diagnostics channel tool calls publish their {@link ToolCallReport} on.
+ *
+ * @example
+ * import { subscribe } from "node:diagnostics_channel";
+ * subscribe(TOOL_CALL_CHANNEL, (m) => console.log((m as ToolCallReport).durationMs));
+ */
+export const TOOL_CALL_CHANNEL = "trellis:tool-call";
+
+const toolChannel = channel(TOOL_CALL_CHANNEL);
 
 /**
  * Name of the diagnostics channel model calls publish their {@link ModelUsageReport} on.
@@ -65,10 +98,11 @@ export async function traceModelCall(
   run: () => Promise<AssistantMessage>,
 ): Promise<AssistantMessage> {
   const span = startModelSpan(model, messages, request);
+  const startedAt = Date.now();
   try {
     const reply = span ? await context.with(trace.setSpan(context.active(), span), run) : await run();
     if (span) endModelSpan(span, reply);
-    reportUsage(model, reply);
+    reportUsage(model, reply, startedAt);
     return reply;
   } catch (error) {
     if (span) failSpan(span, error);
@@ -84,6 +118,7 @@ export async function* traceModelStream<D extends { type: string; message?: Assi
   deltas: AsyncIterable<D>,
 ): AsyncIterable<D> {
   const span = startModelSpan(model, messages, request);
+  const startedAt = Date.now();
   let reply: AssistantMessage | undefined;
   let ended = false;
   try {
@@ -93,7 +128,7 @@ export async function* traceModelStream<D extends { type: string; message?: Assi
     }
     ended = true;
     if (span) endModelSpan(span, reply);
-    if (reply) reportUsage(model, reply);
+    if (reply) reportUsage(model, reply, startedAt);
   } catch (error) {
     ended = true;
     if (span) failSpan(span, error);
@@ -126,7 +161,7 @@ function endModelSpan(span: Span, reply: AssistantMessage | undefined): void {
     const attributes: Attributes = {
       "gen_ai.response.id": reply.id,
       // the reply's shape tells why it ended: with tool calls, or with an answer
-      "gen_ai.response.finish_reasons": [reply.toolCalls?.length ? "tool_calls" : "stop"],
+      "gen_ai.response.finish_reasons": [finishReason(reply)],
     };
     if (reply.usage) {
       attributes["gen_ai.usage.input_tokens"] = reply.usage.inputTokens;
@@ -140,14 +175,33 @@ function endModelSpan(span: Span, reply: AssistantMessage | undefined): void {
   span.end();
 }
 
-function reportUsage(model: ModelId, reply: AssistantMessage): void {
+function finishReason(reply: AssistantMessage): string {
+  return reply.toolCalls?.length ? "tool_calls" : "stop";
+}
+
+function reportUsage(model: ModelId, reply: AssistantMessage, startedAt: number): void {
   if (reply.usage && usageChannel.hasSubscribers) {
     usageChannel.publish({
       provider: model.provider,
       model: model.model,
       usage: reply.usage,
+      startedAt,
+      durationMs: Date.now() - startedAt,
+      finishReason: finishReason(reply),
     } satisfies ModelUsageReport);
   }
+}
+
+function reportTool(call: ToolCall, startedAt: number, status: ToolCallReport["status"]): void {
+  if (!toolChannel.hasSubscribers) return;
+  const report: ToolCallReport = {
+    tool: call.name,
+    callId: call.id,
+    startedAt,
+    durationMs: Date.now() - startedAt,
+    status,
+  };
+  toolChannel.publish(report);
 }
 
 /** Records a failure on a span (an `exception` event, status ERROR) and ends it; a pause is an event. */
@@ -177,8 +231,19 @@ export async function traceToolCall<O extends { status: "success" | "error"; err
   run: () => Promise<O>,
 ): Promise<O> {
   const active = context.active();
+  const startedAt = Date.now();
   const span = tracer().startSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL }, active);
-  if (!span.isRecording()) return await run();
+  if (!span.isRecording()) {
+    if (!toolChannel.hasSubscribers) return await run();
+    try {
+      const outcome = await run();
+      reportTool(call, startedAt, outcome.status === "error" ? "error" : "ok");
+      return outcome;
+    } catch (error) {
+      reportTool(call, startedAt, isPause(error) ? "interrupted" : "error");
+      throw error;
+    }
+  }
   const content = captureContent();
   span.setAttributes({
     "gen_ai.operation.name": "execute_tool",
@@ -195,9 +260,11 @@ export async function traceToolCall<O extends { status: "success" | "error"; err
       span.setAttribute("gen_ai.tool.call.result", JSON.stringify((outcome as { message?: unknown }).message ?? null));
     }
     span.end();
+    reportTool(call, startedAt, outcome.status === "error" ? "error" : "ok");
     return outcome;
   } catch (error) {
     failSpan(span, error);
+    reportTool(call, startedAt, isPause(error) ? "interrupted" : "error");
     throw error;
   }
 }

@@ -50,5 +50,8 @@ export type {
   ApiThread,
   ApiThreadState,
   ApiThreadStatus,
+  ApiTimelineCall,
+  ApiTimelineModelCall,
   ApiTimelineTask,
+  ApiTimelineToolCall,
 } from "./wire.js";

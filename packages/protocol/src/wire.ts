@@ -252,7 +252,57 @@ export interface ApiTimelineTask {
   duration_ms: number | null;
   error?: string;
   interrupted?: true;
+  /** The model and tool calls the task made (its subgraph's too), by start; absent when it made none. */
+  calls?: ApiTimelineCall[];
 }
+
+/**
+ * A model call of a task in a run's timeline: the model (and provider), when it started (the call's
+ * own clock, ISO 8601) and how long it took, its tokens and why it finished (`tool_calls` or `stop`).
+ * `node` is the node that made it when that is not the task's own node (a subgraph's: `research/agent`).
+ * Never the prompt or the reply.
+ *
+ * @example
+ * const calls = (run.metadata.timeline as ApiRunTimeline).tasks.flatMap((t) => t.calls ?? []);
+ * const tokens = calls.reduce((n, c) => n + (c.kind === "model" ? c.total_tokens : 0), 0);
+ */
+export interface ApiTimelineModelCall {
+  kind: "model";
+  model: string;
+  provider?: string;
+  node?: string;
+  started_at: string;
+  duration_ms: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  finish_reason?: string;
+}
+
+/**
+ * A tool call of a task in a run's timeline: the tool, when it started and how long it took, and how it
+ * ended (`error`: the tool failed and the model was told; `interrupted`: it paused the run). Never its
+ * arguments or result.
+ *
+ * @example
+ * const failed = task.calls?.filter((c): c is ApiTimelineToolCall => c.kind === "tool" && c.status === "error");
+ */
+export interface ApiTimelineToolCall {
+  kind: "tool";
+  tool: string;
+  node?: string;
+  started_at: string;
+  duration_ms: number | null;
+  status: "ok" | "error" | "interrupted";
+}
+
+/**
+ * A call in a run's timeline: a model call or a tool call.
+ *
+ * @example
+ * const label = (c: ApiTimelineCall) => (c.kind === "model" ? c.model : c.tool);
+ */
+export type ApiTimelineCall = ApiTimelineModelCall | ApiTimelineToolCall;
 
 /**
  * A run's timeline (`metadata.timeline`, stored when the run ends): its root graph's tasks in the order
@@ -265,4 +315,9 @@ export interface ApiRunTimeline {
   tasks: ApiTimelineTask[];
   /** Tasks left out past the server's limit (the first 1,000 are kept); absent when none were. */
   omitted?: number;
+  /**
+   * Calls left out: past the server's limit (the first 2,000 of a run are kept), of a task left out,
+   * or made outside any task; absent when none were.
+   */
+  omitted_calls?: number;
 }

@@ -174,6 +174,8 @@ export class CronScheduler {
       });
       if (runId) started.push(runId);
     }
+    // the ticks' runs on disk through a power cut, as their claims are
+    if (started.length) await this.#p.store.syncCommits?.();
     return started;
   }
 

@@ -7,8 +7,10 @@ import { pathToFileURL } from "node:url";
 import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
 import { CompiledGraph } from "@trellis/core";
 import type { Hono } from "hono";
+import { appLogger } from "./app-log.js";
 import type { GraphEntry } from "./config.js";
 import type { RunService } from "./run-service.js";
+import type { Logger } from "./worker-log.js";
 
 /**
  * A graph as any `CompiledGraph`, whatever its schema.
@@ -96,6 +98,16 @@ export interface AppRoutesContext {
    * nothing is mounted whole before the auth, and the startup banner says so.
    */
   declareAppAuthRoutes?: (routes: readonly AppAuthRoute[]) => void;
+  /**
+   * The server's structured log for the app's own lines (a webhook received or refused…): one JSON
+   * line each, with `app: <assistant id>`, at the server's levels. A `warn` line with a `reason` is
+   * limited per event and reason (10 a minute, then one `log-suppressed` line), so refused requests
+   * cannot flood the log. Never put secrets or request bodies in a line. Absent outside a server.
+   *
+   * @example
+   * ctx.log?.({ level: "warn", event: "webhook-refused", route: "/hook", reason: "bad-signature", status: 401 });
+   */
+  log?: Logger;
 }
 
 /**
@@ -130,7 +142,7 @@ export async function loadGraphs(
   saver: CheckpointSaver,
   baseDir: string,
   runs?: RunService,
-  door: { maxPayload?: number } = {},
+  door: { maxPayload?: number; log?: Logger } = {},
 ): Promise<Map<string, HostedGraph>> {
   const out = new Map<string, HostedGraph>();
   const createdAt = new Date().toISOString();
@@ -159,6 +171,7 @@ export async function loadGraphs(
         graph,
         ...(runs ? { runs } : {}),
         ...(door.maxPayload !== undefined ? { maxPayload: door.maxPayload } : {}),
+        log: appLogger(assistantId, door.log),
         onUpgrade: (handler) => {
           hosted.upgrade = handler;
         },

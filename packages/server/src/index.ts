@@ -97,6 +97,6 @@ export { type CreateServerOptions, createServer, startServer, startWorker, type 
 export type { ServerContext, ServerEnv } from "./server-context.js";
 export { SqliteAssistantStore } from "./sqlite-assistant-store.js";
 export { SqliteCronStore } from "./sqlite-cron-store.js";
-export { SqliteRunStore } from "./sqlite-run-store.js";
+export { type SqliteCommitCounts, SqliteRunStore } from "./sqlite-run-store.js";
 export { type StoreConfig, storeOptionsOf } from "./store-config.js";
 export { storeFor, userLabel } from "./user-store.js";

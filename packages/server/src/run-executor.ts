@@ -90,8 +90,9 @@ type Finish = (
  */
 export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<ExecuteOutcome> {
   const events = new EventWriter(run, ctx);
-  const tally = new UsageTally();
   const timeline = new RunTimeline();
+  // the tally hears each model and tool call too: the timeline nests them under their tasks
+  const tally = new UsageTally({ onCall: (call) => timeline.call(call) });
   const finish: Finish = async (status, error, threadStatus, last) => {
     await ctx.point?.(`before-finish:${status}`);
     // the run's usage and timeline are stored with its end: no write of their own

@@ -348,12 +348,16 @@ export class RunManager {
     options.signal?.addEventListener("abort", onAbort, { once: true });
     let last = afterSeq;
     try {
-      const emit = function* (events: StoredEvent[]) {
+      /** The events not yet given, synced to disk before they go: a reader may be a client (Last-Event-ID). */
+      const emit = async function* (events: StoredEvent[]) {
+        const out: StoredEvent[] = [];
         for (const e of events) {
           if (e.seq <= last) continue;
           last = e.seq;
-          if (wantsEvent(e.event, options.modes)) yield e;
+          if (wantsEvent(e.event, options.modes)) out.push(e);
         }
+        if (out.length) await store.syncCommits?.();
+        yield* out;
       };
       /** The stored events after `last`, a page at a time, each page read when the previous one is taken. */
       const replay = async function* () {

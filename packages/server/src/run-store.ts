@@ -340,6 +340,19 @@ export interface RunStore {
    */
   exclusive(name: string, ttlMs: number, fn: () => Promise<void>): Promise<boolean>;
 
+  /**
+   * Makes every commit this store made so far durable through a power cut; resolves at once when they
+   * already are. The store may commit its bookkeeping without waiting for the disk (it survives a
+   * process crash, not a power cut): the server calls this before it tells anyone about those commits —
+   * before every HTTP answer and stream header, and before it sends a stored event — so nothing a client
+   * was told can be lost. Absent: every commit is durable when it returns.
+   *
+   * @example
+   * await store.enqueueRun(run, "reject"); // fast: not yet on disk through a power cut
+   * await store.syncCommits?.(); // now it is: answer the client
+   */
+  syncCommits?(): Promise<void>;
+
   /** Appends an event to the run's stream whatever its attempt (request side); returns its number. */
   appendEvent(runId: string, event: string, data: unknown): Promise<number>;
   /**

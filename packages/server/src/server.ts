@@ -12,6 +12,7 @@ import { loadConfig, type ResolvedConfig, resolveConfig, type TrellisConfig } fr
 import { corsFor } from "./cors.js";
 import { CronScheduler, type CronSchedulerOptions } from "./cron-scheduler.js";
 import { takeDataFileLock } from "./data-file-lock.js";
+import { syncBeforeAnswer } from "./durable-answers.js";
 import { type EventHub, LocalEventHub } from "./event-hub.js";
 import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
 import { answerClientError, errorJson, errorResponse, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
@@ -309,6 +310,8 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   const app = new Hono<ServerEnv>();
   app.onError(errorResponse);
   app.notFound((c) => errorJson(c, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`));
+  // first: whatever a route committed is on disk through a power cut before its answer goes out
+  app.use("*", syncBeforeAnswer(store));
   app.use("*", rejectMalformedUrl);
   app.use("*", corsFor(resolved.allowedOrigins));
   app.use("*", traceContextMiddleware);

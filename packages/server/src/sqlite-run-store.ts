@@ -95,6 +95,14 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       CREATE TABLE server_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
     `,
   },
+  {
+    version: 4,
+    name: "one row a durable commit updates to sync the bookkeeping's quick commits",
+    sql: `
+      CREATE TABLE server_syncs (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+      INSERT INTO server_syncs (id, n) VALUES (1, 0);
+    `,
+  },
 ];
 
 /** Applies the server's pending migrations; returns the schema version. @internal */
@@ -185,8 +193,30 @@ function runOf(r: RunRow): RunRecord {
 }
 
 /**
+ * How many commits a {@link SqliteRunStore} made each way, since it opened: what the durability tests
+ * and the bench's sync count read.
+ *
+ * @example
+ * const before = store.commitCounts.synced;
+ * await app.request("/threads", { method: "POST", body: "{}" });
+ * console.log(store.commitCounts.synced - before); // 1: the answer waited for one durable commit
+ */
+export interface SqliteCommitCounts {
+  /** Bookkeeping commits made with `synchronous=NORMAL` (they survive a process crash, not a power cut). */
+  quick: number;
+  /** Durable commits {@link SqliteRunStore.syncCommits} made to sync the quick ones before an answer. */
+  synced: number;
+}
+
+/**
  * The embedded {@link RunStore}: threads, runs, run events and the queue in the server's SQLite file.
  * Safe for one server process per file (runs left `running` are taken back at start).
+ *
+ * Its writes commit with `synchronous=NORMAL` (no disk sync; in WAL mode a commit still survives a
+ * process crash or kill -9, and a power cut can only drop the last commits, never corrupt the file or
+ * keep a later commit without an earlier one). {@link syncCommits} makes them durable with one
+ * `synchronous=FULL` commit when any were made since the last one; the server calls it before each
+ * answer. On a connection opened with `synchronous=NORMAL` (or OFF) every commit stays at that level.
  *
  * @example
  * const store = new SqliteRunStore(saver.database);
@@ -195,10 +225,55 @@ function runOf(r: RunRow): RunRecord {
 export class SqliteRunStore implements RunStore {
   readonly #db: Database;
   readonly #stmts = new Map<string, Statement>();
+  /** The connection's `synchronous` level when the store opened (2 FULL, 3 EXTRA), put back after each quick commit. */
+  readonly #level: number;
+  /** Whether a quick commit was made since the last durable one. */
+  #unsynced = false;
+  /** Commits made each way since the store opened. */
+  readonly commitCounts: SqliteCommitCounts = { quick: 0, synced: 0 };
 
   constructor(db: Database) {
     this.#db = db;
     migrateServerTables(db);
+    this.#level = Number(db.pragma("synchronous", { simple: true }));
+  }
+
+  /**
+   * Runs `fn` (one statement, or a transaction) committing with `synchronous=NORMAL`. `exec`, never a
+   * prepared statement: SQLite applies a `synchronous` pragma when the pragma's statement compiles.
+   */
+  #quick<T>(fn: () => T): T {
+    this.commitCounts.quick++;
+    if (this.#level < 2) return fn();
+    this.#db.exec("PRAGMA synchronous = NORMAL");
+    try {
+      return fn();
+    } finally {
+      this.#db.exec(`PRAGMA synchronous = ${this.#level}`);
+      this.#unsynced = true;
+    }
+  }
+
+  /** Whether a quick commit was made since the last durable commit: what {@link syncCommits} would sync. */
+  get unsynced(): boolean {
+    return this.#unsynced;
+  }
+
+  /**
+   * Makes the store's quick commits durable through a power cut: when any was made since the last
+   * durable commit, one `synchronous=FULL` commit of a one-row table, whose sync of the write-ahead log
+   * carries every earlier commit of the file with it. Nothing to do otherwise.
+   */
+  async syncCommits(): Promise<void> {
+    if (!this.#unsynced) return;
+    this.#unsynced = false;
+    try {
+      this.#stmt("UPDATE server_syncs SET n = n + 1 WHERE id = 1").run();
+      this.commitCounts.synced++;
+    } catch (error) {
+      this.#unsynced = true;
+      throw error;
+    }
   }
 
   #stmt(sql: string): Statement {
@@ -211,7 +286,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   #tx<T>(fn: () => T): T {
-    return this.#db.transaction(fn).immediate();
+    return this.#quick(() => this.#db.transaction(fn).immediate());
   }
 
   async createThread(thread: ThreadRecord, ifExists: "raise" | "do_nothing"): Promise<ThreadRecord> {
@@ -266,7 +341,8 @@ export class SqliteRunStore implements RunStore {
       sets.push("error = ?");
       args.push(patch.error === null ? null : json(patch.error));
     }
-    this.#db.prepare(`UPDATE server_threads SET ${sets.join(", ")} WHERE thread_id = ?`).run(...args, threadId);
+    const update = this.#db.prepare(`UPDATE server_threads SET ${sets.join(", ")} WHERE thread_id = ?`);
+    this.#quick(() => update.run(...args, threadId));
   }
 
   #threadWhere(query: Omit<ThreadQuery, "limit" | "offset">): { where: string; args: unknown[] } {
@@ -408,7 +484,8 @@ export class SqliteRunStore implements RunStore {
       sets.push("metadata = ?");
       args.push(json(patch.metadata));
     }
-    this.#db.prepare(`UPDATE server_runs SET ${sets.join(", ")} WHERE run_id = ?`).run(...args, runId);
+    const update = this.#db.prepare(`UPDATE server_runs SET ${sets.join(", ")} WHERE run_id = ?`);
+    this.#quick(() => update.run(...args, runId));
   }
 
   async deleteRun(runId: string): Promise<void> {
@@ -539,11 +616,10 @@ export class SqliteRunStore implements RunStore {
   }
 
   async releaseRun(runId: string, attempt: number): Promise<boolean> {
-    return (
-      this.#stmt(
-        "UPDATE server_runs SET status = 'pending', worker_id = NULL, updated_at = ? WHERE run_id = ? AND attempt = ? AND status = 'running'",
-      ).run(new Date().toISOString(), runId, attempt).changes > 0
+    const release = this.#stmt(
+      "UPDATE server_runs SET status = 'pending', worker_id = NULL, updated_at = ? WHERE run_id = ? AND attempt = ? AND status = 'running'",
     );
+    return this.#quick(() => release.run(new Date().toISOString(), runId, attempt).changes > 0);
   }
 
   async cancelRun(runId: string, action: CancelAction): Promise<CancelResult> {
@@ -652,16 +728,18 @@ export class SqliteRunStore implements RunStore {
   async exclusive(name: string, ttlMs: number, fn: () => Promise<void>): Promise<boolean> {
     const holder = randomUUID();
     const now = Date.now();
-    const taken = this.#stmt(
+    const take = this.#stmt(
       `INSERT INTO server_leases (name, holder, expires_at) VALUES (?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
        WHERE server_leases.expires_at < ?`,
-    ).run(name, holder, now + ttlMs, now).changes;
+    );
+    const taken = this.#quick(() => take.run(name, holder, now + ttlMs, now).changes);
     if (!taken) return false;
     try {
       await fn();
     } finally {
-      this.#stmt("DELETE FROM server_leases WHERE name = ? AND holder = ?").run(name, holder);
+      const free = this.#stmt("DELETE FROM server_leases WHERE name = ? AND holder = ?");
+      this.#quick(() => free.run(name, holder));
     }
     return true;
   }
@@ -678,7 +756,9 @@ export class SqliteRunStore implements RunStore {
     return rows.map((r) => ({ seq: r.seq, event: r.event, data: JSON.parse(r.data) }));
   }
 
+  /** Syncs the quick commits (a tool that wrote through the store and exits has no answer to wait on). */
   async close(): Promise<void> {
+    if (this.#db.open) await this.syncCommits();
     this.#stmts.clear();
   }
 }

@@ -120,4 +120,74 @@ describe.runIf(browserTestsRun("the studio browser test"))("studio in headless C
     await expect.poll(() => timeline.locator(".source-update").count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(ARTIFACTS, "06-fork.png"), fullPage: true });
   }, 30_000);
+
+  it("draws a ReAct agent's model and tool calls under their tasks, with durations and tokens", async () => {
+    const url = studio.url;
+    const post = async (path: string, body: unknown) =>
+      (await fetch(`${url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }).then((r) => r.json())) as Record<string, unknown>;
+    const threadId = (await post("/threads", {})).thread_id as string;
+    await post(`/threads/${threadId}/runs/wait`, {
+      assistant_id: "weather-agent",
+      input: { messages: [{ role: "user", content: "What is the weather in Paris?" }] },
+    });
+    // over HTTP first: the run's timeline nests the calls under the tasks that made them
+    type Call = {
+      kind: string;
+      model?: string;
+      tool?: string;
+      input_tokens?: number;
+      output_tokens?: number;
+      total_tokens?: number;
+      status?: string;
+      finish_reason?: string;
+    };
+    const [run] = (await (await fetch(`${url}/threads/${threadId}/runs`)).json()) as Array<{
+      metadata: {
+        timeline: { tasks: Array<{ node: string; calls?: Call[] }> };
+        usage: { input_tokens: number; output_tokens: number; total_tokens: number };
+      };
+    }>;
+    const tasks = run?.metadata.timeline.tasks ?? [];
+    expect(tasks.map((t) => [t.node, (t.calls ?? []).map((c) => c.model ?? c.tool)])).toEqual([
+      ["agent", ["weather-rules"]],
+      ["tools", ["get_weather"]],
+      ["agent", ["weather-rules"]],
+    ]);
+    const models = tasks.flatMap((t) => t.calls ?? []).filter((c) => c.kind === "model");
+    expect(models.reduce((n, c) => n + (c.total_tokens ?? 0), 0)).toBe(run?.metadata.usage.total_tokens);
+
+    // the studio draws a row per call under its task's row: the model with its tokens, the tool with its end
+    await page.goto(`${url}/studio/#/thread/${encodeURIComponent(threadId)}`);
+    const waterfall = page.getByTestId("waterfall");
+    const rows = waterfall.locator('[data-testid="waterfall-row"], [data-testid="waterfall-call"]');
+    await expect.poll(() => rows.count()).toBe(6);
+    const drawn = await rows.evaluateAll((els) =>
+      els.map((e) => `${e.getAttribute("data-testid")} ${e.getAttribute("data-node") ?? e.getAttribute("data-kind")}`),
+    );
+    expect(drawn).toEqual([
+      "waterfall-row agent",
+      "waterfall-call model",
+      "waterfall-row tools",
+      "waterfall-call tool",
+      "waterfall-row agent",
+      "waterfall-call model",
+    ]);
+    const texts = await waterfall.getByTestId("waterfall-call").allTextContents();
+    const n = (x: number | undefined) => (x ?? 0).toLocaleString("en-US");
+    const [ask, answer] = models;
+    expect(texts[0]).toContain("model rules:weather-rules");
+    expect(texts[0]).toMatch(/\d+ ms/);
+    expect(texts[0]).toContain(`${n(ask?.input_tokens)} in · ${n(ask?.output_tokens)} out · tool_calls`);
+    expect(texts[1]).toContain("tool get_weather");
+    expect(texts[1]).toMatch(/\d+ ms/);
+    expect(texts[1]).not.toContain("failed");
+    expect(texts[2]).toContain(`${n(answer?.input_tokens)} in · ${n(answer?.output_tokens)} out · stop`);
+    // the task's row carries its model call's tokens
+    expect(await waterfall.getByTestId("waterfall-row").first().textContent()).toContain(`${n(ask?.total_tokens)} tok`);
+    await waterfall.screenshot({ path: join(ARTIFACTS, "07-waterfall-calls.png") });
+  }, 30_000);
 });

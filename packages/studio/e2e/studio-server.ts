@@ -74,6 +74,7 @@ const STUDIO_GRAPHS = {
     name: "TWI author",
   },
   "approval-flow": { module: join(REPO_DIR, "examples/src/approval-flow.ts"), graph: "buildGraph" },
+  "weather-agent": { module: join(STUDIO_DIR, "e2e/weather-agent.ts"), graph: "weatherAgent" },
 };
 
 /** A `trellis serve` child process. */
@@ -85,7 +86,7 @@ export interface ServeChild {
 }
 
 /**
- * Writes a config serving twi-author and approval-flow on a SQLite file in `dir`, and starts
+ * Writes a config serving twi-author, approval-flow and a weather ReAct agent on a SQLite file in `dir`, and starts
  * `trellis serve` (the CLI's TypeScript sources through tsx) with the studio from `studioDir`.
  */
 export async function startServe(

@@ -15,7 +15,8 @@
  * `serviceUrl`; a refused activity is 403 and changes nothing.
  *
  * Webhooks answer 200 at once and work in the background (an LLM call outlasts Teams' and Telegram's
- * patience); `tasks.idle()` waits for that work.
+ * patience); `tasks.idle()` waits for that work. Each webhook request writes one line to `log`:
+ * `webhook-received` or `webhook-refused` with the reason ({@link webhookLog}).
  */
 import { type Context, Hono } from "hono";
 import type { TwiConfig } from "../config.js";
@@ -27,10 +28,11 @@ import { BotConnectorClient } from "./teams/bot-connector-client.js";
 import { BotFrameworkAuth } from "./teams/bot-framework-auth.js";
 import type { TeamsActivity } from "./teams/teams-activity.js";
 import { TeamsBot } from "./teams/teams-bot.js";
-import { TelegramBot } from "./telegram/telegram-bot.js";
+import { TelegramBot, telegramThreadOf } from "./telegram/telegram-bot.js";
 import { TelegramClient } from "./telegram/telegram-client.js";
 import type { TelegramUpdate } from "./telegram/telegram-types.js";
 import { sameSecret, twiRouteAccess } from "./webhook-access.js";
+import { type TwiLog, teamsThreadOf, webhookLog } from "./webhook-log.js";
 
 /**
  * Options of {@link createTwiRoutes}.
@@ -47,6 +49,8 @@ export interface TwiRoutesOptions {
   fetch?: typeof fetch;
   /** Where webhook work runs; pass one to wait for it (`await tasks.idle()`). */
   tasks?: BackgroundTasks;
+  /** Where each webhook request's line goes (the server's `ctx.log`); none when absent. */
+  log?: TwiLog;
 }
 
 async function readJson(req: Request): Promise<unknown> {
@@ -118,19 +122,31 @@ export function createTwiRoutes(options: TwiRoutesOptions): Hono {
     });
   });
 
+  const teamsLog = webhookLog(options.log, "teams", "/teams/messages");
   app.post("/teams/messages", async (c) => {
     const refused = refusal("/teams/messages");
-    if (refused) return c.json(refused, 503);
+    if (refused) {
+      teamsLog.refused(503, "not-configured");
+      return c.json(refused, 503);
+    }
     const activity = (await readJson(c.req.raw)) as TeamsActivity | undefined;
     if (typeof activity !== "object" || activity === null || typeof activity.type !== "string") {
+      teamsLog.refused(400, "malformed-body");
       return c.json({ error: "expected a Bot Framework activity" }, 400);
     }
     if (teamsAuth) {
       const result = await teamsAuth.verify(c.req.header("authorization"), activity.serviceUrl, activity.channelId);
-      if (!result.ok) return c.json({ error: `unauthorized: ${result.reason}` }, 401);
+      if (!result.ok) {
+        teamsLog.refused(401, "bad-token", result.reason);
+        return c.json({ error: `unauthorized: ${result.reason}` }, 401);
+      }
     }
     const verdict = await teams.admit(activity);
-    if (!verdict.ok) return c.json({ error: `refused: ${verdict.reason}` }, verdict.status);
+    if (!verdict.ok) {
+      teamsLog.refused(verdict.status, "not-admitted", verdict.reason, { threadId: teamsThreadOf(activity) });
+      return c.json({ error: `refused: ${verdict.reason}` }, verdict.status);
+    }
+    teamsLog.received({ kind: activity.type, threadId: teamsThreadOf(activity) });
     tasks.run(() => teams.handle(activity));
     return c.json({}, 200);
   });
@@ -138,17 +154,27 @@ export function createTwiRoutes(options: TwiRoutesOptions): Hono {
   // `GET /apps/twi-author/` (with the slash) is the index too; anything else unknown stays 404
   app.get("/*", (c) => (/^(\/apps\/[^/]+)?\/$/.test(c.req.path) ? index(c) : c.notFound()));
 
+  const telegramLog = webhookLog(options.log, "telegram", "/telegram/webhook");
   app.post("/telegram/webhook", async (c) => {
     const refused = refusal("/telegram/webhook");
-    if (refused) return c.json(refused, 503);
+    if (refused) {
+      telegramLog.refused(503, "not-configured");
+      return c.json(refused, 503);
+    }
     const secret = config.telegram.webhookSecret;
     if (secret !== undefined && !sameSecret(c.req.header("x-telegram-bot-api-secret-token"), secret)) {
+      telegramLog.refused(401, "bad-secret");
       return c.json({ error: "unauthorized" }, 401);
     }
     const update = (await readJson(c.req.raw)) as TelegramUpdate | undefined;
     if (typeof update !== "object" || update === null || typeof update.update_id !== "number") {
+      telegramLog.refused(400, "malformed-body");
       return c.json({ error: "expected a Telegram update" }, 400);
     }
+    telegramLog.received({
+      kind: update.callback_query ? "callback_query" : update.message ? "message" : "other",
+      threadId: telegramThreadOf(update),
+    });
     tasks.run(() => telegram.handle(update));
     return c.json({ ok: true }, 200);
   });

@@ -7,7 +7,7 @@ import { ScriptedChatModel, tool, userMessage } from "@trellis/models";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { createReactAgent } from "../index.js";
-import { type ReceivedSpan, startOtlpReceiver } from "./otlp-receiver.js";
+import { type ReceivedSpan, startOtlpReceiver } from "@trellis/common/testing";
 
 // One provider for the file: the runtime asks for its tracer once, as an application registers its SDK once.
 let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;

@@ -4,6 +4,7 @@ import { createIdGenerator } from "../ids.js";
 import type { CheckpointSaver } from "../saver.js";
 import { basicCases } from "./cases-basic.js";
 import { deltaCases } from "./cases-deltas.js";
+import { foldCases } from "./cases-fold.js";
 import { integrityCases } from "./cases-integrity.js";
 import { leaseCases } from "./cases-leases.js";
 import { retentionCases } from "./cases-retention.js";
@@ -138,6 +139,7 @@ export function describeSaverConformance<S extends CheckpointSaver>(options: Sav
     describe("delta chains, forks and pruning", () => deltaCases(ctx));
     describe("retention", () => retentionCases(ctx));
     describe("leases", () => leaseCases(ctx));
+    describe("folded transactions (optional)", () => foldCases(ctx));
     describe("integrity", () => integrityCases(ctx));
   });
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeProject, startCli, type TestProject } from "./cli-harness.js";
-import { startOtlpReceiver } from "./otlp-receiver.js";
+import { startOtlpReceiver } from "@trellis/common/testing";
 
 let project: TestProject;
 let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;

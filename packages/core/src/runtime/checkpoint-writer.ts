@@ -1,11 +1,27 @@
-import type { ChannelBlob, CheckpointSaver, Lease, PendingWrite, PutRequest } from "@trellis/checkpoint";
+import type {
+  ChannelBlob,
+  CheckpointRef,
+  CheckpointSaver,
+  CommitRequest,
+  Lease,
+  PendingWrite,
+  PutRequest,
+} from "@trellis/checkpoint";
 import type { Durability } from "./config.js";
+import type { LeaseKeeper } from "./lease-keeper.js";
 import type { ThreadState } from "./thread-state.js";
+
+type WritesRef = CheckpointRef & { checkpointId: string };
 
 /**
  * Hands a run's checkpoints and writes to the saver in order, following the durability mode: `sync`
  * waits for each put, `async` queues it, `exit` stores once when the run stops. Writes that arrive
- * while an earlier one is queued travel together in one `putWrites`. @internal
+ * while an earlier one is queued travel together in one `putWrites`.
+ *
+ * With a saver that has `commit`, fewer transactions: writes the run may hold back (a resume value, an
+ * interrupt: see `writes`) travel with the writer's next transaction, and the run's last write gives its
+ * lease back (`keeper`, the run's own lease; subgraph runs have none). Without `commit`, every write
+ * is its own `put` / `putWrites` and the lease is released on its own, as before. @internal
  */
 export class CheckpointWriter {
   #queue: Promise<void> = Promise.resolve();
@@ -16,26 +32,30 @@ export class CheckpointWriter {
   #unsavedWrites = false;
   /** Settles when the latest checkpoint put has (async mode). */
   #lastCheckpoint: Promise<void> = Promise.resolve();
+  /** Writes held back for the next transaction, all against one checkpoint. */
+  #held: { ref: WritesRef; writes: PendingWrite[] } | undefined;
 
   constructor(
     private readonly saver: CheckpointSaver | undefined,
     private readonly durability: Durability,
     private readonly lease: () => Lease | undefined,
     private readonly snapshotEvery: number,
+    private readonly keeper: () => LeaseKeeper | undefined = () => undefined,
   ) {}
 
   /**
    * Stores `state.checkpoint`. `sync`: resolves once it is stored. `async`: resolves once the previous
    * checkpoint is stored, so the next step overlaps with this put but a crash loses at most this step,
-   * however slow the saver (failures are reported by `finish`). Undefined when there is nothing to
-   * wait for (no saver, or `exit`), so the loop awaits nothing.
+   * however slow the saver (failures are reported by `finish`). Held writes travel with it. `last`: the
+   * run writes nothing after this checkpoint, so its commit may give the run's lease back too.
+   * Undefined when there is nothing to wait for (no saver, or `exit`), so the loop awaits nothing.
    */
-  checkpoint(state: ThreadState): Promise<void> | undefined {
+  checkpoint(state: ThreadState, last = false): Promise<void> | undefined {
     if (!this.saver || this.durability === "exit") return undefined;
+    const held = this.#takeHeld();
     const request = this.#putRequest(state, []);
     this.#buffer = undefined;
-    const saver = this.saver;
-    const done = this.#enqueue(() => saver.put(request), true);
+    const done = this.#enqueue(() => this.#commit({ put: request, ...(held ? { writes: held } : {}) }, last), true);
     if (this.durability === "sync") return done;
     const previous = this.#lastCheckpoint;
     this.#lastCheckpoint = done.then(
@@ -45,8 +65,19 @@ export class CheckpointWriter {
     return previous;
   }
 
-  /** Records writes of one task against the current checkpoint (sync: stored before returning). */
-  writes(state: ThreadState, taskId: string, entries: ReadonlyArray<readonly [string, unknown]>): Promise<void> {
+  /**
+   * Records writes of one task against the current checkpoint (sync: stored before returning). With
+   * `hold`, and a saver that has `commit`, they are only kept, and travel with the writer's next
+   * transaction — the next checkpoint's put, other writes, or `finish` — for writes nothing the run does
+   * before then depends on being stored: a resume value (the node it answers runs first, and what that
+   * node stores goes with or after it) and an interrupt (the run stops).
+   */
+  writes(
+    state: ThreadState,
+    taskId: string,
+    entries: ReadonlyArray<readonly [string, unknown]>,
+    hold = false,
+  ): Promise<void> {
     let map = state.pending.get(taskId);
     if (!map) {
       map = new Map();
@@ -58,7 +89,15 @@ export class CheckpointWriter {
       this.#unsavedWrites = true;
       return Promise.resolve();
     }
-    const writes = entries.map(([channel, value]) => ({ taskId, channel, value }));
+    const fresh = entries.map(([channel, value]) => ({ taskId, channel, value }));
+    if (this.#held && this.#held.ref.checkpointId !== state.checkpoint.id) this.#flushHeld();
+    if (hold && this.saver.commit) {
+      if (this.#held) this.#held.writes.push(...fresh);
+      else this.#held = { ref: refOf(state), writes: fresh };
+      return Promise.resolve();
+    }
+    const held = this.#takeHeld();
+    const writes = held ? [...held.writes, ...fresh] : fresh;
     let done: Promise<void>;
     if (this.#buffer) {
       this.#buffer.push(...writes);
@@ -67,11 +106,7 @@ export class CheckpointWriter {
       const buffer = writes.slice();
       this.#buffer = buffer;
       const saver = this.saver;
-      const ref = {
-        threadId: state.checkpoint.threadId,
-        namespace: state.checkpoint.namespace,
-        checkpointId: state.checkpoint.id,
-      };
+      const ref = refOf(state);
       done = this.#enqueue(() => {
         if (this.#buffer === buffer) this.#buffer = undefined;
         return saver.putWrites(ref, buffer, this.lease());
@@ -80,26 +115,58 @@ export class CheckpointWriter {
     return this.durability === "sync" ? done : Promise.resolve();
   }
 
-  /** Stores whatever the durability mode held back, waits for every queued operation, reports failures. */
+  /**
+   * Stores whatever the durability mode or `writes` held back, waits for every queued operation,
+   * reports failures. That last transaction gives the run's lease back when the saver can fold it.
+   */
   async finish(state: ThreadState): Promise<void> {
     const saver = this.saver;
     if (saver && (!state.stored || this.#unsavedWrites)) {
+      this.#held = undefined; // in state.pending: stored below with every other write
       if (!state.stored) {
         const request = this.#putRequest(state, allWrites(state));
-        void this.#enqueue(() => saver.put(request));
+        void this.#enqueue(() => this.#commit({ put: request }, true));
       } else {
-        const ref = {
-          threadId: state.checkpoint.threadId,
-          namespace: state.checkpoint.namespace,
-          checkpointId: state.checkpoint.id,
-        };
         const writes = allWrites(state);
-        if (writes.length > 0) void this.#enqueue(() => saver.putWrites(ref, writes, this.lease()));
+        if (writes.length > 0) void this.#enqueue(() => this.#commit({ writes: { ref: refOf(state), writes } }, true));
       }
       this.#unsavedWrites = false;
+    } else if (this.#held) {
+      const held = this.#takeHeld();
+      if (held) void this.#enqueue(() => this.#commit({ writes: held }, true));
     }
     await this.#queue;
     if (this.#failure) throw this.#failure.error;
+  }
+
+  /**
+   * One transaction: `saver.commit` when the request folds anything (held writes with a put, the
+   * lease's release), else today's `put` / `putWrites`. Writes are only ever held for a saver that has
+   * `commit`; without it (or without a lease of the run's own) the lease is released separately.
+   */
+  #commit(request: { put?: PutRequest; writes?: { ref: WritesRef; writes: PendingWrite[] } }, last: boolean) {
+    const saver = this.saver as CheckpointSaver;
+    const lease = request.put?.lease ?? this.lease();
+    const keeper = last && saver.commit ? this.keeper() : undefined;
+    if (keeper) {
+      return keeper.releaseWith((current) => (saver.commit as Commit)({ ...request, lease: current, release: true }));
+    }
+    if (request.put && request.writes && saver.commit) return saver.commit({ ...request, ...(lease ? { lease } : {}) });
+    if (request.put) return saver.put(request.put);
+    const { ref, writes } = request.writes as { ref: WritesRef; writes: PendingWrite[] };
+    return saver.putWrites(ref, writes, lease);
+  }
+
+  #takeHeld(): { ref: WritesRef; writes: PendingWrite[] } | undefined {
+    const held = this.#held;
+    this.#held = undefined;
+    return held;
+  }
+
+  /** Held writes against a checkpoint the run has moved past (not expected): stored on their own. */
+  #flushHeld(): void {
+    const held = this.#takeHeld();
+    if (held) void this.#enqueue(() => this.#commit({ writes: held }, false));
   }
 
   /**
@@ -156,6 +223,8 @@ export class CheckpointWriter {
   }
 }
 
+type Commit = (request: CommitRequest) => Promise<void>;
+
 /** `start()` as a promise, a synchronous throw as a rejection. */
 function startNow(start: () => Promise<void> | undefined): Promise<void> {
   try {
@@ -163,6 +232,14 @@ function startNow(start: () => Promise<void> | undefined): Promise<void> {
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+function refOf(state: ThreadState): WritesRef {
+  return {
+    threadId: state.checkpoint.threadId,
+    namespace: state.checkpoint.namespace,
+    checkpointId: state.checkpoint.id,
+  };
 }
 
 function allWrites(state: ThreadState): PendingWrite[] {

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import {
+  type CheckpointRef,
   type CheckpointSaver,
+  type CheckpointTuple,
   type Clock,
   type Lease,
   LeaseError,
@@ -14,6 +16,12 @@ export const DEFAULT_LEASE_TTL_MS = 30_000;
 /** A run's lease on its thread, renewed in the background until released. @internal */
 export interface LeaseKeeper {
   readonly current: Lease;
+  /**
+   * Stops renewals and runs `commit`, the run's last write, which gives `lease` back in its own
+   * transaction (`saver.commit({ …, release: true })`). Once it succeeds, `release` only stops; if it
+   * fails, `release` gives the lease back as usual.
+   */
+  releaseWith(commit: (lease: Lease) => Promise<void>): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -42,12 +50,44 @@ export async function acquireLease(
   saver: CheckpointSaver,
   threadId: string,
   clock: Clock,
-  options: { owner: string; ttlMs?: number | undefined; onLost?: (error: LeaseError) => void },
+  options: KeeperOptions,
 ): Promise<LeaseKeeper> {
+  const lease = await saver.acquireLease(threadId, options.owner, options.ttlMs ?? DEFAULT_LEASE_TTL_MS);
+  return keepLease(saver, lease, clock, options);
+}
+
+/**
+ * {@link acquireLease} and a read of `ref` in one transaction, when the saver can
+ * (`acquireLeaseAndGet`): a run loads and takes its thread in one commit. Without it, only the lease
+ * is taken here and `loaded` is undefined: the caller reads the thread itself, as before. @internal
+ */
+export async function acquireLeaseAndLoad(
+  saver: CheckpointSaver,
+  ref: CheckpointRef,
+  clock: Clock,
+  options: KeeperOptions,
+): Promise<{ keeper: LeaseKeeper; loaded: { tuple: CheckpointTuple | undefined } | undefined }> {
+  if (!saver.acquireLeaseAndGet) {
+    return { keeper: await acquireLease(saver, ref.threadId, clock, options), loaded: undefined };
+  }
   const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
-  let current = await saver.acquireLease(threadId, options.owner, ttlMs);
+  const { lease, tuple } = await saver.acquireLeaseAndGet(ref, options.owner, ttlMs);
+  return { keeper: keepLease(saver, lease, clock, options), loaded: { tuple } };
+}
+
+interface KeeperOptions {
+  owner: string;
+  ttlMs?: number | undefined;
+  onLost?: (error: LeaseError) => void;
+}
+
+function keepLease(saver: CheckpointSaver, lease: Lease, clock: Clock, options: KeeperOptions): LeaseKeeper {
+  const { threadId } = lease;
+  const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+  let current = lease;
   let timer: unknown;
   let stopped = false;
+  let released = false;
   const lost = (error: LeaseError) => {
     if (stopped) return;
     stopped = true;
@@ -55,6 +95,10 @@ export async function acquireLease(
   };
   const schedule = (ms: number) => {
     timer = clock.setTimeout(renew, ms);
+  };
+  const stop = () => {
+    stopped = true;
+    clock.clearTimeout(timer);
   };
   const renew = () => {
     if (stopped) return;
@@ -84,9 +128,15 @@ export async function acquireLease(
     get current() {
       return current;
     },
+    async releaseWith(commit) {
+      // The run's last write: no renewal may race it (one after the release would report the lease lost).
+      stop();
+      await commit(current);
+      released = true;
+    },
     async release() {
-      stopped = true;
-      clock.clearTimeout(timer);
+      stop();
+      if (released) return;
       // Still stored (the store is down?): this execution is over, so the lease is free for this process.
       await saver.releaseLease(current).catch(() => retireLeaseOwner(current.owner));
     },

@@ -2,7 +2,9 @@ import { setMaxListeners } from "node:events";
 import type { Context } from "@opentelemetry/api";
 import {
   type CheckpointMetadata,
+  type CheckpointRef,
   type CheckpointSaver,
+  type CheckpointTuple,
   type Lease,
   LeaseError,
   type PlannedTask,
@@ -16,7 +18,7 @@ import { applyWrites, type TaskWrite } from "./apply.js";
 import { CheckpointWriter } from "./checkpoint-writer.js";
 import { Command, type Interrupt, ParentCommand } from "./command.js";
 import type { NormalizedConfig } from "./config.js";
-import { acquireLease, executionLeaseOwner, type LeaseKeeper } from "./lease-keeper.js";
+import { acquireLeaseAndLoad, executionLeaseOwner, type LeaseKeeper } from "./lease-keeper.js";
 import type { ChildRunEnv } from "./node-context.js";
 import { breakpointOf, closeDanglingToolCalls, decidePausedInput } from "./paused-input.js";
 import type { KnownPlain } from "./plain-check.js";
@@ -115,6 +117,7 @@ class GraphRun {
       config.durability,
       () => this.#lease?.current ?? this.#parentLease,
       spec.snapshotEvery,
+      () => this.#lease,
     );
   }
 
@@ -143,18 +146,22 @@ class GraphRun {
         `Graph "${this.#spec.name}" has a checkpointer, so each run needs a thread: pass { threadId } (or { configurable: { thread_id } }) in the config.`,
       );
     }
+    // The lease, and with a saver that can, the thread's checkpoint read in the same transaction.
+    let loaded: { tuple: CheckpointTuple | undefined } | undefined;
     if (this.#saver && this.#threadId !== undefined && !this.request.parent) {
-      this.#lease = await acquireLease(this.#saver, this.#threadId, this.#spec.clock, {
+      const taken = await acquireLeaseAndLoad(this.#saver, this.#loadRef(this.#threadId), this.#spec.clock, {
         owner: executionLeaseOwner(this.#config),
         ttlMs: this.#spec.leaseTtlMs,
         // Another writer took the thread: stop now rather than at the next put, which would be refused.
         onLost: (error) => this.#controller.abort(error),
       });
+      this.#lease = taken.keeper;
+      loaded = taken.loaded;
     }
     let state: ThreadState | undefined;
     const startTime = Date.now();
     try {
-      state = await this.#load();
+      state = await this.#load(loaded);
       this.#tracing = this.#startTracing(state, startTime);
       const continuing = await this.#applyInput(state);
       const outcome = await this.#loop(state, continuing);
@@ -196,15 +203,23 @@ class GraphRun {
     });
   }
 
-  async #load(): Promise<ThreadState> {
+  /** The checkpoint a run starts from: the head of its namespace, or the one the config names. */
+  #loadRef(threadId: string): CheckpointRef {
+    const { checkpointId } = this.#config;
+    return {
+      threadId,
+      namespace: this.#namespace,
+      ...(checkpointId !== undefined && !this.request.parent ? { checkpointId } : {}),
+    };
+  }
+
+  /** The run's thread state; `loaded` when the lease's transaction already read it. */
+  async #load(loaded?: { tuple: CheckpointTuple | undefined }): Promise<ThreadState> {
     const { spec, config } = this.request;
-    const tuple =
-      this.#saver && this.#threadId !== undefined
-        ? await this.#saver.get({
-            threadId: this.#threadId,
-            namespace: this.#namespace,
-            ...(config.checkpointId !== undefined && !this.request.parent ? { checkpointId: config.checkpointId } : {}),
-          })
+    const tuple = loaded
+      ? loaded.tuple
+      : this.#saver && this.#threadId !== undefined
+        ? await this.#saver.get(this.#loadRef(this.#threadId))
         : undefined;
     if (!tuple && config.checkpointId !== undefined && !this.request.parent) {
       throw new TrellisError(
@@ -329,7 +344,8 @@ class GraphRun {
       }
       for (const [taskId, given] of answers) {
         const previous = (state.pending.get(taskId)?.get(WRITE.resume) ?? {}) as Record<string, unknown>;
-        await this.#writer.writes(state, taskId, [[WRITE.resume, { ...previous, ...given }]]);
+        // held: stored with the next checkpoint (or the run's last write), see docs/checkpoints.md
+        await this.#writer.writes(state, taskId, [[WRITE.resume, { ...previous, ...given }]], true);
       }
       return true;
     }
@@ -471,7 +487,7 @@ class GraphRun {
       const routing = route(this.#spec, values, finished, state.checkpoint.barriers, this.#controller.signal);
       const routed = isThenable(routing) ? await routing : routing;
       this.#advance(state, { values, changed, ...routed, source: "loop", writes: writesMeta });
-      const stored = this.#writer.checkpoint(state);
+      const stored = this.#writer.checkpoint(state, routed.next.length === 0); // nothing next: the run's last write
       if (stored) await stored;
       this.#emitStep(state, tasks, outcomes);
       if (this.#breaks(this.#spec.interruptAfter, this.#config.interruptAfter, plan)) {
@@ -578,7 +594,7 @@ class GraphRun {
         ]);
       } else if (outcome.kind === "interrupted") {
         interrupts.push(...outcome.interrupts);
-        await this.#writer.writes(state, taskId, [[WRITE.interrupt, outcome.interrupts]]);
+        await this.#writer.writes(state, taskId, [[WRITE.interrupt, outcome.interrupts]], true); // the run stops: held for its last write
       } else if (outcome.kind === "parent") {
         parent ??= outcome.command;
       }

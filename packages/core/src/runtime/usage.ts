@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { subscribe } from "node:diagnostics_channel";
-import { currentScope } from "./node-context.js";
+import { currentScope, type NodeContext } from "./node-context.js";
 
 /**
  * The diagnostics channel model calls publish their token usage on (`@trellis/models` does, for every
@@ -57,14 +57,81 @@ export interface RunUsage extends TokenCounts {
  */
 export type ModelPrices = Readonly<Record<string, { input: number; output: number; cachedInput?: number }>>;
 
+/**
+ * The diagnostics channel tool calls publish on when they end (`@trellis/models`' `runTool`, so every
+ * `ToolNode` call): `{ tool, callId, startedAt, durationMs, status: "ok" | "error" | "interrupted" }`.
+ * Published only while someone listens: a run whose {@link UsageTally} has an `onCall` listener.
+ *
+ * @example
+ * import { channel } from "node:diagnostics_channel";
+ * const calls = channel(TOOL_CALL_CHANNEL);
+ * if (calls.hasSubscribers) calls.publish({ tool: "search", callId: "c1", startedAt: Date.now() - 40, durationMs: 40, status: "ok" });
+ */
+export const TOOL_CALL_CHANNEL = "trellis:tool-call";
+
+/** Where a call was made: the node's path, and the task of the root graph it ran inside. */
+interface CallPlace {
+  /** The node that made the call (`research/agent` inside a subgraph). */
+  node: string;
+  /** The task that made the call; undefined outside a node. */
+  taskId: string | undefined;
+  /** The root graph's task the call ran inside (the subgraph's parent task for a subgraph's call). */
+  rootTaskId: string | undefined;
+  /** When the call started (epoch ms) and how long it took; null when its reporter did not say. */
+  startedAt: number;
+  durationMs: number | null;
+}
+
+/**
+ * A model or tool call as a run's {@link UsageTally} `onCall` listener hears it: where it was made,
+ * when, and (a model call) its tokens and finish reason, (a tool call) how it ended. Never the prompt,
+ * the reply, the arguments or the result.
+ *
+ * @example
+ * const tally = new UsageTally({ onCall: (c) => console.log(c.kind, c.node, c.durationMs) });
+ */
+export type CallReport =
+  | (CallPlace & {
+      kind: "model";
+      provider: string;
+      model: string;
+      inputTokens: number;
+      outputTokens: number;
+      totalTokens: number;
+      finishReason: string | undefined;
+    })
+  | (CallPlace & { kind: "tool"; tool: string; status: "ok" | "error" | "interrupted" });
+
+/**
+ * Options of {@link UsageTally}.
+ *
+ * @example
+ * new UsageTally({ onCall: (call) => timeline.call(call) });
+ */
+export interface UsageTallyOptions {
+  /** Hears every model call counted and every tool call made while the tally counts (a server's timeline). */
+  onCall?: (call: CallReport) => void;
+}
+
 interface Report {
   provider?: unknown;
   model?: unknown;
   usage?: { inputTokens?: unknown; outputTokens?: unknown; totalTokens?: unknown };
+  startedAt?: unknown;
+  durationMs?: unknown;
+  finishReason?: unknown;
+}
+
+interface ToolReport {
+  tool?: unknown;
+  startedAt?: unknown;
+  durationMs?: unknown;
+  status?: unknown;
 }
 
 const tallies = new AsyncLocalStorage<UsageTally>();
 let subscribed = false;
+let toolsSubscribed = false;
 
 function onReport(message: unknown): void {
   const tally = tallies.getStore();
@@ -72,7 +139,44 @@ function onReport(message: unknown): void {
   const report = message as Report;
   const ctx = currentScope()?.ctx;
   const node = ctx ? nodePath(ctx.namespace, ctx.node) : "(outside a node)";
-  tally.add(node, `${String(report.provider ?? "unknown")}:${String(report.model ?? "unknown")}`, report.usage ?? {});
+  const provider = String(report.provider ?? "unknown");
+  const model = String(report.model ?? "unknown");
+  const counts = tally.add(node, `${provider}:${model}`, report.usage ?? {});
+  const listener = tally.onCall;
+  if (!listener) return;
+  const finish = report.finishReason;
+  listener({
+    kind: "model",
+    ...placeOf(ctx, node, report),
+    provider,
+    model,
+    ...counts,
+    finishReason: typeof finish === "string" ? finish : undefined,
+  });
+}
+
+function onToolReport(message: unknown): void {
+  const listener = tallies.getStore()?.onCall;
+  if (!listener) return;
+  const report = message as ToolReport;
+  const ctx = currentScope()?.ctx;
+  const status = report.status === "error" || report.status === "interrupted" ? report.status : "ok";
+  const node = ctx ? nodePath(ctx.namespace, ctx.node) : "(outside a node)";
+  listener({ kind: "tool", ...placeOf(ctx, node, report), tool: String(report.tool ?? "unknown"), status });
+}
+
+function placeOf(ctx: NodeContext | undefined, node: string, report: Report | ToolReport): CallPlace {
+  const duration = count(report.durationMs);
+  const started = typeof report.startedAt === "number" && Number.isFinite(report.startedAt) ? report.startedAt : 0;
+  const known = started > 0;
+  return {
+    node,
+    taskId: ctx?.taskId,
+    // a subgraph's namespace starts with its root task's segment: `node:taskId[:n]|…`
+    rootTaskId: ctx ? (ctx.namespace === "" ? ctx.taskId : ctx.namespace.split("|")[0]?.split(":")[1]) : undefined,
+    startedAt: known ? started : Date.now(),
+    durationMs: known ? duration : null,
+  };
 }
 
 /**
@@ -84,11 +188,22 @@ function onReport(message: unknown): void {
  * tally.toJSON({ "gpt-4o-mini": { input: 0.15, output: 0.6 } }).costUsd;
  */
 export class UsageTally {
+  /** Hears each call while the tally counts (see {@link UsageTallyOptions}). */
+  readonly onCall: ((call: CallReport) => void) | undefined;
   readonly #byNode = new Map<string, TokenCounts>();
   readonly #byModel = new Map<string, TokenCounts>();
   readonly #total: TokenCounts = { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 };
 
-  add(node: string, model: string, usage: Report["usage"] & object): void {
+  constructor(options: UsageTallyOptions = {}) {
+    this.onCall = options.onCall;
+  }
+
+  /** Counts one model call of `node` to `model` (`provider:model`); returns the tokens it counted. */
+  add(
+    node: string,
+    model: string,
+    usage: Report["usage"] & object,
+  ): { inputTokens: number; outputTokens: number; totalTokens: number } {
     const input = count(usage.inputTokens);
     const output = count(usage.outputTokens);
     const total = count(usage.totalTokens) || input + output;
@@ -98,6 +213,7 @@ export class UsageTally {
       counts.totalTokens += total;
       counts.calls += 1;
     }
+    return { inputTokens: input, outputTokens: output, totalTokens: total };
   }
 
   get calls(): number {
@@ -171,7 +287,9 @@ export function currentUsageTally(): UsageTally | undefined {
 
 /**
  * Runs `fn` counting the model usage reported inside it into `tally` (a server wraps a whole attempt,
- * so a failed run's tokens are counted too). Subscribes to {@link MODEL_USAGE_CHANNEL} on first use.
+ * so a failed run's tokens are counted too). Subscribes to {@link MODEL_USAGE_CHANNEL} on first use,
+ * and to {@link TOOL_CALL_CHANNEL} the first time a tally with an `onCall` listener counts (until then
+ * tool calls publish nothing).
  *
  * @example
  * const tally = new UsageTally();
@@ -182,6 +300,10 @@ export function withUsageTally<T>(tally: UsageTally, fn: () => T): T {
   if (!subscribed) {
     subscribe(MODEL_USAGE_CHANNEL, onReport);
     subscribed = true;
+  }
+  if (tally.onCall && !toolsSubscribed) {
+    subscribe(TOOL_CALL_CHANNEL, onToolReport);
+    toolsSubscribed = true;
   }
   return tallies.run(tally, fn);
 }

@@ -128,6 +128,12 @@ describe("every execution is a lease holder of its own", () => {
             return target.acquireLease(threadId, owner, ttl);
           };
         }
+        if (key === "acquireLeaseAndGet") {
+          return (ref: { threadId: string }, owner: string, ttl: number) => {
+            owners.push(owner);
+            return target.acquireLeaseAndGet(ref, owner, ttl);
+          };
+        }
         const value = Reflect.get(target, key);
         return typeof value === "function" ? value.bind(target) : value;
       },

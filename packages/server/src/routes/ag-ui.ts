@@ -171,6 +171,8 @@ export async function* agUiEvents(
 ): AsyncGenerator<AgUiEvent> {
   const { run, translator } = prepared;
   const ids = { threadId: run.threadId, runId: run.runId };
+  // the WebSocket door has no HTTP answer to wait on: the run is on disk before it is announced
+  await ctx.store.syncCommits?.();
   yield { type: "RUN_STARTED", ...ids };
   let failed: { error: string; message: string } | undefined;
   for await (const e of ctx.manager.follow(run.runId, 0, { signal })) {
@@ -180,6 +182,7 @@ export async function* agUiEvents(
   if (signal.aborted) return;
   yield* translator.flush();
   const final = await ctx.store.getRun(run.runId);
+  await ctx.store.syncCommits?.(); // the run's end, before it is announced
   if (failed || final?.status === "error" || final?.status === "timeout") {
     const error = failed ?? final?.error ?? { error: "INTERNAL", message: "The run failed." };
     yield { type: "RUN_ERROR", message: error.message, code: error.error };

@@ -30,6 +30,27 @@ export function telegramConversationId(message: TelegramMessage): string {
 }
 
 /**
+ * The thread a Telegram update acts on, for the log: the conversation a pressed button or a reply to a
+ * feedback prompt names (when it is the chat's own), else the one a message starts; undefined for a
+ * command, an empty message or anything else.
+ *
+ * @example
+ * telegramThreadOf({ update_id: 1, message: { message_id: 5, chat: { id: 42 }, text: "hi" } }); // "telegram-42-5"
+ */
+export function telegramThreadOf(update: TelegramUpdate): string | undefined {
+  const own = (chatId: number | undefined, id: string | undefined) =>
+    chatId !== undefined && id?.startsWith(`telegram-${chatId}-`) ? id : undefined;
+  const query = update.callback_query;
+  if (query) return own(query.message?.chat.id, CALLBACK.exec(query.data ?? "")?.[3]);
+  const message = update.message;
+  const text = message?.text?.trim();
+  if (!message || !text) return undefined;
+  const tagged = TAG.exec(message.reply_to_message?.text ?? "");
+  if (tagged) return own(message.chat.id, tagged[2]);
+  return /^\/(start|help)\b/.test(text) ? undefined : telegramConversationId(message);
+}
+
+/**
  * The keyboard of a view: three buttons at review, one at final approval, none otherwise.
  *
  * @example

@@ -15,11 +15,30 @@ export interface ReceivedSpan {
   service: string | undefined;
 }
 
+/** A running {@link startOtlpReceiver}: where to send traces, what arrived, and how to stop it. */
+export interface OtlpReceiver {
+  /** `http://127.0.0.1:<port>/v1/traces`: the exporter's `url`, or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`. */
+  url: string;
+  /** Every span decoded so far, in arrival order. */
+  spans: ReceivedSpan[];
+  /** Stops listening. */
+  close(): Promise<void>;
+}
+
 /**
- * A loopback OTLP/HTTP receiver: accepts `POST /v1/traces` in OTLP's JSON encoding (what
- * `@opentelemetry/exporter-trace-otlp-http` sends) and keeps every span it decodes.
+ * A loopback OTLP/HTTP receiver for tests: accepts `POST /v1/traces` in OTLP's JSON encoding (what
+ * `@opentelemetry/exporter-trace-otlp-http` sends) and keeps every span it decodes, so a test can assert
+ * the span tree a run produced — in this process or in a child process pointed at `url`. Anything else
+ * (another path, protobuf, a body that is not an OTLP JSON export) gets a 4xx and is not kept.
+ *
+ * @example
+ * const receiver = await startOtlpReceiver();
+ * const exporter = new OTLPTraceExporter({ url: receiver.url });
+ * // ... run a graph with a tracer provider exporting through `exporter`, then flush it ...
+ * expect(receiver.spans.map((s) => s.name)).toContain("trellis.run");
+ * await receiver.close();
  */
-export async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; close(): Promise<void> }> {
+export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -29,30 +48,38 @@ export async function startOtlpReceiver(): Promise<{ url: string; spans: Receive
         res.writeHead(415).end();
         return;
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as OtlpExport;
-      for (const rs of body.resourceSpans ?? []) {
-        const service = attributesOf(rs.resource?.attributes)["service.name"] as string | undefined;
-        for (const ss of rs.scopeSpans ?? []) {
-          for (const s of ss.spans ?? []) {
-            spans.push({
-              traceId: s.traceId,
-              spanId: s.spanId,
-              parentSpanId: s.parentSpanId ?? "",
-              name: s.name,
-              kind: s.kind,
-              attributes: attributesOf(s.attributes),
-              events: (s.events ?? []).map((e) => ({ name: e.name, attributes: attributesOf(e.attributes) })),
-              links: (s.links ?? []).map((l) => ({
-                traceId: l.traceId,
-                spanId: l.spanId,
-                attributes: attributesOf(l.attributes),
-              })),
-              status: s.status ?? { code: 0 },
-              service,
-            });
+      const decoded: ReceivedSpan[] = [];
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as OtlpExport;
+        for (const rs of body.resourceSpans ?? []) {
+          const service = attributesOf(rs.resource?.attributes)["service.name"] as string | undefined;
+          for (const ss of rs.scopeSpans ?? []) {
+            for (const s of ss.spans ?? []) {
+              decoded.push({
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId ?? "",
+                name: s.name,
+                kind: s.kind,
+                attributes: attributesOf(s.attributes),
+                events: (s.events ?? []).map((e) => ({ name: e.name, attributes: attributesOf(e.attributes) })),
+                links: (s.links ?? []).map((l) => ({
+                  traceId: l.traceId,
+                  spanId: l.spanId,
+                  attributes: attributesOf(l.attributes),
+                })),
+                status: s.status ?? { code: 0 },
+                service,
+              });
+            }
           }
         }
+      } catch {
+        // not an OTLP JSON export (bad JSON, or a field of the wrong shape): refuse it, keep nothing
+        res.writeHead(400).end();
+        return;
       }
+      spans.push(...decoded);
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });

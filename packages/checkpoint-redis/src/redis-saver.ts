@@ -5,7 +5,9 @@ import {
   type CheckpointSaver,
   type CheckpointTuple,
   type Clock,
+  type CommitRequest,
   CorruptCheckpointError,
+  commitThread,
   decodeBlob,
   decodeCheckpoint,
   decodeWrite,
@@ -16,6 +18,7 @@ import {
   isLocalHolderDead,
   jsonSerializer,
   type Lease,
+  type LeasedTuple,
   type ListOptions,
   matchesFilter,
   nextLease,
@@ -142,6 +145,66 @@ export class RedisSaver implements CheckpointSaver {
         "CHECKPOINT_NOT_FOUND",
         `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
         { details: { ...ref } },
+      );
+    }
+  }
+
+  /**
+   * The lease (the rule applied here, then a compare-and-set) and the read of the checkpoint in one
+   * script; its values follow in a second read, as `get` reads them.
+   */
+  async acquireLeaseAndGet(ref: CheckpointRef, owner: string, ttlMs: number): Promise<LeasedTuple> {
+    const { threadId } = ref;
+    const ns = ref.namespace ?? "";
+    for (;;) {
+      const now = this.#clock.now();
+      const fields = (await this.#run("readLease", threadId, [String(now)])) as [string, string, string];
+      const lease = nextLease(parseLease(threadId, fields), {
+        threadId,
+        owner,
+        ttlMs,
+        now,
+        isHolderDead: this.#isHolderDead,
+      });
+      const next = [lease.owner, String(lease.epoch), String(lease.expiresAt)];
+      const args = [String(now), ...fields, ...next, ns, ref.checkpointId ?? ""];
+      const out = (await this.#run("casLeaseHead", threadId, args)) as (string | number)[];
+      // Another writer changed the lease between the read and the write: apply the rule again.
+      if (out[0] === 0) continue;
+      const [, id, value] = out;
+      if (id === undefined || value === undefined) return { lease, tuple: undefined };
+      // Pruned between the two reads (the lease holder's own prune only): read as get does.
+      const tuple = (await this.#tuple(threadId, ns, String(id), String(value))) ?? (await this.get(ref));
+      return { lease, tuple };
+    }
+  }
+
+  async commit(request: CommitRequest): Promise<void> {
+    const threadId = commitThread(request);
+    const { lease, put } = request;
+    const writes = request.writes && encodeWrites(this.#serde, request.writes.writes);
+    const now = this.#clock.now();
+    const args: (string | number)[] = [String(now), ...leaseArgs(lease), request.release ? "1" : "0"];
+    const target = request.writes?.ref;
+    args.push(target?.namespace ?? "", target?.checkpointId ?? "", writes?.length ?? 0, ...writeArgs(writes ?? []));
+    if (put) {
+      const { checkpoint } = put;
+      const row = encodeCheckpoint(this.#serde, checkpoint);
+      const blobs = encodeBlobs(this.#serde, put.blobs);
+      const putWrites = encodeWrites(this.#serde, put.writes ?? []);
+      args.push("1", checkpoint.namespace, checkpoint.id, row.sum + row.body, blobs.length);
+      for (const b of blobs) args.push(blobField(checkpoint.namespace, b.channel, b.version), blobValue(b));
+      args.push(putWrites.length, ...writeArgs(putWrites));
+    } else {
+      args.push("0", "", "", "", 0, 0);
+    }
+    const result = (await this.#run("commit", threadId, args)) as string[];
+    if (result[0] === "LEASE_LOST") this.#leaseLost(result, lease as Lease, now);
+    if (result[0] === "NOT_FOUND" && target) {
+      throw new TrellisError(
+        "CHECKPOINT_NOT_FOUND",
+        `Cannot record writes: checkpoint ${target.checkpointId} of thread "${threadId}" does not exist.`,
+        { details: { ...target } },
       );
     }
   }

@@ -173,6 +173,68 @@ redis.call('HSET', M, 'lo', ARGV[5], 'le', ARGV[6], 'lx', ARGV[7])
 return 1
 `;
 
+/**
+ * CAS_LEASE, then HEAD in the same script: the lease and the read of the checkpoint (ARGV 8, 9: ns and
+ * id, '' = latest) are one atomic step. Returns {0} when the lease changed since it was read, else
+ * {1, id, value} or {1}.
+ */
+const CAS_LEASE_HEAD = `
+local now = tonumber(ARGV[1])
+local live = open(now)
+local l = lease_fields()
+if l[1] ~= ARGV[2] or l[2] ~= ARGV[3] or l[3] ~= ARGV[4] then return {0} end
+if not live then redis.call('HSET', M, 'touched', ARGV[1]) end
+redis.call('HSET', M, 'lo', ARGV[5], 'le', ARGV[6], 'lx', ARGV[7])
+local ns, id = ARGV[8], ARGV[9]
+if id == '' then id = redis.call('ZREVRANGE', base .. ':i:' .. ns, 0, 0)[1] end
+if not id then return {1} end
+local v = redis.call('HGET', base .. ':c', ns .. '\\0' .. id)
+if not v then return {1} end
+return {1, id, v}
+`;
+
+/**
+ * What PUT_WRITES, PUT and RELEASE_LEASE do, in one script; every check comes before the first write.
+ * ARGV: now, has lease (1|0), lease owner, lease epoch, release (1|0), writes ns, writes checkpoint id
+ * ('' = no writes), n writes, (task, channel, sum, body)…, has put (1|0), ns, id, checkpoint value,
+ * n blobs, (field, value)…, n put writes, (task, channel, sum, body)…
+ */
+const COMMIT = `
+local now = tonumber(ARGV[1])
+local live = open(now)
+if ARGV[2] == '1' and not (live and lease_ok(ARGV[3], ARGV[4], now)) then
+  local l = lease_fields()
+  return {'LEASE_LOST', l[1], l[2], l[3]}
+end
+local wns, wid, nw = ARGV[6], ARGV[7], tonumber(ARGV[8])
+local p = 9 + nw * 4
+local hasput = ARGV[p] == '1'
+local pns, pid = ARGV[p + 1], ARGV[p + 2]
+if wid ~= '' and not (hasput and pns == wns and pid == wid) then
+  if not live or redis.call('HEXISTS', base .. ':c', wns .. '\\0' .. wid) == 0 then return {'NOT_FOUND'} end
+end
+if hasput then
+  if not live then redis.call('HSET', M, 'touched', ARGV[1]) end
+  redis.call('HSET', base .. ':c', pns .. '\\0' .. pid, ARGV[p + 3])
+  redis.call('ZADD', base .. ':i:' .. pns, 0, pid)
+  redis.call('SADD', base .. ':n', pns)
+  local nb = tonumber(ARGV[p + 4])
+  for k = 0, nb - 1 do redis.call('HSET', base .. ':b', ARGV[p + 5 + k * 2], ARGV[p + 6 + k * 2]) end
+  local wi = p + 5 + nb * 2
+  upsert_writes(pns .. '\\0' .. pid, wi + 1, tonumber(ARGV[wi]))
+end
+if wid ~= '' then upsert_writes(wns .. '\\0' .. wid, 9, nw) end
+if ARGV[5] == '1' then
+  local l = lease_fields()
+  if l[1] == ARGV[3] and l[2] == ARGV[4] then redis.call('HSET', M, 'lx', '0') end
+end
+if hasput or wid ~= '' then
+  redis.call('HSET', M, 'touched', ARGV[1])
+  refresh_ttl()
+end
+return {'OK'}
+`;
+
 /** ARGV: now, owner, epoch, new expiry. Returns {'OK'} or {'LEASE_LOST', owner, epoch, expiry}. */
 const RENEW_LEASE = `
 local now = tonumber(ARGV[1])
@@ -290,6 +352,8 @@ export const SCRIPTS = {
   values: new LuaScript(VALUES),
   readLease: new LuaScript(READ_LEASE),
   casLease: new LuaScript(CAS_LEASE),
+  casLeaseHead: new LuaScript(CAS_LEASE_HEAD),
+  commit: new LuaScript(COMMIT),
   renewLease: new LuaScript(RENEW_LEASE),
   releaseLease: new LuaScript(RELEASE_LEASE),
   setTtl: new LuaScript(SET_TTL),

@@ -53,6 +53,35 @@ describe("jsonSerializer", () => {
     expect(jsonSerializer.serialize([shared, shared])).toBe(JSON.stringify([shared, shared]));
   });
 
+  it("stores untagged values, shared objects included, as JSON.stringify writes them, text for text", () => {
+    const shareable = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small", withCrossShrink: true },
+        fc.jsonValue({ maxDepth: 2 }),
+        fc.array(tie("node"), { maxLength: 4 }),
+        fc.dictionary(fc.string({ maxLength: 3 }), tie("node"), { maxKeys: 4 }),
+      ),
+    })).node;
+    const withSharing = fc
+      .tuple(fc.array(shareable, { minLength: 1, maxLength: 3 }), fc.array(fc.nat(), { maxLength: 8 }))
+      .map(([pool, picks]) => {
+        // Ordinary prototypes, as state objects have; the same objects referred to from several places.
+        const objects = pool.map((v) => JSON.parse(JSON.stringify(v)) as unknown);
+        const list = picks.map((i) => objects[i % objects.length]);
+        return { list, nested: { again: list, first: objects[0] }, deeper: [[list, objects]] };
+      });
+    fc.assert(
+      fc.property(withSharing, (value) => {
+        expect(jsonSerializer.serialize(value)).toBe(JSON.stringify(value));
+      }),
+      { numRuns: 1000 },
+    );
+    const big = { a: { b: [1, 2, { c: "d" }] }, "1111": [{ x: 1 }], __proto__: null };
+    const plainBig = JSON.parse(JSON.stringify({ ...big, "": "empty key", 'q"uote': "\\" }));
+    const value = { lists: [[plainBig, plainBig], [plainBig]], one: plainBig };
+    expect(jsonSerializer.serialize(value)).toBe(JSON.stringify(value));
+  });
+
   it("refuses non-plain data with NOT_PLAIN_DATA naming where it is", () => {
     const cases: Array<[unknown, string, string]> = [
       [{ key: new (class Point {})() }, "key", "an instance of class Point"],

@@ -95,6 +95,9 @@ describe.skipIf(!postgres)("postgres + redis: a worker paused with SIGSTOP is fe
         expect(out.startsAfterWake).toBe(0);
         expect(out.checkpointsAfterWake).toBe(0);
         expect(out.wokeLog.some((e) => e === "fenced" || e === "lease-lost")).toBe(true);
+        // an operator finds the thread from every line about the lost attempt
+        expect(out.wokeThreads.length).toBeGreaterThan(0);
+        expect(out.wokeThreads.every((t) => t === out.threadId)).toBe(true);
         // a run of another thread was claimed and finished while the paused worker held its claim
         expect(out.otherRunMs).toBeLessThan(2_000);
         console.log(

@@ -1,4 +1,4 @@
-import { type CheckpointSaver, type CheckpointTuple, type Lease, type Store, TrellisError } from "@trellis/checkpoint";
+import { type CheckpointSaver, type CheckpointTuple, type Store, TrellisError } from "@trellis/checkpoint";
 import {
   Command,
   type GraphInput,
@@ -14,6 +14,7 @@ import {
 import { interruptJson } from "./api-shapes.js";
 import type { AssistantRegistry } from "./assistant-registry.js";
 import type { EventHub } from "./event-hub.js";
+import { fencedSaver } from "./fenced-saver.js";
 import type { AnyGraph, HostedGraph } from "./graph-registry.js";
 import { rollbackRun } from "./rollback.js";
 import {
@@ -337,81 +338,6 @@ class EventWriter {
     while (this.#flushing) await this.#flushing;
     if (this.#error !== undefined) throw this.#error;
   }
-}
-
-/**
- * The saver as one attempt sees it: every write (checkpoint, writes, lease) is checked against the
- * attempt's fence first, so an attempt whose worker was paused past its heartbeats writes nothing when
- * it wakes; the checkpoint lease (the core's) fences writes that were already on their way. With
- * `leaseTtlMs`, the lease is taken for that long and renewed here every third of it.
- */
-function fencedSaver(
-  saver: CheckpointSaver,
-  ctx: Pick<ExecuteContext, "fence" | "lost" | "leaseTtlMs">,
-): CheckpointSaver {
-  const { fence, leaseTtlMs } = ctx;
-  const guarded =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      fence();
-      return fn(...args);
-    };
-  // the leases this attempt holds, kept alive at the server's TTL
-  const held = new Map<string, { lease: Lease; timer: ReturnType<typeof setInterval> }>();
-  const key = (lease: Lease) => `${lease.threadId}\u0000${lease.owner}`;
-  const hold = (lease: Lease): Lease => {
-    if (leaseTtlMs === undefined) return lease;
-    const k = key(lease);
-    const entry = held.get(k);
-    if (entry) {
-      entry.lease = lease;
-      return lease;
-    }
-    const timer = setInterval(() => {
-      const current = held.get(k);
-      if (!current) return;
-      saver.renewLease(current.lease, leaseTtlMs).then(
-        (renewed) => {
-          if (held.get(k) === current) current.lease = renewed;
-        },
-        (error: unknown) => {
-          if (error instanceof TrellisError && error.code === "LEASE_LOST") {
-            clearInterval(timer);
-            held.delete(k);
-            ctx.lost(error.message);
-          }
-        },
-      );
-    }, leaseTtlMs / 3);
-    timer.unref?.();
-    held.set(k, { lease, timer });
-    return lease;
-  };
-  const ttl = (asked: number) => (leaseTtlMs === undefined ? asked : leaseTtlMs);
-  const fenced: CheckpointSaver = {
-    get: (ref) => saver.get(ref),
-    list: (threadId, options) => saver.list(threadId, options),
-    put: guarded((request) => saver.put(request)),
-    putWrites: guarded((ref, writes, lease) => saver.putWrites(ref, writes, lease)),
-    deleteThread: guarded((threadId) => saver.deleteThread(threadId)),
-    prune: guarded((threadId, options) => saver.prune(threadId, options)),
-    setTtl: (threadId, ttlMs) => saver.setTtl(threadId, ttlMs),
-    sweepExpired: () => saver.sweepExpired(),
-    acquireLease: guarded(async (threadId, owner, ttlMs) =>
-      hold(await saver.acquireLease(threadId, owner, ttl(ttlMs))),
-    ),
-    renewLease: guarded(async (lease, ttlMs) => hold(await saver.renewLease(lease, ttl(ttlMs)))),
-    releaseLease: async (lease) => {
-      const entry = held.get(key(lease));
-      if (entry) {
-        clearInterval(entry.timer);
-        held.delete(key(lease));
-      }
-      return saver.releaseLease(entry?.lease ?? lease);
-    },
-  };
-  if (saver.storedBytes) fenced.storedBytes = (threadId) => saver.storedBytes?.(threadId) as Promise<number>;
-  return fenced;
 }
 
 /**

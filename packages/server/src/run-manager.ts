@@ -108,6 +108,8 @@ export interface QueueWake {
 
 interface ActiveRun {
   attempt: number;
+  /** The run's thread, for the log lines of an attempt that loses its run. */
+  threadId: string;
   controller: AbortController;
   drain: AbortController;
   stop: RunStop | undefined;
@@ -225,7 +227,14 @@ export class RunManager {
     const active = this.#active.get(runId);
     if (!active || active.lost) return;
     active.lost = why;
-    this.#log({ level: "warn", event: "lease-lost", runId, attempt: active.attempt, reason: why });
+    this.#log({
+      level: "warn",
+      event: "lease-lost",
+      runId,
+      threadId: active.threadId,
+      attempt: active.attempt,
+      reason: why,
+    });
     active.stop = "lost";
     active.controller.abort(attemptLost(runId, active.attempt));
   }
@@ -430,6 +439,7 @@ export class RunManager {
     if (this.#active.has(run.runId)) this.#lose(run.runId, `attempt ${run.attempt} of the run was claimed`);
     const active: ActiveRun = {
       attempt: run.attempt,
+      threadId: run.threadId,
       controller: new AbortController(),
       drain: new AbortController(),
       stop: undefined,

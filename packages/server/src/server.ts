@@ -270,6 +270,8 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   const runs = new RunService(runParts);
   const graphs = await loadGraphs(resolved.graphs, saver, resolved.baseDir, runs, {
     maxPayload: resolved.limits.bodyBytes,
+    // the apps' own lines (webhooks received or refused…) go where the embedding server's lines go
+    ...(options.log ? { log: options.log } : {}),
   });
   const assistants = await openAssistants(saver, graphs, {
     authEnabled: resolved.auth.enabled,

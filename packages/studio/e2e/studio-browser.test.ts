@@ -9,6 +9,13 @@ import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ARTIFACTS, browserTestsRun, studioInBrowser } from "./studio-session.js";
 
+/** The few browser globals the page scripts below use (this file compiles without the DOM lib). */
+interface BrowserGlobals {
+  document: { querySelector(selector: string): { value: string; dispatchEvent(event: unknown): boolean } | null };
+  Event: new (type: string, init?: { bubbles?: boolean }) => unknown;
+  requestAnimationFrame(callback: () => void): number;
+}
+
 describe.runIf(browserTestsRun("the studio browser test"))("studio in headless Chromium", () => {
   const studio = studioInBrowser("e2e", undefined, 60_000);
   let page: Page;
@@ -98,23 +105,33 @@ describe.runIf(browserTestsRun("the studio browser test"))("studio in headless C
     await expect.poll(() => rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-node")))).toEqual(firstNodes);
     await page.getByTestId("waterfall").screenshot({ path: join(ARTIFACTS, "05-waterfall.png") });
 
-    // time travel: open the checkpoint after `write`, change the draft, fork and run from there (once the
-    // page has loaded what the picked run asked for, so the edit is the last thing that happens)
-    await page.waitForLoadState("networkidle");
+    // time travel: open the checkpoint after `write`, change the draft once — the moment the editor is
+    // there, before the browser has painted it — and fork from there. Nothing the page does after the
+    // editor opened (its first effects, a refresh of the thread) may put back what was typed over.
     const timeline = page.getByTestId("timeline");
-    await timeline.getByRole("button", { name: /step 0/ }).click();
+    await timeline.getByRole("button", { name: /step 0/ }).evaluate(
+      (button, draft) =>
+        new Promise<void>((done) => {
+          const page = globalThis as unknown as BrowserGlobals;
+          (button as unknown as { click(): void }).click();
+          const type = () => {
+            const area = page.document.querySelector('[data-testid="checkpoint-editor"] textarea');
+            if (!area) return void setTimeout(type, 0);
+            area.value = JSON.stringify({ ...JSON.parse(area.value), draft }, null, 2);
+            area.dispatchEvent(new page.Event("input", { bubbles: true }));
+            done();
+          };
+          setTimeout(type, 0);
+        }),
+      "FORKED DRAFT",
+    );
+    // a few frames later (the editor's effects have run), the edit is still there
+    await page.evaluate(() => {
+      const frame = (globalThis as unknown as BrowserGlobals).requestAnimationFrame;
+      return new Promise((done) => frame(() => frame(() => setTimeout(done, 50))));
+    });
     const editor = page.getByTestId("checkpoint-editor");
-    const values = JSON.parse(await editor.locator("textarea").inputValue()) as Record<string, unknown>;
-    // the editor may still be re-drawn by a late refresh of the thread: type until the edit holds
-    const forked = JSON.stringify({ ...values, draft: "FORKED DRAFT" }, null, 2);
-    await expect
-      .poll(async () => {
-        const area = editor.locator("textarea");
-        if (!(await area.inputValue()).includes("FORKED DRAFT")) await area.fill(forked);
-        await new Promise((r) => setTimeout(r, 250));
-        return area.inputValue();
-      })
-      .toContain("FORKED DRAFT");
+    expect(await editor.locator("textarea").inputValue()).toContain("FORKED DRAFT");
     await editor.getByRole("button", { name: "Fork and run from here" }).click();
     await panel.getByText("FORKED DRAFT").first().waitFor();
     await expect.poll(() => timeline.locator(".source-update").count()).toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import type { ThreadState } from "./api-types.js";
 import { changedKeys } from "./state-reading.js";
 
@@ -27,8 +27,10 @@ export function StateTimeline({
   busy: boolean;
   actions: TimelineActions;
 }) {
-  const [openId, setOpenId] = useState<string | undefined>();
-  const open = history.find((h) => h.checkpoint.checkpoint_id === openId);
+  // the checkpoint opened, as it was when opened: a checkpoint never changes, so a refresh of the
+  // history (a new list, or one that no longer holds it) neither redraws nor closes its editor
+  const [open, setOpen] = useState<ThreadState | undefined>();
+  const openId = open?.checkpoint.checkpoint_id ?? undefined;
   return (
     <section class="panel timeline" data-testid="timeline">
       <h3>State timeline</h3>
@@ -40,7 +42,7 @@ export function StateTimeline({
           const writes = meta.writes ? Object.keys(meta.writes).join(", ") : "";
           return (
             <li key={id} class={id === openId ? "open" : ""}>
-              <button type="button" class="link" onClick={() => setOpenId(id === openId ? undefined : id)}>
+              <button type="button" class="link" onClick={() => setOpen(id === openId ? undefined : h)}>
                 <span class="step">step {String(meta.step ?? "?")}</span>
                 <span class={`source source-${String(meta.source ?? "")}`}>{String(meta.source ?? "")}</span>
                 {writes ? <span class="writes">{writes}</span> : null}
@@ -58,11 +60,11 @@ export function StateTimeline({
           busy={busy}
           actions={{
             fork: (id, values, run) => {
-              setOpenId(undefined);
+              setOpen(undefined);
               actions.fork(id, values, run);
             },
             replay: (id) => {
-              setOpenId(undefined);
+              setOpen(undefined);
               actions.replay(id);
             },
           }}
@@ -72,15 +74,14 @@ export function StateTimeline({
   );
 }
 
+/**
+ * The editor of one checkpoint (keyed by its id): the text is the person's from the first keystroke —
+ * nothing but their typing changes it while the editor is open (no effect copies the checkpoint back in:
+ * an effect of the first render, run late, would put it back over what was typed).
+ */
 function CheckpointEditor({ state, busy, actions }: { state: ThreadState; busy: boolean; actions: TimelineActions }) {
-  const original = JSON.stringify(state.values, null, 2);
-  const [text, setText] = useState(original);
-  const [typed, setTyped] = useState(false);
+  const [text, setText] = useState(() => JSON.stringify(state.values, null, 2));
   const [problem, setProblem] = useState<string | undefined>();
-  // a refresh of the history shows the checkpoint anew, but never over what the person is typing
-  useEffect(() => {
-    if (!typed) setText(original);
-  }, [original]);
   const id = state.checkpoint.checkpoint_id as string;
   const edited = (): Record<string, unknown> | undefined => {
     try {
@@ -100,14 +101,7 @@ function CheckpointEditor({ state, busy, actions }: { state: ThreadState; busy: 
         {state.created_at ? ` · ${new Date(state.created_at).toLocaleString()}` : ""}
         {state.next.length ? ` · next: ${state.next.join(", ")}` : ""}
       </p>
-      <textarea
-        rows={14}
-        value={text}
-        onInput={(e) => {
-          setText((e.target as HTMLTextAreaElement).value);
-          setTyped(true);
-        }}
-      />
+      <textarea rows={14} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
       {problem ? <p class="error-text">{problem}</p> : null}
       <div class="buttons">
         <button

@@ -35,7 +35,7 @@ export interface OtlpReceiver {
  * const receiver = await startOtlpReceiver();
  * const exporter = new OTLPTraceExporter({ url: receiver.url });
  * // ... run a graph with a tracer provider exporting through `exporter`, then flush it ...
- * expect(receiver.spans.map((s) => s.name)).toContain("trellis.run");
+ * expect(receiver.spans.map((s) => s.name)).toContain("run my-graph");
  * await receiver.close();
  */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {

@@ -52,6 +52,22 @@ describe("application routes", () => {
     }
   });
 
+  it("log through the embedding server's logger (createServer's log), tagged with the app", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const t = await startTestServer({ ...app("app") }, { log: (entry) => lines.push(entry) });
+    try {
+      await fetch(`${t.url}/apps/tutor/webhook`, { method: "POST", headers: { "x-signature": "good" } });
+      await fetch(`${t.url}/apps/tutor/webhook`, { method: "POST", headers: { "x-signature": "forged" } });
+      const hooks = lines.filter((l) => String(l.event).startsWith("webhook-"));
+      expect(hooks).toEqual([
+        expect.objectContaining({ app: "tutor", level: "info", event: "webhook-received" }),
+        expect.objectContaining({ app: "tutor", level: "warn", event: "webhook-refused", reason: "bad-signature" }),
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+
   it("can take WebSocket upgrades under /apps/<id>/, authenticated by the server", async () => {
     const t = await startTestServer({ ...app(), auth });
     const ws = t.url.replace("http", "ws");

@@ -12,9 +12,14 @@ export async function makeGraph() {
 export function routes(ctx: AppRoutesContext) {
   const app = new Hono();
   app.get("/hello", (c) => c.json({ assistant: ctx.assistantId, graph: ctx.graph.name }));
-  app.post("/webhook", (c) =>
-    c.req.header("x-signature") === "good" ? c.json({ accepted: true }) : c.json({ error: "bad signature" }, 403),
-  );
+  app.post("/webhook", (c) => {
+    if (c.req.header("x-signature") === "good") {
+      ctx.log?.({ level: "info", event: "webhook-received", route: "/webhook" });
+      return c.json({ accepted: true });
+    }
+    ctx.log?.({ level: "warn", event: "webhook-refused", route: "/webhook", status: 403, reason: "bad-signature" });
+    return c.json({ error: "bad signature" }, 403);
+  });
   // mounted with routesAuth "app", only the webhook answers without the server's credentials
   ctx.declareAppAuthRoutes?.([{ method: "POST", path: "/webhook", check: "verified", detail: "x-signature" }]);
   // An app WebSocket: echoes each message with the authenticated user. It takes the server's body

@@ -2,12 +2,12 @@ import { context, propagation, trace } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
+import { type ReceivedSpan, startOtlpReceiver } from "@trellis/common/testing";
 import { Command, interrupt, MemorySaver } from "@trellis/core";
 import { ScriptedChatModel, tool, userMessage } from "@trellis/models";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { createReactAgent } from "../index.js";
-import { type ReceivedSpan, startOtlpReceiver } from "@trellis/common/testing";
 
 // One provider for the file: the runtime asks for its tracer once, as an application registers its SDK once.
 let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;

@@ -1,6 +1,6 @@
+import { startOtlpReceiver } from "@trellis/common/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeProject, startCli, type TestProject } from "./cli-harness.js";
-import { startOtlpReceiver } from "@trellis/common/testing";
 
 let project: TestProject;
 let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;

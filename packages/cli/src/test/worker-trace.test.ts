@@ -7,9 +7,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dropSchema, POSTGRES_URL, requirePostgres } from "@trellis/checkpoint-postgres/testing";
 import { deletePrefix, REDIS_URL, requireRedis } from "@trellis/checkpoint-redis/testing";
+import { startOtlpReceiver } from "@trellis/common/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeProject, REPO_DIR, startCli, type TestProject } from "./cli-harness.js";
-import { startOtlpReceiver } from "@trellis/common/testing";
 import { spawnCli } from "./spawn-cli.js";
 
 const services = (await requirePostgres()) && (await requireRedis());

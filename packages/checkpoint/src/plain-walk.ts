@@ -52,7 +52,8 @@ const LEAF_MEMO_AFTER = 1 << 19;
  * Builds no paths (ask `describeNonPlainData` for them once this says no) and allocates nothing per
  * value: primitive children are settled inline, only nested objects recurse (at most
  * MAX_PLAIN_DATA_DEPTH frames), and an object holding nested ones is walked once however often the
- * value refers to it. @internal
+ * value refers to it. Exported for the runtime's check of node writes (`@trellis/core`), which shares it;
+ * most code wants `describeNonPlainData` or a serializer instead.
  *
  * @example
  * walkPlainData({ at: new Date(0) }, { map: undefined }) & NEEDS_TAGS; // 1

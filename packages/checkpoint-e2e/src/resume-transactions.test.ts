@@ -132,6 +132,33 @@ describe("start → interrupt → resume on SQLite, in transactions", () => {
   });
 });
 
+describe("a pause is stored before it is announced", () => {
+  it("the interrupt's commit (folded with the lease's release) lands before the stream's __interrupt__ event", async () => {
+    const real = sqlite();
+    const order: string[] = [];
+    // the real saver, with the commit that carries the interrupt slowed down, as a busy disk would
+    const slow = new Proxy(real, {
+      get(target, key) {
+        const value = Reflect.get(target, key);
+        if (key !== "commit" || typeof value !== "function")
+          return typeof value === "function" ? value.bind(target) : value;
+        return async (request: CommitRequest) => {
+          const interrupt = request.writes?.writes.some((w) => w.channel === "__interrupt__") ?? false;
+          if (interrupt) await new Promise((r) => setTimeout(r, 50));
+          await value.call(target, request);
+          if (interrupt) order.push("interrupt stored");
+        };
+      },
+    }) as CheckpointSaver;
+    const graph = ticketGraph(slow);
+    for await (const update of graph.stream({ question: "q" }, { threadId: "t", streamMode: "updates" })) {
+      if ("__interrupt__" in (update as object)) order.push("interrupt announced");
+    }
+    expect(order).toEqual(["interrupt stored", "interrupt announced"]);
+    expect(await leaseFree(real, "t")).toBe(true);
+  });
+});
+
 /** Input, paused (interrupt and resume value recorded against it), after `ask`, after `finish`. */
 async function expectHistory(saver: SqliteSaver): Promise<void> {
   const history = (await collect(saver.list("t"))).reverse();

@@ -157,6 +157,19 @@ export class CheckpointWriter {
     return saver.putWrites(ref, writes, lease);
   }
 
+  /**
+   * Stores the held writes now, in one transaction that also gives the run's lease back when `last`
+   * (the run writes nothing after them), and resolves once they are stored. For a pause: its interrupt
+   * is held so the lease's release travels with it, but it must be stored before anyone hears of the
+   * pause — a caller that saw the question and then lost the process must find it on disk. A failure
+   * rejects here and is reported again by `finish`.
+   */
+  storeHeld(last: boolean): Promise<void> {
+    const held = this.#takeHeld();
+    if (!held) return Promise.resolve();
+    return this.#enqueue(() => this.#commit({ writes: held }, last));
+  }
+
   #takeHeld(): { ref: WritesRef; writes: PendingWrite[] } | undefined {
     const held = this.#held;
     this.#held = undefined;

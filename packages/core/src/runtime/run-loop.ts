@@ -594,7 +594,7 @@ class GraphRun {
         ]);
       } else if (outcome.kind === "interrupted") {
         interrupts.push(...outcome.interrupts);
-        await this.#writer.writes(state, taskId, [[WRITE.interrupt, outcome.interrupts]], true); // the run stops: held for its last write
+        await this.#writer.writes(state, taskId, [[WRITE.interrupt, outcome.interrupts]], true); // stored below, with the lease's release
       } else if (outcome.kind === "parent") {
         parent ??= outcome.command;
       }
@@ -606,6 +606,9 @@ class GraphRun {
     }
     if (parent) throw new ParentCommand(parent);
     if (interrupts.length === 0 && !outcomes.some((o) => o.kind === "interrupted")) return undefined;
+    // the pause is on disk (with the lease given back: the run writes nothing after it) before any
+    // event announces it, so a question someone saw is never lost with the process
+    await this.#writer.storeHeld(!this.request.parent);
     if (this.#sink?.modes.has("updates") && interrupts.length > 0) {
       this.#push({ mode: "updates", namespace: this.#nsPath, data: { __interrupt__: interrupts } });
     }

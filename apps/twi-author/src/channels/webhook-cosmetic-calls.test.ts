@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PALLET_REQUEST } from "../test/test-app.js";
 import {
-  APP_ID,
   type DoorServer,
   type LocalBotFramework,
   lastCard,
   startDoorServer,
   startLocalBotFramework,
+  stubVerifiedTeams,
   teamsActivity,
 } from "../test/webhook-door.js";
 
@@ -29,20 +29,8 @@ beforeAll(async () => {
   vi.stubEnv("TWI_DATA_DIR", dataDir);
   vi.stubEnv("TWI_URL_SIGNING_SECRET", "cosmetic-secret-0123456789");
   vi.stubEnv("TELEGRAM_WEBHOOK_SECRET", SECRET);
-  vi.stubEnv("TEAMS_APP_ID", APP_ID);
-  vi.stubEnv("TEAMS_APP_PASSWORD", "app-password");
-  vi.stubEnv("TEAMS_TOKEN_URL", `${bf.server.url}/token`);
-  vi.stubEnv("TEAMS_OPENID_METADATA_URL", `${bf.server.url}/openid`);
-  vi.stubEnv("TEAMS_SERVICE_URL_HOSTS", new URL(bf.server.url).host);
-  for (const name of [
-    "TELEGRAM_BOT_TOKEN",
-    "TEAMS_VERIFY_REQUESTS",
-    "TEAMS_API_BASE_URL",
-    "TWI_ALLOW_UNVERIFIED_WEBHOOKS",
-    "TWI_AUDIT_DATABASE_URL",
-  ]) {
-    vi.stubEnv(name, "");
-  }
+  stubVerifiedTeams(bf);
+  for (const name of ["TELEGRAM_BOT_TOKEN", "TWI_AUDIT_DATABASE_URL"]) vi.stubEnv(name, "");
   door = await startDoorServer();
 });
 

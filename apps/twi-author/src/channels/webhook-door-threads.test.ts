@@ -11,12 +11,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type RecordingServer, startRecordingServer } from "../test/recording-server.js";
 import { PALLET_REQUEST } from "../test/test-app.js";
 import {
-  APP_ID,
   type DoorServer,
   type LocalBotFramework,
   lastCard,
   startDoorServer,
   startLocalBotFramework,
+  stubVerifiedTeams,
   teamsActivity,
 } from "../test/webhook-door.js";
 
@@ -40,14 +40,7 @@ beforeAll(async () => {
   vi.stubEnv("TELEGRAM_BOT_TOKEN", TOKEN);
   vi.stubEnv("TELEGRAM_API_BASE_URL", telegram.url);
   vi.stubEnv("TELEGRAM_WEBHOOK_SECRET", SECRET);
-  vi.stubEnv("TEAMS_APP_ID", APP_ID);
-  vi.stubEnv("TEAMS_APP_PASSWORD", "app-password");
-  vi.stubEnv("TEAMS_TOKEN_URL", `${bf.server.url}/token`);
-  vi.stubEnv("TEAMS_OPENID_METADATA_URL", `${bf.server.url}/openid`);
-  vi.stubEnv("TEAMS_SERVICE_URL_HOSTS", new URL(bf.server.url).host);
-  for (const name of ["TEAMS_VERIFY_REQUESTS", "TEAMS_API_BASE_URL", "TWI_ALLOW_UNVERIFIED_WEBHOOKS"]) {
-    vi.stubEnv(name, "");
-  }
+  stubVerifiedTeams(bf);
   door = await startDoorServer();
 });
 

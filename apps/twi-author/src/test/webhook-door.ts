@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createServer, loadConfig, type TrellisServer } from "@trellis/server";
+import { vi } from "vitest";
 import type { TeamsActivity } from "../channels/teams/teams-activity.js";
 import { twiAuthorTasks } from "../server-entry.js";
 import { type RecordingServer, startRecordingServer } from "./recording-server.js";
@@ -111,6 +112,22 @@ export interface LocalBotFramework {
   sent(conversationId: string): Array<{ type: string; text?: string; attachments?: Array<{ content: Card }> }>;
   /** Requests to the connector (`/v3/…`). */
   connectorCalls(): number;
+}
+
+/**
+ * Stubs the environment of a Teams channel with Bot Framework verification on, against `bf`: the app id
+ * and password, its token and OpenID endpoints, the service URL host it may answer, and no override that
+ * would turn verification off or send replies elsewhere. Undone by `vi.unstubAllEnvs()`. @internal
+ */
+export function stubVerifiedTeams(bf: LocalBotFramework): void {
+  vi.stubEnv("TEAMS_APP_ID", APP_ID);
+  vi.stubEnv("TEAMS_APP_PASSWORD", "app-password");
+  vi.stubEnv("TEAMS_TOKEN_URL", `${bf.server.url}/token`);
+  vi.stubEnv("TEAMS_OPENID_METADATA_URL", `${bf.server.url}/openid`);
+  vi.stubEnv("TEAMS_SERVICE_URL_HOSTS", new URL(bf.server.url).host);
+  for (const name of ["TEAMS_VERIFY_REQUESTS", "TEAMS_API_BASE_URL", "TWI_ALLOW_UNVERIFIED_WEBHOOKS"]) {
+    vi.stubEnv(name, "");
+  }
 }
 
 /** An Adaptive Card as the bot sends it. @internal */

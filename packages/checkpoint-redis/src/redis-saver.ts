@@ -157,16 +157,7 @@ export class RedisSaver implements CheckpointSaver {
     const { threadId } = ref;
     const ns = ref.namespace ?? "";
     for (;;) {
-      const now = this.#clock.now();
-      const fields = (await this.#run("readLease", threadId, [String(now)])) as [string, string, string];
-      const lease = nextLease(parseLease(threadId, fields), {
-        threadId,
-        owner,
-        ttlMs,
-        now,
-        isHolderDead: this.#isHolderDead,
-      });
-      const next = [lease.owner, String(lease.epoch), String(lease.expiresAt)];
+      const { now, fields, lease, next } = await this.#proposeLease(threadId, owner, ttlMs);
       const args = [String(now), ...fields, ...next, ns, ref.checkpointId ?? ""];
       const out = (await this.#run("casLeaseHead", threadId, args)) as (string | number)[];
       // Another writer changed the lease between the read and the write: apply the rule again.
@@ -278,18 +269,27 @@ export class RedisSaver implements CheckpointSaver {
     return 0;
   }
 
+  /**
+   * The lease `owner` would get now (`nextLease` over the stored one), with what a compare-and-set
+   * needs: the time, the stored fields it read and the new ones.
+   */
+  async #proposeLease(threadId: string, owner: string, ttlMs: number) {
+    const now = this.#clock.now();
+    const fields = (await this.#run("readLease", threadId, [String(now)])) as [string, string, string];
+    const lease = nextLease(parseLease(threadId, fields), {
+      threadId,
+      owner,
+      ttlMs,
+      now,
+      isHolderDead: this.#isHolderDead,
+    });
+    const next = [lease.owner, String(lease.epoch), String(lease.expiresAt)];
+    return { now, fields, lease, next };
+  }
+
   async acquireLease(threadId: string, owner: string, ttlMs: number): Promise<Lease> {
     for (;;) {
-      const now = this.#clock.now();
-      const fields = (await this.#run("readLease", threadId, [String(now)])) as [string, string, string];
-      const lease = nextLease(parseLease(threadId, fields), {
-        threadId,
-        owner,
-        ttlMs,
-        now,
-        isHolderDead: this.#isHolderDead,
-      });
-      const next = [lease.owner, String(lease.epoch), String(lease.expiresAt)];
+      const { now, fields, lease, next } = await this.#proposeLease(threadId, owner, ttlMs);
       if ((await this.#run("casLease", threadId, [String(now), ...fields, ...next])) === 1) return lease;
       // Another writer changed the lease between the read and the write: apply the rule again.
     }

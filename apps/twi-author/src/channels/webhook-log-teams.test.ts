@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { captureProcessOutput, type Written } from "../test/process-output.js";
 import { PALLET_REQUEST } from "../test/test-app.js";
 import {
   type DoorServer,
@@ -40,26 +41,17 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-let written: string[];
-let spies: MockInstance[];
+let written: Written[];
+let output: ReturnType<typeof captureProcessOutput>;
 beforeEach(() => {
-  written = [];
-  spies = (["stdout", "stderr"] as const).map((stream) => {
-    const target = process[stream];
-    const original = target.write.bind(target);
-    return vi.spyOn(target, "write").mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
-      written.push(String(chunk));
-      return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof target.write);
-  });
+  output = captureProcessOutput();
+  written = output.written;
 });
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
-});
+afterEach(() => output.restore());
 
 const webhookLines = () =>
   written
-    .flatMap((text) => text.split("\n"))
+    .flatMap(({ text }) => text.split("\n"))
     .filter((line) => line.startsWith("{") && line.includes('"event":"webhook-'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 

@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { captureProcessOutput, type Written } from "../test/process-output.js";
 import { type RecordingServer, startRecordingServer } from "../test/recording-server.js";
 import { type DoorServer, startDoorServer } from "../test/webhook-door.js";
 
@@ -48,22 +49,13 @@ afterAll(async () => {
 });
 
 /** The JSON lines the process writes while a test runs, with the stream each went to. */
-let written: Array<{ stream: "stdout" | "stderr"; text: string }>;
-let spies: MockInstance[];
+let written: Written[];
+let output: ReturnType<typeof captureProcessOutput>;
 beforeEach(() => {
-  written = [];
-  spies = (["stdout", "stderr"] as const).map((stream) => {
-    const target = process[stream];
-    const original = target.write.bind(target);
-    return vi.spyOn(target, "write").mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
-      written.push({ stream, text: String(chunk) });
-      return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof target.write);
-  });
+  output = captureProcessOutput();
+  written = output.written;
 });
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
-});
+afterEach(() => output.restore());
 
 function webhookLines(): Array<Record<string, unknown> & { stream: string }> {
   return written

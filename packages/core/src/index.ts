@@ -73,7 +73,7 @@ export {
   type PausedInputPolicy,
   pausedInputPolicyName,
 } from "./runtime/paused-input.js";
-export { bindResume, type ResumeBinding } from "./runtime/resume.js";
+export { bindResume, isResumeMap, type ResumeBinding } from "./runtime/resume.js";
 export type { RetryPolicy } from "./runtime/retry.js";
 export type { RunOutcome } from "./runtime/run-loop.js";
 export type { StateSnapshot, StateTask } from "./runtime/state-snapshot.js";

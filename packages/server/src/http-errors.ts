@@ -18,7 +18,11 @@ import { httpStatusOf } from "./http-status.js";
  * app.onError(errorResponse);
  */
 export function errorResponse(error: Error, c: Context): Response {
-  if (error instanceof TrellisError) return errorJson(c, error.code, error.message);
+  if (error instanceof TrellisError) {
+    // a refused answer says what the thread waits on, so the client can answer it by interrupt id
+    const details = ANSWERED_DETAILS.has(error.code) ? error.details : undefined;
+    return errorJson(c, error.code, error.message, undefined, details);
+  }
   if (error instanceof HTTPException) {
     const status = error.status;
     const code: TrellisErrorCode =
@@ -152,9 +156,19 @@ export function writeRawError(
  * @example
  * return errorJson(c, "NOT_FOUND", `Thread "${id}" not found.`);
  */
-export function errorJson(c: Context, code: TrellisErrorCode, message: string, status?: number): Response {
-  return c.json({ error: code, message }, (status ?? httpStatusOf(code)) as ContentfulStatusCode);
+export function errorJson(
+  c: Context,
+  code: TrellisErrorCode,
+  message: string,
+  status?: number,
+  details?: Readonly<Record<string, unknown>>,
+): Response {
+  const body = details ? { error: code, message, details } : { error: code, message };
+  return c.json(body, (status ?? httpStatusOf(code)) as ContentfulStatusCode);
 }
+
+/** Codes whose details are answered to the client: the pending interrupts of a refused resume or input. */
+const ANSWERED_DETAILS = new Set<TrellisErrorCode>(["RESUME_MISMATCH", "AMBIGUOUS_RESUME", "THREAD_PAUSED"]);
 
 /**
  * A 404 for a resource that does not exist or that the caller may not see.

@@ -15,7 +15,8 @@ const HTTP_STATUS: Record<TrellisErrorCode, number> = {
   INVALID_RESUME: 400,
   GRAPH_RECURSION: 500,
   INVALID_ROUTE: 500,
-  RESUME_MISMATCH: 400,
+  // the answer is for a pause that is not (or no longer) the thread's: a conflict with its state, retried by interrupt id
+  RESUME_MISMATCH: 409,
   AMBIGUOUS_RESUME: 400,
   NOTHING_TO_RESUME: 409,
   THREAD_PAUSED: 409,

@@ -18,6 +18,7 @@ import {
   type RunStatus,
   type RunStore,
   runRowValues,
+  type StateClock,
   type StoredEvent,
   type SweepOptions,
   type ThreadQuery,
@@ -107,6 +108,12 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       $fn$;
     `,
   },
+  {
+    version: 4,
+    // when a thread's state last changed, on the database's clock: a resume is bound to the pause
+    // pending when its request arrived
+    sql: "ALTER TABLE S.server_threads ADD COLUMN state_changed_at DOUBLE PRECISION;",
+  },
 ];
 
 /** Serializes migrations across processes starting at once (taken only by `setup`). */
@@ -115,6 +122,8 @@ const MIGRATION_LOCK = 74_120_001;
 const THREAD_LOCK = 74_120_002;
 /** The database's clock in ms: heartbeats and orphan checks use one clock whatever the hosts' clocks. */
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+/** The same clock with its sub-millisecond part: when a thread's state changed, and now. */
+const NOW_MS_EXACT = "(extract(epoch from clock_timestamp()) * 1000)::double precision";
 
 /**
  * Session settings every connection of the server's pool should carry (pass them as the pool's
@@ -266,6 +275,21 @@ export class PostgresRunStore implements RunStore {
     if (patch.error !== undefined) add("error", patch.error === null ? null : json(patch.error));
     args.push(threadId);
     await this.#q(`UPDATE ${this.#s}.server_threads SET ${sets.join(", ")} WHERE thread_id = $${args.length}`, args);
+  }
+
+  async markStateChanged(threadId: string): Promise<void> {
+    await this.#q(`UPDATE ${this.#s}.server_threads SET state_changed_at = ${NOW_MS_EXACT} WHERE thread_id = $1`, [
+      threadId,
+    ]);
+  }
+
+  async stateClock(threadId: string): Promise<StateClock> {
+    const [row] = await this.#q(
+      `SELECT ${NOW_MS_EXACT} AS now, (SELECT state_changed_at FROM ${this.#s}.server_threads WHERE thread_id = $1) AS changed_at`,
+      [threadId],
+    );
+    const changed = row?.changed_at;
+    return { changedAt: changed === null || changed === undefined ? null : Number(changed), now: Number(row?.now) };
   }
 
   #where(query: Omit<ThreadQuery, "limit" | "offset">, args: unknown[]): string {
@@ -535,6 +559,15 @@ export class PostgresRunStore implements RunStore {
       await this.#q(
         `UPDATE ${this.#s}.server_runs SET metadata = $3 WHERE run_id = $1 AND attempt = $2 AND status = 'running'`,
         [runId, attempt, json(end.metadata)],
+      );
+    }
+    if (end.stateChanged !== false) {
+      // before the end (its own statement): whoever sees the run ended sees the change, and a stamp of
+      // an attempt that turns out stale only makes a later plain resume refuse where it could bind
+      await this.#q(
+        `UPDATE ${this.#s}.server_threads SET state_changed_at = ${NOW_MS_EXACT}
+         WHERE thread_id = (SELECT thread_id FROM ${this.#s}.server_runs WHERE run_id = $1 AND attempt = $2 AND status = 'running')`,
+        [runId, attempt],
       );
     }
     const [row] = await this.#q(`SELECT ${this.#s}.server_finish_run($1, $2, $3, $4, $5, $6, $7, $8) AS seqs`, [

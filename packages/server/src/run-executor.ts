@@ -104,6 +104,8 @@ export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<E
       error,
       threadStatus,
       events: last,
+      // a run refused before it wrote anything leaves the thread's pause as it was: no change recorded
+      stateChanged: !(error && REFUSALS.has(error.error)),
       ...(timed || used ? { metadata: run.metadata } : {}),
     });
     events.publish(last, seqs);
@@ -409,7 +411,7 @@ function runConfig(
   if (k.interruptAfter) config.interruptAfter = k.interruptAfter;
   if (k.durability) config.durability = k.durability;
   if (k.checkpointId && original) config.checkpointId = k.checkpointId;
-  // a resume answers the pause pending when it was accepted (set by the run service), or fails
+  // a resume answers the pause pending when its request arrived (set by the run service), or fails
   if (k.expectedCheckpointId && original) config.expectedCheckpointId = k.expectedCheckpointId;
   // the runtime refuses a step whose state would pass the limit before writing any of it
   config.maxStateBytes = ctx.limits.stateBytes;

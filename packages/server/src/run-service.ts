@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import { type CheckpointSaver, isTrellisErrorCode, TrellisError } from "@trellis/checkpoint";
-import { bindResume, type Interrupt, type StateSnapshot } from "@trellis/core";
+import { bindResume, type Interrupt, isResumeMap, type StateSnapshot } from "@trellis/core";
 import {
   type AssistantRegistry,
   type ResolvedAssistant,
@@ -9,6 +10,7 @@ import {
 } from "./assistant-registry.js";
 import type { HostedGraph } from "./graph-registry.js";
 import { notFound } from "./http-errors.js";
+import { requestArrival } from "./request-arrival.js";
 import { checkId } from "./request-body.js";
 import { newRunRecord, type RunManager } from "./run-manager.js";
 import type {
@@ -69,6 +71,12 @@ export interface StartRun {
   ifNotExists?: "create" | "reject" | undefined;
   /** The rest of the run's options (stream modes, config, breakpoints, checkpoint, durability). */
   kwargs?: Partial<Omit<RunKwargs, "input" | "command">> | undefined;
+  /**
+   * When the request arrived (`performance.now()` of this process). Default: the arrival the server
+   * stamped on the HTTP request or WebSocket message being handled, else the call of `start`. A resume
+   * that names no interrupt answers the pause pending then, never a later one.
+   */
+  arrivedAt?: number | undefined;
 }
 
 /**
@@ -147,9 +155,11 @@ const DEFAULT_KWARGS: Omit<RunKwargs, "input" | "command"> = {
  * streams the same events whichever door touched it last.
  *
  * On accepting a run it applies the core's rules, never a copy of them: a resume is checked and bound
- * to the interrupts pending at that moment (`bindResume`; a queued resume that finds another pause
- * fails with `RESUME_MISMATCH` and changes nothing), and an input that arrives while the thread waits
- * on an interrupt follows the graph's `onInputWhilePaused` policy (`decidePausedInput`).
+ * to the interrupts pending when its request arrived (`bindResume`; a resume that names no interrupt
+ * while the thread changed since it arrived, or while a run is executing on it, is refused with
+ * `RESUME_MISMATCH`; a queued resume that finds another pause at its turn fails the same way and changes
+ * nothing), and an input that arrives while the thread waits on an interrupt follows the graph's
+ * `onInputWhilePaused` policy (`decidePausedInput`).
  *
  * @example
  * // in an app's routes (`ctx.runs`): one conversation turn through the queue
@@ -201,6 +211,8 @@ export class RunService {
    * (409 `THREAD_PAUSED`), a busy thread under `reject` (409).
    */
   async start(request: StartRun): Promise<RunRecord> {
+    // first, before any await: the pause a resume answers is the one pending when its request arrived
+    const arrivedAt = request.arrivedAt ?? requestArrival();
     const { assistant, hosted } = await this.assistant(request.assistantId, request.as);
     const assistantId = assistant.assistantId;
     const graphId = hosted.assistantId;
@@ -217,7 +229,7 @@ export class RunService {
       graphId,
       ...traceContextKwargs(),
     });
-    await this.#accept(existing, hosted, kwargs);
+    await this.#accept(existing, hosted, kwargs, arrivedAt);
     const threadId = existing?.threadId ?? request.threadId ?? randomUUID();
     const owner = this.#ownerOf(request.as);
     let created = false;
@@ -227,7 +239,7 @@ export class RunService {
         // a concurrent first message made it a moment ago (a double-sent first turn): join that thread
         existing = await this.#existing(threadId, request);
         checkBinding(existing, graphId, assistantId);
-        await this.#accept(existing, hosted, kwargs);
+        await this.#accept(existing, hosted, kwargs, arrivedAt);
       }
     }
     if (
@@ -299,7 +311,7 @@ export class RunService {
    * @example
    * const end = await runs.invoke(request);
    * const error = runs.errorOf(end);
-   * if (error) throw error; // 409 THREAD_PAUSED, 400 RESUME_MISMATCH, …
+   * if (error) throw error; // 409 THREAD_PAUSED, 409 RESUME_MISMATCH, …
    */
   errorOf(end: Pick<RunEnd, "status" | "error">): TrellisError | undefined {
     if (end.status !== "error" && end.status !== "timeout") return undefined;
@@ -313,6 +325,34 @@ export class RunService {
   /** Cancels a run: `interrupt` keeps its progress, `rollback` undoes it; with `wait`, until it stopped. */
   async cancel(run: RunRecord, action: CancelAction = "interrupt", wait = false): Promise<void> {
     await this.#p.manager.cancel(run, action, wait);
+  }
+
+  /**
+   * Refuses (409 `RESUME_MISMATCH`, naming the interrupts pending now) a resume that names no interrupt
+   * unless the pause the thread shows (`snapshot`, read before this) was pending when the request
+   * arrived: no run has started on the thread that may still be making a pause, and the thread's state
+   * has not changed since the arrival. The change is stamped on the store's clock (the database's in
+   * scale-out); the arrival is put on that clock by subtracting the time elapsed since, measured on this
+   * process's monotonic clock up to the end of the read, so it is never later than it was: a pause made
+   * after the arrival is always refused, whatever the hosts' clocks say.
+   */
+  async #pendingSinceArrival(threadId: string, snapshot: StateSnapshot, arrivedAt: number): Promise<void> {
+    const started = (await this.#p.store.activeRuns(threadId)).filter((r) => r.status === "running" || r.attempt > 0);
+    const clock = await this.#p.store.stateClock(threadId);
+    const arrival = clock.now - (performance.now() - arrivedAt);
+    const changed = clock.changedAt !== null && clock.changedAt > arrival;
+    if (started.length === 0 && !changed) return;
+    const pending = snapshot.interrupts.map((i) => i.id);
+    const listed = snapshot.interrupts.map((i) => `${i.id} (node "${i.node}")`).join(", ") || "none";
+    const why =
+      started.length > 0
+        ? `has a run in progress (${started[0]?.runId}) that may answer its pause or make a new one`
+        : "changed after this request arrived (a run ended or its state was updated)";
+    throw new TrellisError(
+      "RESUME_MISMATCH",
+      `Thread "${threadId}" ${why}, so a resume that names no interrupt cannot answer what it asks now: read its state and resume by interrupt id (command: { resume: { [id]: value } }). Pending: ${listed}.`,
+      { details: { threadId, pending, ...(started.length > 0 ? { running: started.map((r) => r.runId) } : {}) } },
+    );
   }
 
   /** Creates the thread record; false when another request created it first. */
@@ -365,9 +405,15 @@ export class RunService {
 
   /**
    * The core's rules for what a run may do to the thread as it stands now; rewrites `kwargs` to bind a
-   * resume (or an input the graph takes as an answer) to the pause pending now.
+   * resume (or an input the graph takes as an answer) to the pause pending now, which must be the one
+   * pending when the request arrived ({@link #pendingSinceArrival}).
    */
-  async #accept(thread: ThreadRecord | undefined, hosted: HostedGraph, kwargs: RunKwargs): Promise<void> {
+  async #accept(
+    thread: ThreadRecord | undefined,
+    hosted: HostedGraph,
+    kwargs: RunKwargs,
+    arrivedAt: number,
+  ): Promise<void> {
     const threadId = thread?.threadId;
     if (kwargs.checkpointId !== null) {
       if (!thread || !(await this.#p.saver.get({ threadId: thread.threadId, checkpointId: kwargs.checkpointId }))) {
@@ -388,13 +434,8 @@ export class RunService {
       if (!snapshot?.checkpointId) {
         throw new TrellisError("NOTHING_TO_RESUME", "The thread has no checkpoint yet: start it with an input.");
       }
-      const busy = (await this.#p.store.activeRuns(thread?.threadId as string)).length > 0;
-      if (busy && snapshot.interrupts.length === 0) {
-        // a run ahead of it is answering the pause, or has not paused yet: this resume cannot know what
-        // it will answer, so it applies only if the thread is still where it stands now
-        kwargs.expectedCheckpointId = snapshot.checkpointId;
-        return;
-      }
+      // an id map says which interrupts it answers; a plain value answers the pause pending on arrival
+      if (!isResumeMap(command.resume)) await this.#pendingSinceArrival(threadId as string, snapshot, arrivedAt);
       const binding = bindResume(snapshot, command.resume, threadId);
       // the answers against the resumeSchema of the nodes that paused: a 400 now, the thread still paused
       if (binding.kind === "interrupts") hosted.graph.checkResume(snapshot.interrupts, binding.resume);
@@ -412,6 +453,7 @@ export class RunService {
     if (!snapshot?.checkpointId || typeof input !== "object" || Array.isArray(input)) return;
     const decision = hosted.graph.decideInput(snapshot, input as Record<string, unknown>, threadId);
     if (decision.kind === "start") return;
+    await this.#pendingSinceArrival(threadId as string, snapshot, arrivedAt);
     if (decision.kind === "resume") hosted.graph.checkResume(snapshot.interrupts, decision.resume);
     // the input answers the pause pending now (an interrupt, or a static breakpoint), and only that one
     kwargs.input = null;

@@ -89,8 +89,9 @@ export interface RunKwargs {
   checkpointId: string | null;
   durability: "sync" | "async" | "exit" | null;
   /**
-   * Set by the run service on a resume it accepted: the checkpoint whose pause the resume answers. The
-   * run fails with `RESUME_MISMATCH`, writing nothing, when the thread has moved on by its turn.
+   * Set by the run service on a resume it accepted: the checkpoint whose pause the resume answers (the
+   * pause pending when the request arrived). The run fails with `RESUME_MISMATCH`, writing nothing, when
+   * the thread has moved on by its turn.
    */
   expectedCheckpointId?: string;
   /**
@@ -180,6 +181,11 @@ export interface AttemptEnd {
   /** Last events of the run (an `error`, the final `values`), appended in the same transaction. */
   events: NewEvent[];
   /**
+   * The run may have written to the thread (false only for a run refused before it wrote anything): the
+   * store records the change ({@link RunStore.markStateChanged}) before the run is seen ended.
+   */
+  stateChanged?: boolean;
+  /**
    * The run's metadata to store with its end (its `usage` and `timeline`), so a client that sees the
    * run end sees them; absent: the metadata stays as it is.
    */
@@ -241,6 +247,19 @@ export interface ThreadQuery {
   sortOrder?: "asc" | "desc";
 }
 
+/**
+ * What {@link RunStore.stateClock} read: when the thread's state last changed and the store's clock now
+ * (ms since the epoch, on the store's clock).
+ *
+ * @example
+ * const { changedAt, now } = await store.stateClock(threadId);
+ * const changedSince = changedAt !== null && changedAt > now - elapsedMs;
+ */
+export interface StateClock {
+  changedAt: number | null;
+  now: number;
+}
+
 /** What {@link RunStore.enqueueRun} did to the runs already on the thread. */
 export interface EnqueueResult {
   /** The run that is running on the thread, for the caller to signal (interrupt, rollback). */
@@ -267,6 +286,18 @@ export interface RunStore {
   countThreads(query: Omit<ThreadQuery, "limit" | "offset">): Promise<number>;
   /** Removes the thread, its runs and their events. */
   deleteThread(threadId: string): Promise<void>;
+  /**
+   * Records that the thread's state changed now (its state was updated, or copied in), on the store's
+   * clock; {@link finishRun} records it for a run that wrote to the thread, before the run is seen ended.
+   * Called after the change is stored.
+   */
+  markStateChanged(threadId: string): Promise<void>;
+  /**
+   * When the thread's state last changed ({@link markStateChanged}; null: never, or no such thread) and
+   * the store's clock now, read in one go, in ms since the epoch: the run service compares a request's
+   * arrival with the change on this one clock (the database's in scale-out), whatever the hosts' clocks.
+   */
+  stateClock(threadId: string): Promise<StateClock>;
 
   /**
    * Inserts a pending run, applying `strategy` against the thread's active runs in the same

@@ -21,6 +21,7 @@ import { openAssistants } from "./open-assistant-store.js";
 import { openCronStore } from "./open-cron-store.js";
 import { openItemStore } from "./open-item-store.js";
 import { importOptional } from "./optional-module.js";
+import { stampArrival } from "./request-arrival.js";
 import { RetentionSweeper } from "./retention.js";
 import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
 import { assistantRoutes } from "./routes/assistants.js";
@@ -312,7 +313,9 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   const app = new Hono<ServerEnv>();
   app.onError(errorResponse);
   app.notFound((c) => errorJson(c, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`));
-  // first: whatever a route committed is on disk through a power cut before its answer goes out
+  // first, before any await: when the request arrived (a resume answers the pause pending then)
+  app.use("*", stampArrival);
+  // whatever a route committed is on disk through a power cut before its answer goes out
   app.use("*", syncBeforeAnswer(store));
   app.use("*", rejectMalformedUrl);
   app.use("*", corsFor(resolved.allowedOrigins));

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import { TrellisError } from "@trellis/checkpoint";
 import type { Database, Statement } from "better-sqlite3";
 import {
@@ -17,6 +18,7 @@ import {
   type RunStatus,
   type RunStore,
   runRowValues,
+  type StateClock,
   type StoredEvent,
   type SweepOptions,
   type ThreadQuery,
@@ -103,7 +105,18 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       INSERT INTO server_syncs (id, n) VALUES (1, 0);
     `,
   },
+  {
+    version: 5,
+    name: "when a thread's state last changed: a resume is bound to the pause pending when it arrived",
+    sql: "ALTER TABLE server_threads ADD COLUMN state_changed_at REAL;",
+  },
 ];
+
+/**
+ * The store's clock (ms since the epoch): one process serves a SQLite file, so its own monotonic clock,
+ * anchored at its start, orders a request's arrival and a change of a thread's state.
+ */
+const storeNow = (): number => performance.timeOrigin + performance.now();
 
 /** Applies the server's pending migrations; returns the schema version. @internal */
 export function migrateServerTables(db: Database): number {
@@ -392,6 +405,19 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
+  async markStateChanged(threadId: string): Promise<void> {
+    this.#quick(() =>
+      this.#stmt("UPDATE server_threads SET state_changed_at = ? WHERE thread_id = ?").run(storeNow(), threadId),
+    );
+  }
+
+  async stateClock(threadId: string): Promise<StateClock> {
+    const row = this.#stmt("SELECT state_changed_at FROM server_threads WHERE thread_id = ?").get(threadId) as
+      | { state_changed_at: number | null }
+      | undefined;
+    return { changedAt: row?.state_changed_at ?? null, now: storeNow() };
+  }
+
   async enqueueRun(run: RunRecord, strategy: MultitaskStrategy): Promise<EnqueueResult> {
     return this.#tx(() => {
       const active = this.#activeRuns(run.threadId);
@@ -601,6 +627,9 @@ export class SqliteRunStore implements RunStore {
         thread_id: string;
       };
       this.#settle(thread_id, end.threadStatus, now);
+      if (end.stateChanged !== false) {
+        this.#stmt("UPDATE server_threads SET state_changed_at = ? WHERE thread_id = ?").run(storeNow(), thread_id);
+      }
       return seqs;
     });
   }

@@ -21,7 +21,14 @@ export function pendingInterrupts(pending: ReadonlyMap<string, ReadonlyMap<strin
   return out;
 }
 
-/** True when `value` is a map from interrupt ids to answers rather than an answer itself. @internal */
+/**
+ * True when `value` is a map from interrupt ids to answers rather than an answer itself: a resume that
+ * names the interrupts it answers (a server binds one that does not to the pause pending when it arrived).
+ *
+ * @example
+ * isResumeMap({ "0123456789abcdef0123456789abcdef": "yes" }); // true
+ * isResumeMap({ decisions: [{ type: "approve" }] }); // false: one answer, for the single pending interrupt
+ */
 export function isResumeMap(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;

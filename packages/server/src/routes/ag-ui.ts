@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import { performance } from "node:perf_hooks";
 import { TrellisError } from "@trellis/checkpoint";
 import { readPause } from "@trellis/protocol";
 import { Hono } from "hono";
@@ -8,6 +9,7 @@ import { type AgUiEvent, AgUiTranslator } from "../ag-ui-events.js";
 import { agUiTools, checkToolResults, closingResults, FRONTEND_TOOLS_KEY, stateUpdate } from "../ag-ui-input.js";
 import { threadSnapshot } from "../api-shapes.js";
 import type { Authenticate } from "../auth.js";
+import { asArrivedAt } from "../request-arrival.js";
 import { checkId, invalid, parseBody, readBody } from "../request-body.js";
 import type { RunRecord, ThreadRecord } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
@@ -266,12 +268,14 @@ export function attachAgUiWebSocket(
       let queue = Promise.resolve();
       let waiting = 0;
       ws.on("message", (raw) => {
+        // the message's arrival, before its turn waits: a resume answers the pause pending now
+        const arrivedAt = performance.now();
         // turns run one at a time: stop reading while some wait, so a flood cannot pile up in memory
         if (++waiting >= WS_QUEUED_MAX) ws.pause();
         queue = queue.then(async () => {
           try {
             const body = parseBody(String(raw));
-            const prepared = await prepareAgUiRun(ctx, assistantId, body, user);
+            const prepared = await asArrivedAt(arrivedAt, () => prepareAgUiRun(ctx, assistantId, body, user));
             for await (const e of agUiEvents(ctx, prepared, abort.signal)) ws.send(JSON.stringify(e));
           } catch (error) {
             const code =

@@ -162,6 +162,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
       "raise",
     );
     await copyCheckpoints(ctx.saver, source.threadId, copy.threadId);
+    await ctx.store.markStateChanged(copy.threadId);
     return c.json(await threadJson(ctx, copy));
   });
 
@@ -212,6 +213,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
       asNode,
     );
     await ctx.store.updateThread(thread.threadId, { graphId, status: "idle" });
+    await ctx.store.markStateChanged(thread.threadId); // a plain resume sent before this cannot answer what it made
     const after = await threadSnapshot(ctx, { ...thread, graphId });
     if (after && after.next.length > 0 && after.interrupts.length > 0)
       await ctx.store.updateThread(thread.threadId, { status: "interrupted" });

@@ -76,6 +76,23 @@ export function slowApproval() {
     .compile({ name: "slow-approval" });
 }
 
+/**
+ * Review (a pause), then approval (a pause) at once, then publish: answering the review reaches the
+ * approval within milliseconds, so a second answer to the review bound late would answer the approval.
+ */
+export function twoGates() {
+  return new StateGraph({ log: channel.append<string>(), published: channel.value(false) })
+    .addNode("review", (_s, ctx) => ({ log: [`review: ${ctx.interrupt<string>({ question: "Changes?" })}`] }))
+    .addNode("approve", (_s, ctx) => {
+      const ok = ctx.interrupt<unknown>({ question: "Publish?" });
+      return { log: [`approve: ${String(ok)}`], published: true };
+    })
+    .addEdge(START, "review")
+    .addEdge("review", "approve")
+    .addEdge("approve", END)
+    .compile({ name: "two-gates" });
+}
+
 /** A graph whose `quiz` node is a compiled graph with a node that is a graph too. */
 export function nestedQuiz() {
   const inner = new StateGraph({ score: channel.value(0) })

@@ -3,7 +3,7 @@
  * a resume at a static breakpoint continues over HTTP as it does in-process.
  */
 import { describe, expect, it } from "vitest";
-import { sdkServer, TEST_GRAPHS } from "./harness.js";
+import { eventually, sdkServer, TEST_GRAPHS } from "./harness.js";
 
 const server = sdkServer({
   graphs: { ...TEST_GRAPHS, "slow-approval": { module: "./src/test/fixture-interview.ts", graph: "slowApproval" } },
@@ -20,58 +20,108 @@ async function pausedAtReview(): Promise<string> {
   return thread.thread_id;
 }
 
-describe("a plain resume is bound to the pause pending when it is accepted", () => {
-  it.each(["enqueue", "reject"] as const)(
-    "20 concurrent resumes of one review (%s): exactly one is applied, and nothing is published",
-    async (strategy) => {
-      const threadId = await pausedAtReview();
-      const created = await Promise.allSettled(
-        Array.from({ length: 20 }, (_, k) =>
-          server.client.runs.create(threadId, "slow-approval", {
-            command: { resume: `answer ${k}` },
-            multitaskStrategy: strategy,
-          }),
-        ),
-      );
-      const accepted = created.filter((c) => c.status === "fulfilled").map((c) => c.value);
-      for (const run of accepted) await server.client.runs.join(threadId, run.run_id);
-      const runs = await Promise.all(accepted.map((r) => server.client.runs.get(threadId, r.run_id)));
-      // the one applied answered the review and paused at the approval (a pause is a run's success)
-      expect(runs.filter((r) => r.status === "success")).toHaveLength(1);
-      // the others were refused up front (409) or failed at their turn with RESUME_MISMATCH, changing nothing
-      for (const r of runs.filter((r) => r.status !== "success")) {
-        expect(r.status).toBe("error");
-        expect((r as unknown as { error: { error: string } }).error?.error ?? "RESUME_MISMATCH").toBe(
-          "RESUME_MISMATCH",
-        );
-      }
-      for (const c of created.filter((c) => c.status === "rejected")) {
-        expect(String((c as PromiseRejectedResult).reason)).toMatch(/409/);
-      }
-      const after = await state(threadId);
-      expect(after.values.log.filter((l) => l.startsWith("review:"))).toHaveLength(1);
-      expect(after.values.log.some((l) => l.startsWith("approve:"))).toBe(false);
-      expect(after.values.published).toBe(false);
-      expect(after.next).toEqual(["approve"]);
-      expect((await server.client.threads.get(threadId)).status).toBe("interrupted");
-    },
-  );
+/** The JSON error body of a refused SDK call (`HTTP 409: {...}`). */
+function refusal(reason: unknown): {
+  status: number;
+  body: { error: string; message: string; details?: { pending?: unknown } };
+} {
+  const m = /^HTTP (\d{3}): (.*)$/s.exec(String((reason as Error)?.message ?? reason));
+  if (!m) throw new Error(`not an HTTP refusal: ${String(reason)}`);
+  return { status: Number(m[1]), body: JSON.parse(m[2] as string) };
+}
 
-  it("a resume stored before the thread moved on fails with RESUME_MISMATCH when its turn comes", async () => {
+/** Waits until the run is executing (claimed by the worker, not just queued). */
+async function untilRunning(threadId: string, runId: string): Promise<void> {
+  await eventually(async () => (await server.client.runs.get(threadId, runId)).status === "running");
+}
+
+describe("a plain resume is bound to the pause pending when its request arrived", () => {
+  it("20 concurrent resumes of one review (enqueue): exactly one is applied, and nothing is published", async () => {
     const threadId = await pausedAtReview();
-    const slow = await server.client.runs.create(threadId, "slow-approval", { command: { resume: "first" } });
-    const late = await server.client.runs.create(threadId, "slow-approval", {
-      command: { resume: "second" },
-      multitaskStrategy: "enqueue",
-    });
-    await server.client.runs.join(threadId, late.run_id);
-    expect((await server.client.runs.get(threadId, slow.run_id)).status).toBe("success"); // paused at the approval
-    const failed = await server.client.runs.get(threadId, late.run_id);
-    expect(failed.status).toBe("error");
-    expect(JSON.stringify(failed)).toMatch(/RESUME_MISMATCH/);
+    const created = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, k) =>
+        server.client.runs.create(threadId, "slow-approval", {
+          command: { resume: `answer ${k}` },
+          multitaskStrategy: "enqueue",
+        }),
+      ),
+    );
+    const accepted = created.filter((c) => c.status === "fulfilled").map((c) => c.value);
+    for (const run of accepted) await server.client.runs.join(threadId, run.run_id);
+    const runs = await Promise.all(accepted.map((r) => server.client.runs.get(threadId, r.run_id)));
+    // the one applied answered the review and paused at the approval (a pause is a run's success)
+    expect(runs.filter((r) => r.status === "success")).toHaveLength(1);
+    // the other accepted ones failed at their turn, their error recorded: RESUME_MISMATCH
+    for (const r of runs.filter((r) => r.status !== "success")) {
+      expect(r.status).toBe("error");
+      expect((r as unknown as { error: { error: string } | null }).error?.error).toBe("RESUME_MISMATCH");
+    }
+    // the refused ones: 409 RESUME_MISMATCH, the pending interrupts in the details
+    for (const c of created.filter((c) => c.status === "rejected")) {
+      const { status, body } = refusal((c as PromiseRejectedResult).reason);
+      expect(status).toBe(409);
+      expect(body.error).toBe("RESUME_MISMATCH");
+      expect(Array.isArray(body.details?.pending)).toBe(true);
+    }
+    const after = await state(threadId);
+    expect(after.values.log.filter((l) => l.startsWith("review:"))).toHaveLength(1);
+    expect(after.values.log.some((l) => l.startsWith("approve:"))).toBe(false);
+    expect(after.values.published).toBe(false);
+    expect(after.next).toEqual(["approve"]);
+    expect((await server.client.threads.get(threadId)).status).toBe("interrupted");
+  });
+
+  it("resumes sent while the first answer runs (reject): each is refused by the binding, 409 RESUME_MISMATCH", async () => {
+    const threadId = await pausedAtReview();
+    const first = await server.client.runs.create(threadId, "slow-approval", { command: { resume: "first" } });
+    await untilRunning(threadId, first.run_id);
+    const late = await Promise.allSettled(
+      Array.from({ length: 19 }, (_, k) =>
+        server.client.runs.create(threadId, "slow-approval", {
+          command: { resume: `late ${k}` },
+          multitaskStrategy: "reject",
+        }),
+      ),
+    );
+    // not the multitask refusal: a resume that names no interrupt cannot be bound while a run may be
+    // making a new pause (or, once it made one, to a pause made after it arrived)
+    for (const c of late) {
+      expect(c.status).toBe("rejected");
+      const { status, body } = refusal((c as PromiseRejectedResult).reason);
+      expect(status).toBe(409);
+      expect(body.error).toBe("RESUME_MISMATCH");
+    }
+    await server.client.runs.join(threadId, first.run_id);
+    expect((await server.client.runs.get(threadId, first.run_id)).status).toBe("success");
+    expect(await server.client.runs.list(threadId)).toHaveLength(2); // the first turn and the first answer
     const after = await state(threadId);
     expect(after.values.log).toEqual(["review: first", "prepared"]);
     expect(after.values.published).toBe(false);
+    expect(after.next).toEqual(["approve"]);
+  });
+
+  it("a resume sent before the next pause came is refused once it came, naming it; by its id it applies", async () => {
+    const threadId = await pausedAtReview();
+    const first = await server.client.runs.create(threadId, "slow-approval", { command: { resume: "first" } });
+    await untilRunning(threadId, first.run_id);
+    // arrives while the run goes from the review to the approval: nothing to answer yet
+    const during = await server.client.runs
+      .create(threadId, "slow-approval", { command: { resume: "second" }, multitaskStrategy: "enqueue" })
+      .then(
+        () => undefined,
+        (e: unknown) => refusal(e),
+      );
+    expect(during?.status).toBe(409);
+    expect(during?.body.error).toBe("RESUME_MISMATCH");
+    await server.client.runs.join(threadId, first.run_id);
+    const paused = await state(threadId);
+    const approval = paused.tasks[0]?.interrupts[0]?.id as string;
+    expect(paused.next).toEqual(["approve"]);
+    // the client answers the approval by its id: that one applies
+    await server.client.runs.wait(threadId, "slow-approval", { command: { resume: { [approval]: true } } });
+    const after = await state(threadId);
+    expect(after.values.log).toEqual(["review: first", "prepared", "approve: true"]);
+    expect(after.values.published).toBe(true);
   });
 });
 

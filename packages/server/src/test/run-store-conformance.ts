@@ -409,6 +409,38 @@ export function describeRunStoreConformance(kinds: RunStoreKind[]): void {
         },
       );
 
+      it.skipIf(skip)(
+        "a run that may have written stamps the thread's change on the store's clock before it is seen ended; a refused one does not",
+        async () => {
+          const store = await open();
+          const threadId = await newThread(store);
+          const fresh = await store.stateClock(threadId);
+          expect(fresh.changedAt).toBeNull();
+          const r1 = await enqueue(store, threadId);
+          await claim(store, "w1", r1.runId);
+          const before = (await store.stateClock(threadId)).now;
+          await store.finishRun(r1.runId, 1, { ...done, threadStatus: "interrupted" });
+          const stamped = await store.stateClock(threadId);
+          expect(stamped.changedAt).not.toBeNull();
+          expect(stamped.changedAt as number).toBeGreaterThanOrEqual(before);
+          expect(stamped.now).toBeGreaterThanOrEqual(stamped.changedAt as number);
+          // refused before it wrote anything (RESUME_MISMATCH): the stamp stays
+          const r2 = await enqueue(store, threadId);
+          await claim(store, "w1", r2.runId);
+          await store.finishRun(r2.runId, 1, {
+            status: "error",
+            error: { error: "RESUME_MISMATCH", message: "moved on" },
+            threadStatus: "interrupted",
+            events: [],
+            stateChanged: false,
+          });
+          expect((await store.stateClock(threadId)).changedAt).toBe(stamped.changedAt);
+          await store.markStateChanged(threadId); // a state update
+          expect((await store.stateClock(threadId)).changedAt as number).toBeGreaterThan(stamped.changedAt as number);
+          expect((await store.stateClock(randomUUID())).changedAt).toBeNull();
+        },
+      );
+
       it.skipIf(skip)("cancelling a queued run settles it and its thread; a running one gets the stop", async () => {
         const store = await open();
         const threadId = await newThread(store);

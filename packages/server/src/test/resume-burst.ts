@@ -11,8 +11,8 @@
  * second gate waits — requests that arrived in time but are read late, as a slow network delivers them.
  */
 import http from "node:http";
-import net from "node:net";
 import { expect } from "vitest";
+import { holdRequest } from "../testing.js";
 
 /** A JSON answer: its status and parsed body. */
 export interface JsonAnswer {
@@ -110,81 +110,6 @@ export async function pausedAtFirstGate(t: BurstTarget): Promise<{ threadId: str
   const state = await stateOf(t, threadId);
   expect(state.next).toEqual(["review"]);
   return { threadId, firstGate: pendingIds(state)[0] as string };
-}
-
-/** A request whose head the server has (it answered `100 Continue`); its body goes with `send`. */
-interface HeldRequest {
-  send(): Promise<JsonAnswer>;
-}
-
-/**
- * Opens a connection, sends a request's head with `Expect: 100-continue`, and resolves once the server
- * answered `100 Continue` (it has stamped the request's arrival).
- */
-function holdRequest(url: string, path: string, body: unknown, headers: Record<string, string>): Promise<HeldRequest> {
-  const { hostname, port } = new URL(url);
-  const payload = Buffer.from(JSON.stringify(body));
-  const head = [
-    `POST ${path} HTTP/1.1`,
-    `Host: ${hostname}:${port}`,
-    "Content-Type: application/json",
-    `Content-Length: ${payload.length}`,
-    "Expect: 100-continue",
-    "Connection: close",
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-  ].join("\r\n");
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname);
-    let bytes = Buffer.alloc(0);
-    let answered: ((a: JsonAnswer) => void) | undefined;
-    let held = false;
-    socket.on("error", reject);
-    socket.on("connect", () => socket.write(`${head}\r\n\r\n`));
-    socket.on("data", (d) => {
-      bytes = Buffer.concat([bytes, d]);
-      if (!held && bytes.includes("100 Continue\r\n\r\n")) {
-        held = true;
-        bytes = bytes.subarray(bytes.indexOf("\r\n\r\n") + 4);
-        resolve({
-          send: () =>
-            new Promise<JsonAnswer>((done) => {
-              answered = done;
-              socket.write(payload);
-            }),
-        });
-      }
-    });
-    socket.on("close", () => {
-      if (!held) reject(new Error(`no 100 Continue: ${bytes.toString("latin1").slice(0, 200)}`));
-      answered?.(parseAnswer(bytes));
-    });
-  });
-}
-
-/** The final answer in `bytes` (after the `100 Continue`): its status and JSON body (chunked or not). */
-function parseAnswer(bytes: Buffer): JsonAnswer {
-  const text = bytes.toString("utf8");
-  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
-  const end = text.indexOf("\r\n\r\n");
-  let body = text.slice(end + 4);
-  if (/\r\ntransfer-encoding: *chunked/i.test(text.slice(0, end))) {
-    let out = "";
-    for (let at = 0; ; ) {
-      const line = body.indexOf("\r\n", at);
-      const size = Number.parseInt(body.slice(at, line), 16);
-      if (!size) break;
-      out += body.slice(line + 2, line + 2 + size);
-      at = line + 2 + size + 2;
-    }
-    body = out;
-  }
-  let json: Record<string, unknown>;
-  try {
-    json = JSON.parse(body) as Record<string, unknown>;
-  } catch {
-    json = { text: body };
-  }
-  return { status, json };
 }
 
 /** Waits for the runs to end and reads them. */

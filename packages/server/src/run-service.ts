@@ -405,8 +405,8 @@ export class RunService {
 
   /**
    * The core's rules for what a run may do to the thread as it stands now; rewrites `kwargs` to bind a
-   * resume (or an input the graph takes as an answer) to the pause pending now, which must be the one
-   * pending when the request arrived ({@link #pendingSinceArrival}).
+   * resume (or an input the graph takes as an answer) to the pause pending now; for a resume that names
+   * no interrupt, that must be the pause pending when its request arrived ({@link #pendingSinceArrival}).
    */
   async #accept(
     thread: ThreadRecord | undefined,
@@ -453,7 +453,8 @@ export class RunService {
     if (!snapshot?.checkpointId || typeof input !== "object" || Array.isArray(input)) return;
     const decision = hosted.graph.decideInput(snapshot, input as Record<string, unknown>, threadId);
     if (decision.kind === "start") return;
-    await this.#pendingSinceArrival(threadId as string, snapshot, arrivedAt);
+    // a message, not a resume: the graph's policy makes it the answer to the question waiting when it
+    // runs (queued behind a run, the core applies the same policy at its turn), not a pause's answer by arrival
     if (decision.kind === "resume") hosted.graph.checkResume(snapshot.interrupts, decision.resume);
     // the input answers the pause pending now (an interrupt, or a static breakpoint), and only that one
     kwargs.input = null;

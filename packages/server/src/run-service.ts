@@ -10,6 +10,7 @@ import {
 import type { HostedGraph } from "./graph-registry.js";
 import { notFound } from "./http-errors.js";
 import { checkId } from "./request-body.js";
+import { refuseReservedKeys } from "./run-identity.js";
 import { newRunRecord, type RunManager } from "./run-manager.js";
 import type {
   CancelAction,
@@ -111,6 +112,31 @@ export interface RunServiceParts {
   authEnabled: boolean;
 }
 
+/**
+ * A thread that is being deleted, as {@link ThreadDataHook}s get it.
+ *
+ * @example
+ * const gone: DeletedThread = { threadId: "t1", graphId: "market-assistant", owner: "alice" };
+ */
+export interface DeletedThread {
+  threadId: string;
+  /** The graph the thread is bound to (null: it never ran). */
+  graphId: string | null;
+  /** Its owner (null with auth off, or a thread no user owns). */
+  owner: string | null;
+}
+
+/**
+ * Deletes what an app keeps for a thread outside the server's own stores (a transcript in Redis, files
+ * on disk). Called for every thread the server deletes, before its record goes, so data never outlives
+ * its thread: a later thread with the same id starts empty. Must be idempotent (a thread without data of
+ * the app is a no-op); a hook that throws fails the delete, which keeps the thread so it can be retried.
+ *
+ * @example
+ * ctx.onThreadDeleted?.(async ({ threadId }) => transcripts.delete(threadId));
+ */
+export type ThreadDataHook = (thread: DeletedThread) => Promise<void> | void;
+
 /** A command's update as the Agent Server sends it: an object, or a list of `[key, value]` pairs. */
 function toUpdate(update: unknown): unknown {
   return Array.isArray(update) ? Object.fromEntries(update as Array<[string, unknown]>) : update;
@@ -158,6 +184,7 @@ const DEFAULT_KWARGS: Omit<RunKwargs, "input" | "command"> = {
  */
 export class RunService {
   readonly #p: RunServiceParts;
+  readonly #threadData = new Set<ThreadDataHook>();
 
   constructor(parts: RunServiceParts) {
     this.#p = parts;
@@ -201,6 +228,9 @@ export class RunService {
    * (409 `THREAD_PAUSED`), a busy thread under `reject` (409).
    */
   async start(request: StartRun): Promise<RunRecord> {
+    // who asks is the server's to say: a client (or app code) naming the user itself is refused
+    refuseReservedKeys(request.kwargs?.config?.configurable, "config.configurable", this.#p.authEnabled);
+    refuseReservedKeys(request.kwargs?.context, "context", this.#p.authEnabled);
     const { assistant, hosted } = await this.assistant(request.assistantId, request.as);
     const assistantId = assistant.assistantId;
     const graphId = hosted.assistantId;
@@ -219,10 +249,9 @@ export class RunService {
     });
     await this.#accept(existing, hosted, kwargs);
     const threadId = existing?.threadId ?? request.threadId ?? randomUUID();
-    const owner = this.#ownerOf(request.as);
     let created = false;
     if (!existing) {
-      created = await this.#create(threadId, { assistantId, graphId }, owner);
+      created = await this.#create(threadId, { assistantId, graphId }, this.#ownerOf(request.as));
       if (!created) {
         // a concurrent first message made it a moment ago (a double-sent first turn): join that thread
         existing = await this.#existing(threadId, request);
@@ -242,6 +271,8 @@ export class RunService {
       });
     }
     const strategy = request.multitaskStrategy ?? "reject";
+    // the run acts for its user; an app's own run (a verified webhook) for the thread's owner
+    const owner = request.as === "app" ? (existing?.owner ?? null) : this.#ownerOf(request.as);
     const record = newRunRecord({
       runId,
       threadId,
@@ -313,6 +344,42 @@ export class RunService {
   /** Cancels a run: `interrupt` keeps its progress, `rollback` undoes it; with `wait`, until it stopped. */
   async cancel(run: RunRecord, action: CancelAction = "interrupt", wait = false): Promise<void> {
     await this.#p.manager.cancel(run, action, wait);
+  }
+
+  /**
+   * Registers what an app keeps per thread: `hook` runs for every thread the server deletes
+   * (`DELETE /threads/{id}`, an assistant deleted with its threads, a stateless run's or a cron tick's
+   * temporary thread). Returns a function that unregisters it. Apps get it as `ctx.onThreadDeleted`.
+   *
+   * @example
+   * const off = server.runs.onThreadDeleted(async ({ threadId }) => files.removeDir(threadId));
+   */
+  onThreadDeleted(hook: ThreadDataHook): () => void {
+    this.#threadData.add(hook);
+    return () => this.#threadData.delete(hook);
+  }
+
+  /**
+   * Deletes a thread and everything kept for it, the one way every door does it: its active runs are
+   * cancelled (and waited for), the apps' data goes ({@link onThreadDeleted}), then its checkpoints,
+   * then its record with its runs. The record goes last, so a delete that fails half-way leaves a thread
+   * its owner can delete again, never data that a new thread with the same id would find.
+   *
+   * @example
+   * await runs.deleteThread(await runs.thread(threadId, { user }));
+   */
+  async deleteThread(thread: ThreadRecord): Promise<void> {
+    for (const run of await this.#p.store.activeRuns(thread.threadId)) {
+      await this.#p.manager.cancel(run, "interrupt", true);
+    }
+    const gone: DeletedThread = {
+      threadId: thread.threadId,
+      graphId: thread.graphId ?? null,
+      owner: thread.owner ?? null,
+    };
+    for (const hook of this.#threadData) await hook(gone);
+    await this.#p.saver.deleteThread(thread.threadId);
+    await this.#p.store.deleteThread(thread.threadId);
   }
 
   /** Creates the thread record; false when another request created it first. */

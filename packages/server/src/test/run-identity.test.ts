@@ -5,9 +5,14 @@
  * keeps per thread goes with the thread.
  */
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
+import { ManualClock } from "@trellis/checkpoint";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { at, cronServer, moveTo } from "./cron-cases.js";
 import { startTestServer, type TestServer } from "./harness.js";
 
 const GRAPHS = {
@@ -186,6 +191,20 @@ describe("auth on: the run's user is the authenticated one", () => {
     expect((await call(t, "GET", `/apps/notes/notes/${T}`, "key-bob")).json()).toEqual({ text: null });
   });
 
+  it("app code (the run service, which app routes, crons and the CLI use) is refused the same way; an app's run acts for the thread's owner", async () => {
+    await expect(
+      t.server.runs.start({
+        assistantId: "whoami",
+        as: "app",
+        input: {},
+        kwargs: { config: { configurable: { user_id: "alice" } } },
+      }),
+    ).rejects.toMatchObject({ code: "INVALID_ARGUMENT", details: { key: "user_id" } });
+    const thread = await alice.threads.create();
+    const end = await t.server.runs.invoke({ assistantId: "whoami", threadId: thread.thread_id, as: "app", input: {} });
+    expect(end.values.who).toEqual({ id: "alice" });
+  });
+
   it("a stateless run's temporary thread takes the app's data with it", async () => {
     const threads: string[] = [];
     const hooked = t.server.runs.onThreadDeleted(({ threadId }) => {
@@ -198,6 +217,32 @@ describe("auth on: the run's user is the authenticated one", () => {
       expect(threads).toContain(run.thread_id);
     } finally {
       hooked();
+    }
+  });
+});
+
+describe("crons run as their creator", () => {
+  it("a cron tick's node sees ctx.user = the cron's creator", async () => {
+    const clock = new ManualClock(at("10:00:30"));
+    const dir = mkdtempSync(join(tmpdir(), "trellis-identity-crons-"));
+    const { server, url } = await cronServer(
+      { label: "SQLite", saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") }, dispose: async () => {} },
+      clock,
+      { graphs: GRAPHS, auth: AUTH },
+    );
+    try {
+      const alice = new Client({ apiUrl: url, apiKey: "key-alice" });
+      const thread = await alice.threads.create();
+      await alice.crons.createForThread(thread.thread_id, "whoami", { schedule: "* * * * *", input: {} });
+      await moveTo(clock, at("10:01:00"));
+      const [runId] = await server.crons.tick();
+      await alice.runs.join(thread.thread_id, runId as string);
+      const values = (await alice.threads.getState(thread.thread_id)).values as Record<string, unknown>;
+      expect(values.who).toEqual({ id: "alice" });
+      expect(values.authUserId).toBe("alice");
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -12,8 +12,9 @@ import { Client } from "@langchain/langgraph-sdk";
 import { ManualClock } from "@trellis/checkpoint";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { at, cronServer, moveTo } from "./cron-cases.js";
-import { startTestServer, type TestServer } from "./harness.js";
+import { createServer } from "../server.js";
+import { at, moveTo } from "./cron-cases.js";
+import { PACKAGE_DIR, startTestServer, type TestServer } from "./harness.js";
 
 const GRAPHS = {
   whoami: { module: "./src/test/fixture-identity.ts", graph: "whoamiGraph" },
@@ -225,11 +226,17 @@ describe("crons run as their creator", () => {
   it("a cron tick's node sees ctx.user = the cron's creator", async () => {
     const clock = new ManualClock(at("10:00:30"));
     const dir = mkdtempSync(join(tmpdir(), "trellis-identity-crons-"));
-    const { server, url } = await cronServer(
-      { label: "SQLite", saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") }, dispose: async () => {} },
-      clock,
-      { graphs: GRAPHS, auth: AUTH },
+    // the cron loop's timer is on the manual clock, far away: the test takes the tick with tick()
+    const server = await createServer(
+      {
+        graphs: GRAPHS,
+        saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") },
+        baseDir: PACKAGE_DIR,
+        auth: AUTH,
+      },
+      { env: {}, crons: { clock, pollMs: 1e12 } },
     );
+    const { url } = await server.listen(0);
     try {
       const alice = new Client({ apiUrl: url, apiKey: "key-alice" });
       const thread = await alice.threads.create();

@@ -27,7 +27,8 @@ import { traceContextKwargs } from "./trace-context.js";
 /**
  * Who asks for a run: a user (the authenticated id when auth is on, null when it is off), checked
  * against the thread's owner; or `"app"`, an application's own trusted route code (a webhook that
- * verified its caller), which may reach any thread of its own graph.
+ * verified its caller), which may reach any thread of its own graph. The run acts for that user (its
+ * nodes' `ctx.user`); an `"app"` run acts for the thread's owner (none for a thread no user owns).
  *
  * @example
  * await server.runs.start({ assistantId: "inspection", threadId, as: { user: "ana" }, input });

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { TrellisError } from "@trellis/core";
 import type { ArtifactFile } from "./contracts.js";
 
 /**
@@ -145,6 +146,34 @@ export class ArtifactStore {
     const dir = this.directoryFor(requestId);
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, `${name}.json`), `${JSON.stringify(data, null, 2)}\n`);
+  }
+
+  /**
+   * Makes `owner` (the thread the request runs on) the owner of the request's directory, or checks that
+   * it is already: a request id is something a client may put in its input, so without this a second
+   * conversation naming another's request id would write over that one's plan and Terraform files. The
+   * first conversation to plan the request owns it; another gets an error naming the id, and nothing is
+   * written. Idempotent for the owner (a re-run planning step).
+   *
+   * @example
+   * await store.claim("req-1", threadId); // then writeRecord, writeTerraform…
+   */
+  async claim(requestId: string, owner: string): Promise<void> {
+    const dir = this.directoryFor(requestId);
+    await mkdir(dir, { recursive: true });
+    const marker = join(dir, ".owner");
+    try {
+      await writeFile(marker, owner, { flag: "wx" });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    if ((await readFile(marker, "utf8")) === owner) return;
+    throw new TrellisError(
+      "CONFLICT",
+      `Request id "${requestId}" belongs to another conversation: start this one without a request_id, and a new one is made.`,
+      { details: { requestId } },
+    );
   }
 
   /**

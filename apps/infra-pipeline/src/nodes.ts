@@ -156,6 +156,9 @@ export function createNodes(
       const agent = new PlanningAgent({ environment: envOf(state), policy, model, signal: ctx.signal });
       if (model) ctx.emit({ node: "planning", text: `asking ${model.provider}:${model.model} for a plan` });
       const plan = await ctx.step("plan", () => agent.generatePlan(lastUserText(state.messages), state.request_id));
+      // the request's files are this thread's: a request id another conversation planned is refused
+      const threadId = ctx.config.threadId;
+      if (threadId) await store.claim(plan.request_id, threadId);
       await store.writeRecord(plan.request_id, "plan", plan);
       return {
         planning_output: plan,

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { TrellisError } from "@trellis/core";
 import type { AppRoutesContext } from "@trellis/server";
 import type { Hono } from "hono";
@@ -8,6 +9,7 @@ import { getToolsForAgent } from "./agents/agent-tools.js";
 import type { InspectionGraph } from "./agents/inspection-graph.js";
 import { createInspectionReporter, type InspectionReporter } from "./inspection-reporter.js";
 import { InspectionOrchestrator } from "./orchestrator/orchestrator.js";
+import { deleteThreadReports } from "./orchestrator/thread-reports.js";
 
 let shared: Promise<InspectionReporter> | undefined;
 
@@ -94,6 +96,12 @@ export async function createRoutes(ctx: AppRoutesContext): Promise<Hono> {
     logger: app.logger,
     settings: app.settings,
     toolNames: agentToolNames(app),
+  });
+  // the reports a thread started go with it (read from its state before the server deletes that)
+  ctx.onThreadDeleted?.(async ({ threadId, graphId }) => {
+    if (graphId !== ctx.assistantId) return;
+    const state = await ctx.graph.getState({ threadId });
+    await deleteThreadReports(join(app.dataDir, "reports"), state.values as Record<string, unknown>);
   });
   // Under the Trellis server, the AG-UI WebSocket lives at /apps/inspection-reporter/ws.
   const sockets = inspectionSocketHandler(orchestrator, { maxPayload: ctx.maxPayload });

@@ -38,14 +38,18 @@ export async function buildGraph(): Promise<CompiledGraph<typeof agentStateSchem
  * The app's Hono routes for the Trellis server's registry (`"routes": "createRoutes"`), mounted under
  * `/apps/market-assistant/`: `POST /chat`, `GET /threads/:id/messages`, `GET /health`. A `/chat` turn
  * is a run of the server's run service (`ctx.runs`) on the thread `thread_id`, so the conversation is a
- * server thread like one started over the Agent Server API.
+ * server thread like one started over the Agent Server API. The transcript of a thread is deleted with
+ * the thread (`ctx.onThreadDeleted`), whichever door deletes it.
  *
  * @example
  * const app = await createRoutes({ runs: server.runs, assistantId: "market-assistant" });
  * await app.request("/health");
  */
 export async function createRoutes(
-  ctx: Partial<Pick<AppRoutesContext, "runs" | "assistantId">> = {},
+  ctx: Partial<Pick<AppRoutesContext, "runs" | "assistantId" | "onThreadDeleted">> = {},
 ): Promise<ReturnType<typeof createChatRoutes>> {
-  return createChatRoutes(await defaultMarketAssistant(), { runs: ctx.runs, assistantId: ctx.assistantId });
+  const assistant = await defaultMarketAssistant();
+  // a thread's transcript goes with the thread: a new thread with the same id starts with none
+  ctx.onThreadDeleted?.(({ threadId }) => assistant.store.delete(threadId));
+  return createChatRoutes(assistant, { runs: ctx.runs, assistantId: ctx.assistantId });
 }

@@ -115,6 +115,30 @@ export function conversationIdOf(state: AgentState, ctx: NodeContext): string {
 }
 
 /**
+ * Who the conversation's PDF and audit row name as its user: the run's authenticated user when the
+ * server's auth is on (`ctx.user`, which no client can write), else the `user_id` of the input (a
+ * channel's verified sender, the CLI's user). So a caller of the Agent Server API cannot sign a PDF
+ * with another user's name.
+ *
+ * @example
+ * authorOf(state, ctx); // "alice" (auth on), else state.user_id
+ */
+export function authorOf(state: AgentState, ctx: NodeContext): string {
+  return ctx.user?.id ?? state.user_id;
+}
+
+/**
+ * The folder of a conversation's PDFs: `<tenant>/<conversation>`, as {@link pdfBlobName} names them.
+ *
+ * @example
+ * pdfFolder("acme", "msteams:1a2b"); // "acme/msteams_1a2b"
+ */
+export function pdfFolder(tenantId: string, conversationId: string): string {
+  const name = pdfBlobName(tenantId, conversationId, 0);
+  return name.slice(0, name.lastIndexOf("/"));
+}
+
+/**
  * Checks the typed fields of the whole state — `channel`, `revision_count`, `message`, `user_id`,
  * `tenant_id`, as {@link typedInputSchema} declares them — and names the first one that is wrong
  * (`INVALID_STATE`). The channels' schemas refuse a wrong value a caller writes before it is stored;
@@ -325,7 +349,7 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
             revision,
             approvedAt: state.approval_timestamp ?? "",
           },
-          state.user_id,
+          authorOf(state, ctx),
         );
         return services.blobs.upload(bytes, blobName, "application/pdf");
       });
@@ -339,7 +363,7 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
       await ctx.step("audit-log", () =>
         services.audit.record({
           conversation_id: conversationIdOf(state, ctx),
-          user_id: state.user_id,
+          user_id: authorOf(state, ctx),
           tenant_id: state.tenant_id,
           channel: state.channel,
           intent: state.intent,

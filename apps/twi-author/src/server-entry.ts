@@ -10,7 +10,7 @@
  * as `loadTwiConfig` reads it. Nothing is opened until the server calls these.
  */
 import { MemorySaver, TrellisError } from "@trellis/core";
-import type { RunService } from "@trellis/server";
+import type { RunService, ThreadDataHook } from "@trellis/server";
 import type { Hono } from "hono";
 import { BackgroundTasks } from "./channels/background-tasks.js";
 import { createTwiRoutes } from "./channels/twi-routes.js";
@@ -18,6 +18,7 @@ import { type TwiRouteAccess, twiRouteAccess } from "./channels/webhook-access.j
 import type { TwiLog } from "./channels/webhook-log.js";
 import { createTwiApp, type TwiApp } from "./create-twi-app.js";
 import type { TwiGraph } from "./graph.js";
+import { pdfFolder } from "./nodes.js";
 import { TwiAssistant } from "./twi-assistant.js";
 
 let shared: TwiApp | undefined;
@@ -66,6 +67,8 @@ export function twiAuthorRoutes(ctx: {
   declareAppAuthRoutes?: (routes: readonly TwiRouteAccess[]) => void;
   /** The server's structured log: one line per webhook received or refused. */
   log?: TwiLog;
+  /** The server's registry of per-thread app data: a deleted thread's PDFs go with it. */
+  onThreadDeleted?: (hook: ThreadDataHook) => void;
 }): Hono {
   if (!ctx.runs) {
     throw new TrellisError(
@@ -75,6 +78,13 @@ export function twiAuthorRoutes(ctx: {
   }
   const app = hostedApp();
   ctx.declareAppAuthRoutes?.(twiRouteAccess(app.config));
+  // a conversation's PDFs (`<tenant>/<thread>/…`) go with its thread, read from its state before that goes
+  ctx.onThreadDeleted?.(async ({ threadId, graphId }) => {
+    if (graphId !== ctx.assistantId) return;
+    const state = await ctx.graph.getState({ threadId });
+    const tenant = (state.values as { tenant_id?: unknown }).tenant_id;
+    if (typeof tenant === "string" && tenant !== "") await app.blobs.deleteFolder(pdfFolder(tenant, threadId));
+  });
   return createTwiRoutes({
     assistant: new TwiAssistant({ runs: ctx.runs, assistantId: ctx.assistantId }),
     blobs: app.blobs,

@@ -55,7 +55,7 @@ export {
   type StateGraphOptions,
 } from "./graph/state-graph.js";
 export { Command, type CommandInit, type Goto, GraphInterrupt, type Interrupt, Send } from "./runtime/command.js";
-export type { Durability, RunConfig } from "./runtime/config.js";
+export type { Durability, RunConfig, RunUser } from "./runtime/config.js";
 export type { RunEventStream } from "./runtime/event-stream.js";
 export type { ForkOptions } from "./runtime/fork.js";
 export {

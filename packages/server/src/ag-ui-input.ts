@@ -1,5 +1,6 @@
 import { TrellisError } from "@trellis/checkpoint";
 import { invalid } from "./request-body.js";
+import { refuseReservedKeys } from "./run-identity.js";
 
 /**
  * The `configurable` key under which a run gets the client's AG-UI `tools` (frontend tools): the key
@@ -137,4 +138,30 @@ export function stateUpdate(
   const update: Record<string, unknown> = {};
   for (const [k, v] of entries) if (!same(current?.[k], v)) update[k] = v;
   return update;
+}
+
+/**
+ * Refuses an AG-UI `RunAgentInput` that names the run's user itself: a reserved key (`reservedKeys`)
+ * in `forwardedProps.configurable`, `forwardedProps.config.configurable`, `forwardedProps.context` or
+ * `state` is a 400 naming it. The run's user is the one the server authenticated (`ctx.user`).
+ *
+ * @example
+ * refuseAgUiIdentity({ threadId: "t1", forwardedProps: { configurable: { user_id: "alice" } } }, true); // throws
+ */
+export function refuseAgUiIdentity(body: Record<string, unknown>, authEnabled: boolean): void {
+  const forwarded = body.forwardedProps;
+  if (typeof forwarded === "object" && forwarded !== null) {
+    const props = forwarded as Record<string, unknown>;
+    refuseReservedKeys(props.configurable, "forwardedProps.configurable", authEnabled);
+    const config = props.config;
+    if (typeof config === "object" && config !== null) {
+      refuseReservedKeys(
+        (config as Record<string, unknown>).configurable,
+        "forwardedProps.config.configurable",
+        authEnabled,
+      );
+    }
+    refuseReservedKeys(props.context, "forwardedProps.context", authEnabled);
+  }
+  refuseReservedKeys(body.state, "state", authEnabled);
 }

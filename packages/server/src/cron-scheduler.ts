@@ -249,7 +249,7 @@ export class CronScheduler {
   }
 
   async #dropThread(threadId: string): Promise<void> {
-    await this.#p.saver.deleteThread(threadId);
-    await this.#p.store.deleteThread(threadId);
+    const thread = await this.#p.store.getThread(threadId);
+    if (thread) await this.#p.runs.deleteThread(thread);
   }
 }

@@ -9,7 +9,7 @@ import { CompiledGraph } from "@trellis/core";
 import type { Hono } from "hono";
 import { appLogger } from "./app-log.js";
 import type { GraphEntry } from "./config.js";
-import type { RunService } from "./run-service.js";
+import type { RunService, ThreadDataHook } from "./run-service.js";
 import type { Logger } from "./worker-log.js";
 
 /**
@@ -80,6 +80,24 @@ export interface AppRoutesContext {
    * Absent when the routes are built outside a server (an app's own tests or CLI).
    */
   runs?: RunService;
+  /**
+   * Registers what the app keeps per thread outside the server's stores (a transcript in Redis, files
+   * on disk): `hook` runs for every thread the server deletes (`DELETE /threads/{id}`, an assistant
+   * deleted with its threads, the temporary thread of a stateless run or cron tick), before the thread's
+   * record goes, so a new thread with the same id finds nothing of it. Make it idempotent. A route that
+   * serves a thread's data checks first that the caller may use the thread:
+   * `await ctx.runs.thread(threadId, { user: c.get("user") })` (404 otherwise). Absent outside a server.
+   *
+   * @example
+   * ctx.onThreadDeleted?.(async ({ threadId }) => {
+   *   await transcripts.delete(threadId);
+   * });
+   * app.get("/threads/:id/messages", async (c) => {
+   *   await ctx.runs?.thread(c.req.param("id"), { user: c.get("user") }); // 404 unless the caller's
+   *   return c.json(await transcripts.list(c.req.param("id")));
+   * });
+   */
+  onThreadDeleted?: (hook: ThreadDataHook) => void;
   /**
    * Registers the app's WebSocket endpoint: upgrades of paths under `/apps/<id>/` go to `handler`.
    * Absent when the routes are built outside a server (tests, the app's own CLI).
@@ -169,7 +187,7 @@ export async function loadGraphs(
       hosted.routes = await buildRoutes(mod, entry, {
         assistantId,
         graph,
-        ...(runs ? { runs } : {}),
+        ...(runs ? { runs, onThreadDeleted: (hook: ThreadDataHook) => void runs.onThreadDeleted(hook) } : {}),
         ...(door.maxPayload !== undefined ? { maxPayload: door.maxPayload } : {}),
         log: appLogger(assistantId, door.log),
         onUpgrade: (handler) => {

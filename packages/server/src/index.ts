@@ -10,6 +10,7 @@
  * const { url } = await server.listen();
  */
 export { type AgUiEvent, AgUiTranslator, type JsonPatchOp, jsonPatch } from "./ag-ui-events.js";
+export { refuseAgUiIdentity } from "./ag-ui-input.js";
 export {
   type AssistantPrincipal,
   AssistantRegistry,
@@ -67,6 +68,13 @@ export { openCronStore } from "./open-cron-store.js";
 export { importOptional } from "./optional-module.js";
 export { rollbackRun } from "./rollback.js";
 export {
+  identityConfigurable,
+  RESERVED_CONFIGURABLE_KEYS,
+  refuseReservedKeys,
+  reservedKeys,
+  runUser,
+} from "./run-identity.js";
+export {
   DEFAULT_HEARTBEAT_MS,
   DEFAULT_ORPHAN_AFTER_MS,
   type QueueWake,
@@ -74,11 +82,13 @@ export {
   type RunManagerOptions,
 } from "./run-manager.js";
 export {
+  type DeletedThread,
   type RunEnd,
   type RunPrincipal,
   RunService,
   type RunServiceParts,
   type StartRun,
+  type ThreadDataHook,
 } from "./run-service.js";
 export type {
   CancelAction,

@@ -17,6 +17,7 @@ import type { EventHub } from "./event-hub.js";
 import { fencedSaver } from "./fenced-saver.js";
 import type { AnyGraph, HostedGraph } from "./graph-registry.js";
 import { rollbackRun } from "./rollback.js";
+import { identityConfigurable, runUser } from "./run-identity.js";
 import {
   isAttemptLost,
   type NewEvent,
@@ -402,10 +403,10 @@ function runConfig(
     drainSignal: ctx.drainSignal,
     subgraphs: k.streamSubgraphs,
   };
-  if (k.config.configurable) {
-    const { checkpoint_id: _c, thread_id: _t, ...rest } = k.config.configurable;
-    config.configurable = rest;
-  }
+  const { checkpoint_id: _c, thread_id: _t, ...rest } = k.config.configurable ?? {};
+  // who the run acts for, written by the server over anything stored: ctx.user, and LangGraph's keys
+  config.user = runUser(run.owner);
+  config.configurable = { ...rest, ...identityConfigurable(run.owner) };
   if (k.config.recursion_limit !== undefined) config.recursionLimit = k.config.recursion_limit;
   if (k.interruptBefore) config.interruptBefore = k.interruptBefore;
   if (k.interruptAfter) config.interruptAfter = k.interruptAfter;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { TrellisError } from "@trellis/checkpoint";
 import type { HostedGraph } from "./graph-registry.js";
 import { field, invalid } from "./request-body.js";
+import { refuseReservedKeys } from "./run-identity.js";
 import type { MultitaskStrategy, RunKwargs } from "./run-store.js";
 import { API_STREAM_MODES } from "./stream-format.js";
 
@@ -72,7 +73,8 @@ function checkKeys(keys: string[], hosted: HostedGraph, where: string): void {
 
 /**
  * Checks a run-create body (`POST /threads/{id}/runs[/stream|/wait]`) against the graph it names,
- * before anything is stored: unknown assistants, state keys, nodes, stream modes or strategies are a 4xx.
+ * before anything is stored: unknown assistants, state keys, nodes, stream modes or strategies are a 4xx,
+ * and so is a `configurable` or `context` key that carries the run's user (`refuseReservedKeys`).
  *
  * @example
  * const request = parseRunRequest(body, (id) => ctx.graphFor(id), { streamDefault: ["values"] });
@@ -80,7 +82,12 @@ function checkKeys(keys: string[], hosted: HostedGraph, where: string): void {
 export function parseRunRequest(
   body: Record<string, unknown>,
   graphFor: (assistantId: string) => HostedGraph,
-  options: { streamDefault: string[]; onDisconnectDefault: "cancel" | "continue" },
+  options: {
+    streamDefault: string[];
+    onDisconnectDefault: "cancel" | "continue";
+    /** With auth on, `user_id` is reserved too (see `reservedKeys`). Default false. */
+    authEnabled?: boolean;
+  },
 ): { request: RunRequest; hosted: HostedGraph } {
   const assistantId = field.string(body, "assistant_id");
   if (!assistantId) {
@@ -109,6 +116,9 @@ export function parseRunRequest(
   const recursionLimit = field.int(config, "recursion_limit", { min: 1, max: 10_000 });
   const configurable = field.object(config, "configurable");
   const context = field.object(body, "context");
+  // the run's user is the server's to write (ctx.user, configurable.langgraph_auth_user_id)
+  refuseReservedKeys(configurable, "config.configurable", options.authEnabled ?? false);
+  refuseReservedKeys(context, "context", options.authEnabled ?? false);
   const nodes = new Set(hosted.graph.getGraph().nodes.map((n) => n.id));
   const checkpointId =
     field.string(body, "checkpoint_id") ??

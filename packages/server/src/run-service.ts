@@ -12,6 +12,7 @@ import type { HostedGraph } from "./graph-registry.js";
 import { notFound } from "./http-errors.js";
 import { requestArrival } from "./request-arrival.js";
 import { checkId } from "./request-body.js";
+import { refuseReservedKeys } from "./run-identity.js";
 import { newRunRecord, type RunManager } from "./run-manager.js";
 import type {
   CancelAction,
@@ -28,7 +29,8 @@ import { traceContextKwargs } from "./trace-context.js";
 /**
  * Who asks for a run: a user (the authenticated id when auth is on, null when it is off), checked
  * against the thread's owner; or `"app"`, an application's own trusted route code (a webhook that
- * verified its caller), which may reach any thread of its own graph.
+ * verified its caller), which may reach any thread of its own graph. The run acts for that user (its
+ * nodes' `ctx.user`); an `"app"` run acts for the thread's owner (none for a thread no user owns).
  *
  * @example
  * await server.runs.start({ assistantId: "inspection", threadId, as: { user: "ana" }, input });
@@ -119,6 +121,31 @@ export interface RunServiceParts {
   authEnabled: boolean;
 }
 
+/**
+ * A thread that is being deleted, as {@link ThreadDataHook}s get it.
+ *
+ * @example
+ * const gone: DeletedThread = { threadId: "t1", graphId: "market-assistant", owner: "alice" };
+ */
+export interface DeletedThread {
+  threadId: string;
+  /** The graph the thread is bound to (null: it never ran). */
+  graphId: string | null;
+  /** Its owner (null with auth off, or a thread no user owns). */
+  owner: string | null;
+}
+
+/**
+ * Deletes what an app keeps for a thread outside the server's own stores (a transcript in Redis, files
+ * on disk). Called for every thread the server deletes, before its record goes, so data never outlives
+ * its thread: a later thread with the same id starts empty. Must be idempotent (a thread without data of
+ * the app is a no-op); a hook that throws fails the delete, which keeps the thread so it can be retried.
+ *
+ * @example
+ * ctx.onThreadDeleted?.(async ({ threadId }) => transcripts.delete(threadId));
+ */
+export type ThreadDataHook = (thread: DeletedThread) => Promise<void> | void;
+
 /** A command's update as the Agent Server sends it: an object, or a list of `[key, value]` pairs. */
 function toUpdate(update: unknown): unknown {
   return Array.isArray(update) ? Object.fromEntries(update as Array<[string, unknown]>) : update;
@@ -168,6 +195,7 @@ const DEFAULT_KWARGS: Omit<RunKwargs, "input" | "command"> = {
  */
 export class RunService {
   readonly #p: RunServiceParts;
+  readonly #threadData = new Set<ThreadDataHook>();
 
   constructor(parts: RunServiceParts) {
     this.#p = parts;
@@ -213,6 +241,9 @@ export class RunService {
   async start(request: StartRun): Promise<RunRecord> {
     // first, before any await: the pause a resume answers is the one pending when its request arrived
     const arrivedAt = request.arrivedAt ?? requestArrival();
+    // who asks is the server's to say: a client (or app code) naming the user itself is refused
+    refuseReservedKeys(request.kwargs?.config?.configurable, "config.configurable", this.#p.authEnabled);
+    refuseReservedKeys(request.kwargs?.context, "context", this.#p.authEnabled);
     const { assistant, hosted } = await this.assistant(request.assistantId, request.as);
     const assistantId = assistant.assistantId;
     const graphId = hosted.assistantId;
@@ -231,10 +262,9 @@ export class RunService {
     });
     await this.#accept(existing, hosted, kwargs, arrivedAt);
     const threadId = existing?.threadId ?? request.threadId ?? randomUUID();
-    const owner = this.#ownerOf(request.as);
     let created = false;
     if (!existing) {
-      created = await this.#create(threadId, { assistantId, graphId }, owner);
+      created = await this.#create(threadId, { assistantId, graphId }, this.#ownerOf(request.as));
       if (!created) {
         // a concurrent first message made it a moment ago (a double-sent first turn): join that thread
         existing = await this.#existing(threadId, request);
@@ -254,6 +284,8 @@ export class RunService {
       });
     }
     const strategy = request.multitaskStrategy ?? "reject";
+    // the run acts for its user; an app's own run (a verified webhook) for the thread's owner
+    const owner = request.as === "app" ? (existing?.owner ?? null) : this.#ownerOf(request.as);
     const record = newRunRecord({
       runId,
       threadId,
@@ -353,6 +385,42 @@ export class RunService {
       `Thread "${threadId}" ${why}, so a resume that names no interrupt cannot answer what it asks now: read its state and resume by interrupt id (command: { resume: { [id]: value } }). Pending: ${listed}.`,
       { details: { threadId, pending, ...(started.length > 0 ? { running: started.map((r) => r.runId) } : {}) } },
     );
+  }
+
+  /**
+   * Registers what an app keeps per thread: `hook` runs for every thread the server deletes
+   * (`DELETE /threads/{id}`, an assistant deleted with its threads, a stateless run's or a cron tick's
+   * temporary thread). Returns a function that unregisters it. Apps get it as `ctx.onThreadDeleted`.
+   *
+   * @example
+   * const off = server.runs.onThreadDeleted(async ({ threadId }) => files.removeDir(threadId));
+   */
+  onThreadDeleted(hook: ThreadDataHook): () => void {
+    this.#threadData.add(hook);
+    return () => this.#threadData.delete(hook);
+  }
+
+  /**
+   * Deletes a thread and everything kept for it, the one way every door does it: its active runs are
+   * cancelled (and waited for), the apps' data goes ({@link onThreadDeleted}), then its checkpoints,
+   * then its record with its runs. The record goes last, so a delete that fails half-way leaves a thread
+   * its owner can delete again, never data that a new thread with the same id would find.
+   *
+   * @example
+   * await runs.deleteThread(await runs.thread(threadId, { user }));
+   */
+  async deleteThread(thread: ThreadRecord): Promise<void> {
+    for (const run of await this.#p.store.activeRuns(thread.threadId)) {
+      await this.#p.manager.cancel(run, "interrupt", true);
+    }
+    const gone: DeletedThread = {
+      threadId: thread.threadId,
+      graphId: thread.graphId ?? null,
+      owner: thread.owner ?? null,
+    };
+    for (const hook of this.#threadData) await hook(gone);
+    await this.#p.saver.deleteThread(thread.threadId);
+    await this.#p.store.deleteThread(thread.threadId);
   }
 
   /** Creates the thread record; false when another request created it first. */

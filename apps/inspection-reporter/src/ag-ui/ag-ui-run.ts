@@ -1,8 +1,9 @@
 import { checkToolResults, frontendToolDefinitions, openToolCalls } from "@trellis/agents";
 import { TrellisError } from "@trellis/core";
 import type { Message, ToolDefinition, ToolMessage } from "@trellis/models";
-import { type AgUiEvent, AgUiTranslator, type StoredEvent } from "@trellis/server";
+import { type AgUiEvent, AgUiTranslator, refuseAgUiIdentity, type StoredEvent } from "@trellis/server";
 import * as z from "zod";
+import { ANONYMOUS_SETTINGS } from "../agents/user-settings.js";
 import {
   checkMessageLength,
   type InspectionOrchestrator,
@@ -39,17 +40,20 @@ export interface AgUiTurnOptions {
 }
 
 /**
- * Checks a `RunAgentInput`; throws `INVALID_ARGUMENT` saying what is wrong.
+ * Checks a `RunAgentInput`; throws `INVALID_ARGUMENT` saying what is wrong. `user` is the authenticated
+ * caller (null with the server's auth off): an input that names a user itself (a key the server
+ * reserves, such as `forwardedProps.configurable.user_id` with auth on) is refused, naming the key.
  *
  * @example
- * const input = parseRunAgentInput(JSON.parse(raw));
+ * const input = parseRunAgentInput(JSON.parse(raw), c.var.user);
  */
-export function parseRunAgentInput(body: unknown): RunAgentInput {
+export function parseRunAgentInput(body: unknown, user: string | null = null): RunAgentInput {
   const parsed = runAgentInputSchema.safeParse(body);
   if (!parsed.success) {
     const problem = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
     throw new TrellisError("INVALID_ARGUMENT", `Not a valid AG-UI RunAgentInput: ${problem}.`);
   }
+  refuseAgUiIdentity(parsed.data, user !== null);
   return parsed.data;
 }
 
@@ -304,7 +308,8 @@ export async function runAgUiTurn(
     if (intent.kind === "error") throw intent.error;
     if (intent.kind === "message") checkMessageLength(intent.content);
     // the client's state: only the inspector's settings may change (see CLIENT_STATE_KEYS)
-    const settingsKey = user ?? input.threadId;
+    // the authenticated user's settings (one anonymous set with auth off), never the thread's
+    const settingsKey = user ?? ANONYMOUS_SETTINGS;
     const store = orchestrator.settings;
     applyClientState(input.state, store, settingsKey);
     const settings: SettingsView = () => (store ? { ...store.get(settingsKey) } : undefined);

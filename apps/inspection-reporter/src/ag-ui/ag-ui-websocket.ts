@@ -52,7 +52,7 @@ export function inspectionSocketHandler(
             let frame: unknown;
             try {
               frame = JSON.parse(String(raw));
-              const input = parseRunAgentInput(frame);
+              const input = parseRunAgentInput(frame, user);
               await runAgUiTurn(orchestrator, input, send, { user, source: "app:ws" });
             } catch (error) {
               const code = error instanceof TrellisError ? error.code : "INVALID_ARGUMENT";

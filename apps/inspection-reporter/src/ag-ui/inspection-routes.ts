@@ -57,8 +57,8 @@ export function inspectionRoutes(
   });
 
   app.post("/ag-ui", async (c) => {
-    const input = parseRunAgentInput(await jsonBody(c.req.raw));
     const user = c.var?.user ?? null;
+    const input = parseRunAgentInput(await jsonBody(c.req.raw), user);
     return streamSSE(c, async (sse) => {
       let open = true;
       sse.onAbort(() => {

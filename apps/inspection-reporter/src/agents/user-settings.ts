@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { getNodeContext, type RunConfig } from "@trellis/core";
+import { getNodeContext, type RunUser } from "@trellis/core";
 import { type Tool, tool } from "@trellis/models";
 import * as z from "zod";
 
@@ -61,9 +61,15 @@ export class UserSettingsStore {
 const scopedKey = new AsyncLocalStorage<string>();
 
 /**
- * Runs `fn` (a graph run in this process) with `key` as the settings owner, whatever its config says.
- * Runs of the server name the owner in their config instead (`configurable.user_id`, else the thread),
- * which the agents' subgraph nodes inherit.
+ * Whose settings a run without an authenticated user uses (the server's auth is off, so every caller
+ * is the same anonymous user): one set of settings, never one per thread.
+ */
+export const ANONYMOUS_SETTINGS = "anonymous";
+
+/**
+ * Runs `fn` (a graph run in this process, such as the terminal chat) with `key` as the settings owner.
+ * Runs of the server use their authenticated user instead (`ctx.user`), which the agents' subgraph
+ * nodes inherit.
  *
  * @example
  * await withSettingsKey("jan", () => drain(graph.streamEvents(input, { threadId })));
@@ -73,18 +79,19 @@ export function withSettingsKey<T>(key: string, fn: () => T): T {
 }
 
 /**
- * Whose settings a run uses: the key set with {@link withSettingsKey}, else `configurable.user_id` (the
- * app's routes set it to the authenticated user), else the thread, else `"default"`.
+ * Whose settings a run uses: the key set with {@link withSettingsKey}, else the run's authenticated
+ * user (`ctx.user`, set by the server from the request's credentials, which no client can write), else
+ * {@link ANONYMOUS_SETTINGS}. Never a thread id or a client-sent `configurable` value: either would let
+ * one user read or overwrite another's settings.
  *
  * @example
- * settingsKey({ threadId: "t1", configurable: { user_id: "jan" } }); // "jan" (outside withSettingsKey)
+ * settingsKey({ id: "jan" }); // "jan" (outside withSettingsKey)
+ * settingsKey(null); // "anonymous"
  */
-export function settingsKey(config: Readonly<RunConfig>): string {
+export function settingsKey(user: RunUser | null): string {
   const scoped = scopedKey.getStore();
   if (scoped) return scoped;
-  const user = config.configurable?.user_id;
-  if (typeof user === "string" && user) return user;
-  return config.threadId ?? config.configurable?.thread_id ?? "default";
+  return user?.id ?? ANONYMOUS_SETTINGS;
 }
 
 /**
@@ -106,7 +113,7 @@ export function settingsLine(settings: UserSettings): string {
  */
 export function currentUserSettings(store: UserSettingsStore): UserSettings {
   try {
-    return store.get(settingsKey(getNodeContext().config));
+    return store.get(settingsKey(getNodeContext().user));
   } catch {
     return {};
   }
@@ -127,7 +134,7 @@ export function createUpdateUserSettingsTool(store: UserSettingsStore): Tool {
       "Only pass the settings the inspector asked to change.",
     schema: settingsSchema,
     fn: (patch) => {
-      const key = settingsKey(getNodeContext().config);
+      const key = settingsKey(getNodeContext().user);
       const clean: UserSettings = {};
       if (patch.inspector_name) clean.inspector_name = patch.inspector_name.trim();
       if (patch.region) clean.region = patch.region.trim();

@@ -224,9 +224,8 @@ export class InspectionOrchestrator {
   ) {
     const as = principal(options.user);
     const known = new Set(messagesOf(before?.values).map((m) => m.id));
-    const settingsOwner = typeof options.user === "string" && options.user !== "app" ? options.user : undefined;
+    // the run's user (whose settings the agents use) is the server's to set: ctx.user, from `as`
     const configurable: Record<string, unknown> = {
-      ...(settingsOwner ? { user_id: settingsOwner } : {}),
       ...(options.frontendTools?.length ? { [FRONTEND_TOOLS_KEY]: [...options.frontendTools] } : {}),
     };
     const run = await this.runs.start({

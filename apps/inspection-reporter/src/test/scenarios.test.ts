@@ -8,6 +8,7 @@ import { messageText, type RuleChatModel } from "@trellis/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AgentId } from "../agents/agent-definitions.js";
 import type { InspectionGraph } from "../agents/inspection-graph.js";
+import { ANONYMOUS_SETTINGS } from "../agents/user-settings.js";
 import { type InspectionRuntime, openInspectionRuntime } from "../in-process.js";
 import { createInspectionReporter, type InspectionReporter } from "../inspection-reporter.js";
 import { recordingLogger } from "../orchestrator/logger.js";
@@ -202,7 +203,9 @@ describe("scenario 3: other agents are unaffected", () => {
     const thread = "scenario-settings";
     const saved = (await say(thread, "Mijn naam is Jan de Vries")).turn;
     expect(saved.reply).toBe("Uw instellingen zijn opgeslagen (naam: Jan de Vries). Waarmee kan ik u helpen?");
-    expect(app.settings.get(thread)).toEqual({ inspector_name: "Jan de Vries" });
+    // auth is off: one anonymous inspector, never the thread
+    expect(app.settings.get(ANONYMOUS_SETTINGS)).toEqual({ inspector_name: "Jan de Vries" });
+    expect(app.settings.get(thread)).toEqual({});
     await say(thread, "Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854");
     const report = (await say(thread, "Hoofdstraat 2, ja, nee")).turn;
     expect(report.reply).toContain("- Inspecteur: Jan de Vries");

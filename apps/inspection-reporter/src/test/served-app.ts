@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { TrellisConfig } from "@trellis/server";
 import { afterAll, beforeAll, vi } from "vitest";
 import { type InspectionServer, startInspectionServer } from "../serve.js";
 import { closeDefaultInspectionReporter } from "../server-entry.js";
@@ -16,7 +17,11 @@ import { closeDefaultInspectionReporter } from "../server-entry.js";
  * const app = servedInspectionApp("inspection-doors-");
  * it("…", async () => { await fetch(`${app.server.url}/apps/inspection-reporter/chat`); });
  */
-export function servedInspectionApp(prefix: string): { readonly server: InspectionServer; readonly dir: string } {
+export function servedInspectionApp(
+  prefix: string,
+  /** Config overrides (auth, say). */
+  extra: Partial<TrellisConfig> = {},
+): { readonly server: InspectionServer; readonly dir: string } {
   let dir: string | undefined;
   let server: InspectionServer | undefined;
   beforeAll(async () => {
@@ -38,6 +43,7 @@ export function servedInspectionApp(prefix: string): { readonly server: Inspecti
         },
         saver: { kind: "sqlite", path: join(dir, "trellis.sqlite") },
         baseDir: dir,
+        ...extra,
       },
     });
   });

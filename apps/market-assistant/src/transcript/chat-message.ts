@@ -48,6 +48,8 @@ export interface TranscriptStore {
   append(message: ChatMessage): Promise<void>;
   /** The thread's messages, oldest first; `[]` for an unknown or expired thread. */
   list(threadId: string): Promise<ChatMessage[]>;
+  /** Deletes the thread's messages (nothing for an unknown thread): its data goes with the thread. */
+  delete(threadId: string): Promise<void>;
   /** Resolves when the store answers; rejects with the reason when it does not. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -88,6 +88,10 @@ export class RedisTranscriptStore implements TranscriptStore {
     return messages;
   }
 
+  async delete(threadId: string): Promise<void> {
+    await this.#run(() => this.#redis.del(this.key(threadId)));
+  }
+
   async ping(): Promise<void> {
     await this.#run(() => this.#redis.ping());
   }

@@ -28,6 +28,18 @@ describe("SqliteTranscriptStore", () => {
     await expect(store.ping()).resolves.toBeUndefined();
   });
 
+  it("deletes one thread's messages (its data goes with the thread), the others stay", async () => {
+    store = new SqliteTranscriptStore({ path: ":memory:" });
+    await store.append(message("a", "one"));
+    await store.append(message("b", "other"));
+    await store.delete("a");
+    await store.delete("nobody");
+    expect(await store.list("a")).toEqual([]);
+    expect((await store.list("b")).map((m) => m.content)).toEqual(["other"]);
+    await store.append(message("a", "fresh"));
+    expect((await store.list("a")).map((m) => m.content)).toEqual(["fresh"]);
+  });
+
   it("expires a thread ttlSeconds after its last message, like the Redis key", async () => {
     let now = 1_000_000;
     store = new SqliteTranscriptStore({ path: ":memory:", ttlSeconds: 60, now: () => now });

@@ -72,6 +72,13 @@ export class SqliteTranscriptStore implements TranscriptStore {
     return rows.flatMap((row) => parseChatMessage(row.body) ?? []);
   }
 
+  async delete(threadId: string): Promise<void> {
+    this.#db.transaction(() => {
+      this.#db.prepare("DELETE FROM transcript_messages WHERE thread_id = ?").run(threadId);
+      this.#db.prepare("DELETE FROM transcript_threads WHERE thread_id = ?").run(threadId);
+    })();
+  }
+
   async ping(): Promise<void> {
     this.#db.prepare("SELECT 1").get();
   }

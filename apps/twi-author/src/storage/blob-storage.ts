@@ -19,4 +19,9 @@ export interface StoredBlob {
 export interface BlobStorage {
   upload(bytes: Uint8Array, blobName: string, contentType?: string): Promise<string>;
   read(blobName: string): Promise<StoredBlob | undefined>;
+  /**
+   * Deletes every blob whose name starts with `<folder>/` (nothing when there is none): a deleted
+   * conversation's PDFs go with it.
+   */
+  deleteFolder(folder: string): Promise<void>;
 }

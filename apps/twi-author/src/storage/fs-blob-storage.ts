@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import type { BlobStorage, StoredBlob } from "./blob-storage.js";
 import type { UrlSigner } from "./url-signer.js";
@@ -66,6 +66,11 @@ export class FsBlobStorage implements BlobStorage {
     await rename(tmp, file);
     await writeFile(`${file}.meta.json`, JSON.stringify({ contentType }));
     return this.signedUrl(blobName);
+  }
+
+  async deleteFolder(folder: string): Promise<void> {
+    if (!isValidBlobName(folder)) return;
+    await rm(this.#path(folder), { recursive: true, force: true });
   }
 
   async read(blobName: string): Promise<StoredBlob | undefined> {

@@ -432,6 +432,7 @@ export class CompiledGraph<S extends StateSchema> {
     if (parent.metadata !== undefined) inherited.metadata = parent.metadata;
     if (parent.runId !== undefined) inherited.runId = parent.runId;
     if (parent.recursionLimit !== undefined) inherited.recursionLimit = parent.recursionLimit;
+    if (parent.user !== undefined) inherited.user = parent.user;
     // the parent node's store (its run config's, else its graph's) reaches the subgraph's nodes
     if (scope.ctx.store !== undefined) inherited.store = scope.ctx.store;
     const normalized = normalizeConfig({ ...inherited, ...config, durability: parent.durability ?? "sync" });

@@ -10,6 +10,18 @@ import { type Store, TrellisError } from "@trellis/checkpoint";
 export type Durability = "sync" | "async" | "exit";
 
 /**
+ * The authenticated user a run acts for, as a server resolved it from the request's credentials. Nodes
+ * read it as `ctx.user`; a client cannot set it (the server refuses the keys that carry it).
+ *
+ * @example
+ * builder.addNode("settings", (state, ctx) => ({ owner: ctx.user?.id ?? "anonymous" }));
+ */
+export interface RunUser {
+  /** The user's id: the `user` of the server's credential that authenticated the request. */
+  readonly id: string;
+}
+
+/**
  * Configuration of one run. LangGraph's `{ configurable: { thread_id, checkpoint_id } }` is accepted
  * too, so ported code works unchanged.
  *
@@ -82,6 +94,11 @@ export interface RunConfig {
    * See docs/observability.md.
    */
   traceContext?: Readonly<Record<string, string>>;
+  /**
+   * Who the run acts for: the authenticated owner of the run, set by a server (`null`: no user, as with
+   * the server's auth off or a direct `invoke`). Nodes read it as `ctx.user`; subgraphs inherit it.
+   */
+  user?: RunUser | null;
   /** LangGraph's form: `thread_id`, `checkpoint_id`, and anything else nodes may read. */
   configurable?: { thread_id?: string; checkpoint_id?: string; [key: string]: unknown };
 }

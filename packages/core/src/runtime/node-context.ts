@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { type CheckpointSaver, type Lease, type Store, TrellisError } from "@trellis/checkpoint";
 import { GraphInterrupt, ParentCommand } from "./command.js";
-import type { RunConfig } from "./config.js";
+import type { RunConfig, RunUser } from "./config.js";
 import type { EventSink } from "./stream-events.js";
 import { traceStep } from "./tracing.js";
 import { assertPlainValue } from "./validate-update.js";
@@ -32,6 +32,16 @@ export interface NodeContext {
   readonly signal: AbortSignal;
   /** The run's configuration (thread id, recursion limit…). */
   readonly config: Readonly<RunConfig>;
+  /**
+   * The authenticated user the run acts for (`{ id }`), or `null` when there is none: the server's auth
+   * is off, or the graph runs outside a server without `config.user`. A server sets it from the
+   * request's credentials (for an app's own runs, the thread's owner); no client can write it. Key
+   * per-user data on it, never on a thread id or a client-sent `configurable` value.
+   *
+   * @example
+   * builder.addNode("greet", (state, ctx) => ({ greeting: `Hello ${ctx.user?.id ?? "guest"}` }));
+   */
+  readonly user: RunUser | null;
   /**
    * The long-term memory store shared across threads (LangGraph's `getStore()`): the run config's
    * `store`, else the one given to `compile({ store })`; undefined when neither gave one.

@@ -144,6 +144,7 @@ function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): unknown 
     attempt,
     signal,
     config: env.config,
+    user: env.config.user ?? null,
     store: env.config.store ?? env.spec.store,
     interrupt: methods.interrupt,
     step: methods.step,

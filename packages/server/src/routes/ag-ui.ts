@@ -6,7 +6,14 @@ import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { WebSocketServer } from "ws";
 import { type AgUiEvent, AgUiTranslator } from "../ag-ui-events.js";
-import { agUiTools, checkToolResults, closingResults, FRONTEND_TOOLS_KEY, stateUpdate } from "../ag-ui-input.js";
+import {
+  agUiTools,
+  checkToolResults,
+  closingResults,
+  FRONTEND_TOOLS_KEY,
+  refuseAgUiIdentity,
+  stateUpdate,
+} from "../ag-ui-input.js";
 import { threadSnapshot } from "../api-shapes.js";
 import type { Authenticate } from "../auth.js";
 import { asArrivedAt } from "../request-arrival.js";
@@ -73,6 +80,8 @@ function toStateMessage(m: AgUiMessage): Record<string, unknown> {
  * - `state`: keys the graph does not declare are refused (`UNKNOWN_STATE_KEY`, naming them); declared
  *   keys whose value differs from the thread's are applied as an update, through the graph's reducers
  *   and input check; `messages` comes from `messages`, not from `state`.
+ * - the run's user is the authenticated one: `forwardedProps` or `state` naming it (a reserved key,
+ *   `refuseAgUiIdentity`) is refused.
  * @internal
  */
 export async function prepareAgUiRun(
@@ -81,6 +90,7 @@ export async function prepareAgUiRun(
   body: Record<string, unknown>,
   user: string | null,
 ): Promise<PreparedRun> {
+  refuseAgUiIdentity(body, ctx.authEnabled);
   // a graph id of trellis.json or an assistant made with POST /assistants (the run gets its config)
   const hosted = (await ctx.runs.assistant(assistantId, { user })).hosted;
   const graph = hosted.graph;

@@ -4,6 +4,7 @@ import type { AssistantConfig, AssistantPatch, AssistantQuery } from "../assista
 import { graphJson, xrayParam } from "../graph-json.js";
 import type { HostedGraph } from "../graph-registry.js";
 import { field, invalid, readBody } from "../request-body.js";
+import { refuseReservedKeys } from "../run-identity.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
 
 const SORT_BY = ["assistant_id", "graph_id", "name", "created_at", "updated_at"] as const;
@@ -42,13 +43,18 @@ function configOf(body: Record<string, unknown>): AssistantConfig | undefined {
   return config as AssistantConfig;
 }
 
-/** The fields of a create or update body. */
-function fieldsOf(body: Record<string, unknown>): AssistantPatch {
+/**
+ * The fields of a create or update body. An assistant's config and context reach every run of it, so
+ * the keys that carry the run's user are refused here as on a run.
+ */
+function fieldsOf(body: Record<string, unknown>, authEnabled: boolean): AssistantPatch {
   const graphId = field.string(body, "graph_id");
   const name = field.string(body, "name");
   const description = field.string(body, "description");
   const config = configOf(body);
   const context = field.object(body, "context");
+  refuseReservedKeys(config?.configurable, "config.configurable", authEnabled);
+  refuseReservedKeys(context, "context", authEnabled);
   const metadata = field.object(body, "metadata");
   return {
     ...(graphId !== undefined ? { graphId } : {}),
@@ -111,7 +117,7 @@ export function assistantRoutes(ctx: ServerContext): Hono<ServerEnv> {
 
   app.post("/", async (c) => {
     const body = await readBody(c);
-    const { graphId, ...rest } = fieldsOf(body);
+    const { graphId, ...rest } = fieldsOf(body, ctx.authEnabled);
     if (graphId === undefined) throw invalid('"graph_id" is required: the graph of trellis.json the assistant runs.');
     const assistantId = field.string(body, "assistant_id");
     const ifExists = field.oneOf(body, "if_exists", ["raise", "do_nothing"] as const);
@@ -134,7 +140,9 @@ export function assistantRoutes(ctx: ServerContext): Hono<ServerEnv> {
 
   app.patch("/:assistant_id", async (c) => {
     const body = await readBody(c);
-    return c.json(assistantJson(await ctx.assistants.update(c.req.param("assistant_id"), fieldsOf(body), as(c))));
+    return c.json(
+      assistantJson(await ctx.assistants.update(c.req.param("assistant_id"), fieldsOf(body, ctx.authEnabled), as(c))),
+    );
   });
 
   app.delete("/:assistant_id", async (c) => {
@@ -217,10 +225,6 @@ async function deleteThreadsOf(ctx: ServerContext, assistantId: string, user: st
   for (;;) {
     const threads = await ctx.store.searchThreads({ ...query, limit: 100, offset: 0 });
     if (threads.length === 0) return;
-    for (const thread of threads) {
-      for (const run of await ctx.store.activeRuns(thread.threadId)) await ctx.manager.cancel(run, "interrupt", true);
-      await ctx.saver.deleteThread(thread.threadId);
-      await ctx.store.deleteThread(thread.threadId);
-    }
+    for (const thread of threads) await ctx.runs.deleteThread(thread);
   }
 }

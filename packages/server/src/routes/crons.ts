@@ -89,12 +89,18 @@ function endTime(body: Record<string, unknown>): number | null | undefined {
 }
 
 /** The run part of a body, checked against the assistant's graph as a run body would be. */
-function runPayload(hosted: HostedGraph, assistantId: string, body: Record<string, unknown>): Record<string, unknown> {
+function runPayload(
+  hosted: HostedGraph,
+  assistantId: string,
+  body: Record<string, unknown>,
+  authEnabled: boolean,
+): Record<string, unknown> {
   const payload: Record<string, unknown> = {};
   for (const key of RUN_KEYS) if (body[key] !== undefined && body[key] !== null) payload[key] = body[key];
   const { request } = parseRunRequest({ ...payload, assistant_id: assistantId }, () => hosted, {
     streamDefault: ["values"],
     onDisconnectDefault: "continue",
+    authEnabled,
   });
   if (request.kwargs.input !== null) hosted.graph.checkInput(undefined, request.kwargs.input);
   return payload;
@@ -141,7 +147,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
         );
       }
     }
-    const payload = runPayload(hosted, assistantId, body);
+    const payload = runPayload(hosted, assistantId, body, ctx.authEnabled);
     const onRunCompleted = field.oneOf(body, "on_run_completed", ["delete", "keep"] as const) ?? "delete";
     const enabled = field.boolean(body, "enabled") ?? true;
     const endTimeMs = endTime(body) ?? null;
@@ -226,7 +232,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
         else merged[k] = body[k];
       }
       const { hosted } = await ctx.runs.assistant(cron.assistantId, { user: c.var.user });
-      changes.payload = runPayload(hosted, cron.assistantId, merged);
+      changes.payload = runPayload(hosted, cron.assistantId, merged, ctx.authEnabled);
     }
     const metadata = field.object(body, "metadata");
     if (metadata) changes.metadata = metadata;

@@ -64,6 +64,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     return parseRunRequest(body, (id) => found?.hosted ?? ctx.graphFor(id), {
       streamDefault: mode === "stream" ? ["values"] : ["values", "updates", "messages-tuple", "custom"],
       onDisconnectDefault: "continue",
+      authEnabled: ctx.authEnabled,
     }).request;
   };
 
@@ -87,8 +88,8 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   const cleanupOf = (record: RunRecord, request: ParsedRun, threadId: string | null) => async () => {
     if (threadId !== null || request.onCompletion !== "delete") return;
     await ctx.manager.waitFor(record.runId);
-    await ctx.saver.deleteThread(record.threadId);
-    await ctx.store.deleteThread(record.threadId);
+    const thread = await ctx.store.getThread(record.threadId);
+    if (thread) await ctx.runs.deleteThread(thread);
   };
 
   const create = async (c: Context<ServerEnv>, threadId: string | null, mode: Mode) => {

@@ -114,9 +114,8 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
 
   app.delete("/:thread_id", async (c) => {
     const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
-    for (const run of await ctx.store.activeRuns(thread.threadId)) await ctx.manager.cancel(run, "interrupt", true);
-    await ctx.saver.deleteThread(thread.threadId);
-    await ctx.store.deleteThread(thread.threadId);
+    // its runs cancelled, the apps' data for it, its checkpoints, then its record
+    await ctx.runs.deleteThread(thread);
     return c.body(null, 204);
   });
 

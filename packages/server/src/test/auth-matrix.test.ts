@@ -89,6 +89,39 @@ describe("auth: every thread route", () => {
     expect((await call("GET", `/threads/${T}`, ANA)).status).toBe(404);
   });
 
+  it("a caller cannot name the run's user: every door taking a run's config refuses the reserved keys, 400 naming the key", async () => {
+    const T = (await call("POST", "/threads", ANA, {})).json().thread_id as string;
+    const forged = { user_id: "ana" };
+    const run = { assistant_id: "approval-flow", input: { request: "r" }, config: { configurable: forged } };
+    const doors: Array<[string, string, unknown]> = [
+      ["POST", `/threads/${T}/runs`, run],
+      ["POST", `/threads/${T}/runs/wait`, run],
+      ["POST", `/threads/${T}/runs/stream`, run],
+      ["POST", "/runs", run],
+      ["POST", "/runs/wait", run],
+      ["POST", "/runs/stream", run],
+      ["POST", "/runs/batch", [run]],
+      ["POST", `/threads/${T}/runs/crons`, { ...run, schedule: "* * * * *" }],
+      ["POST", "/runs/crons", { ...run, schedule: "* * * * *" }],
+      ["POST", "/assistants", { graph_id: "approval-flow", context: forged }],
+      [
+        "POST",
+        "/ag-ui/approval-flow",
+        { threadId: T, runId: "r-forged", messages: [], forwardedProps: { configurable: forged } },
+      ],
+    ];
+    for (const [method, path, body] of doors) {
+      // the owner naming herself: the user is the server's to say, for everyone
+      const own = await call(method, path, ANA, body);
+      expect([method, path, own.status]).toEqual([method, path, 400]);
+      expect([path, own.text.includes("user_id")]).toEqual([path, true]);
+      // bo forging ana: refused too (a 404 where the thread is not his to see)
+      const other = await call(method, path, BO, body);
+      expect([method, path, [400, 404].includes(other.status)]).toEqual([method, path, true]);
+    }
+    expect((await call("GET", `/threads/${T}/runs`, ANA)).json()).toEqual([]);
+  });
+
   it("search and count show only the caller's threads; the public /ok needs no credentials", async () => {
     const mine = (await call("POST", "/threads", ANA, { metadata: { k: "v" } })).json().thread_id;
     expect((await call("POST", "/threads/search", BO, { metadata: { k: "v" } })).json()).toEqual([]);

@@ -12,8 +12,10 @@ import fc from "fast-check";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import {
   answersOk,
+  bodyOf,
   type ChildServer,
   clientFrame,
+  completeAnswer,
   rawExchange,
   startChildServer,
   statusOf,
@@ -197,6 +199,8 @@ const body = fc.oneof(
       `{"a":${"[".repeat(600)}${"]".repeat(600)}}`,
       '{"threadId":"t","runId":"r","messages":[]}',
       '{"__proto__":{"x":1}}',
+      '{"assistant_id":"slow","input":{},"config":{"configurable":{"user_id":"bo"}}}',
+      '{"threadId":"t","runId":"r","messages":[],"forwardedProps":{"configurable":{"langgraph_auth_user_id":"bo"}}}',
     ),
   },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString("latin1")) },
@@ -258,6 +262,77 @@ describe("raw-socket fuzzer", () => {
       }),
       // a crash ends the run at once: shrinking against a dead server would say nothing
       { numRuns: RUNS, endOnFailure: true },
+    );
+  });
+
+  // the run's user is the server's: a body naming one (a reserved key), wherever it sits and however the
+  // body is framed, is a 400 naming the key, on every door that takes a run's config
+  const forged = fc.record({
+    door: fc.constantFrom(
+      "/threads/t-forged/runs",
+      "/threads/t-forged/runs/wait",
+      "/threads/t-forged/runs/stream",
+      "/runs",
+      "/runs/wait",
+      "/runs/stream",
+      "/runs/crons",
+      "/threads/t-forged/runs/crons",
+      "/assistants",
+      "/ag-ui/chat",
+    ),
+    key: fc.constantFrom("user_id", "langgraph_auth_user", "langgraph_auth_user_id", "langgraph_auth_permissions"),
+    place: fc.constantFrom("configurable", "context"),
+    value: fc.oneof(
+      fc.constant("bo"),
+      fc.constant(null),
+      fc.string({ maxLength: 8 }),
+      fc.array(fc.string(), { maxLength: 2 }),
+    ),
+    chunked: fc.boolean(),
+  });
+  const forgedBody = (f: { door: string; key: string; place: string; value: unknown }): string => {
+    const where = { [f.key]: f.value };
+    if (f.door === "/ag-ui/chat") {
+      const props = f.place === "configurable" ? { configurable: where } : { context: where };
+      return JSON.stringify({
+        threadId: "t-forged-ag",
+        runId: `r-${Math.random()}`,
+        messages: [],
+        forwardedProps: props,
+      });
+    }
+    const own = f.place === "configurable" ? { config: { configurable: where } } : { context: where };
+    const base = f.door === "/assistants" ? { graph_id: "slow" } : { assistant_id: "slow", input: {} };
+    const cron = f.door.endsWith("/crons") ? { schedule: "* * * * *" } : {};
+    return JSON.stringify({ ...base, ...cron, ...own });
+  };
+
+  it("a body naming the run's user is a 400 naming the key, on every door", { timeout: 60_000 }, async () => {
+    // the thread the thread-scoped doors name exists (a missing one would be a 404 first)
+    const made = await fetch(`${s.url}/threads`, {
+      method: "POST",
+      headers: { "x-api-key": "key-ana", "content-type": "application/json" },
+      body: JSON.stringify({ thread_id: "t-forged", if_exists: "do_nothing" }),
+    });
+    expect(made.status).toBe(200);
+    await fc.assert(
+      fc.asyncProperty(forged, async (f) => {
+        const text = forgedBody(f);
+        const head = [
+          `POST ${f.door} HTTP/1.1`,
+          "Host: 127.0.0.1",
+          "x-api-key: key-ana",
+          "Content-Type: application/json",
+        ];
+        const framed = f.chunked
+          ? `${[...head, "Transfer-Encoding: chunked"].join("\r\n")}\r\n\r\n${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n0\r\n\r\n`
+          : `${[...head, `Content-Length: ${Buffer.byteLength(text)}`].join("\r\n")}\r\n\r\n${text}`;
+        const answer = await rawExchange(s.port, framed, { timeoutMs: ANSWER_MS * 2, done: completeAnswer });
+        record(answer.status, "forged");
+        expect([f.door, answer.status]).toEqual([f.door, 400]);
+        expect(bodyOf(answer.bytes)).toContain(f.key);
+      }),
+      { numRuns: Math.ceil(RUNS / 5), endOnFailure: true },
     );
   });
 

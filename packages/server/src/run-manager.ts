@@ -37,6 +37,15 @@ export const DEFAULT_HEARTBEAT_MS = 1_000;
 export const DEFAULT_ORPHAN_AFTER_MS = 4_000;
 
 /**
+ * Bytes of stored event data a replay reads at a time past a page's first event (1 MiB): what one
+ * stalled SSE reader holds at most beside one event, however large the run's events are.
+ *
+ * @example
+ * manager.follow(runId, 0, { pageBytes: REPLAY_PAGE_BYTES });
+ */
+export const REPLAY_PAGE_BYTES = 1 << 20;
+
+/**
  * Options of {@link RunManager}.
  *
  * @example
@@ -318,18 +327,26 @@ export class RunManager {
    * The run's events numbered above `afterSeq`: the stored ones, then live ones until the run ends,
    * without gap or duplicate. Ends at once for a run that already finished.
    *
-   * Memory stays bounded whatever the reader does: stored events are read `pageSize` at a time (default
-   * 100) as the reader takes them, and while the reader is slow at most `10 × pageSize` live events wait
-   * for it — past that they are dropped and read back from the store when their turn comes (events are
-   * stored before they are published). A stalled reader holds one page and that buffer, not the run.
+   * Memory stays bounded whatever the reader does: stored events are read a page at a time as the
+   * reader takes them — at most `pageSize` events (default 100) and, past the first, `pageBytes` bytes
+   * of stored data (default 1 MiB), so a run of a few large events is paged too — and while the reader
+   * is slow at most `10 × pageSize` live events wait for it: past that they are dropped and read back
+   * from the store when their turn comes (events are stored before they are published). A stalled
+   * reader holds one page and that buffer, not the run.
    */
   async *follow(
     runId: string,
     afterSeq: number,
-    options: { modes?: readonly string[] | undefined; signal?: AbortSignal | undefined; pageSize?: number } = {},
+    options: {
+      modes?: readonly string[] | undefined;
+      signal?: AbortSignal | undefined;
+      pageSize?: number;
+      pageBytes?: number;
+    } = {},
   ): AsyncGenerator<StoredEvent> {
     const store = this.#o.store;
     const pageSize = Math.max(1, options.pageSize ?? 100);
+    const page = { limit: pageSize, maxBytes: Math.max(1, options.pageBytes ?? REPLAY_PAGE_BYTES) };
     const liveMax = 10 * pageSize;
     const buffer: StoredEvent[] = [];
     let ended = false;
@@ -371,9 +388,10 @@ export class RunManager {
       /** The stored events after `last`, a page at a time, each page read when the previous one is taken. */
       const replay = async function* () {
         for (;;) {
-          const page = await store.eventsAfter(runId, last, pageSize);
-          yield* emit(page);
-          if (page.length < pageSize || options.signal?.aborted) return;
+          const events = await store.eventsAfter(runId, last, page);
+          yield* emit(events);
+          // a page cut by bytes may be short with more behind it: only an empty page is the end
+          if (events.length === 0 || options.signal?.aborted) return;
         }
       };
       if (afterSeq < Number.MAX_SAFE_INTEGER) yield* replay();

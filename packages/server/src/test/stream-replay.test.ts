@@ -3,7 +3,7 @@
  * a follower that falls behind a live run drops its buffer and catches up from the store.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StoredEvent } from "../run-store.js";
+import type { EventPage, StoredEvent } from "../run-store.js";
 import { startTestServer, TEST_GRAPHS, type TestServer } from "./harness.js";
 
 let t: TestServer;
@@ -15,9 +15,9 @@ beforeAll(async () => {
   });
   const store = t.server.store;
   const original = store.eventsAfter.bind(store);
-  store.eventsAfter = async (runId: string, afterSeq: number, limit?: number) => {
-    const rows = await original(runId, afterSeq, limit);
-    calls.push({ afterSeq, limit, rows: rows.length });
+  store.eventsAfter = async (runId: string, afterSeq: number, page?: number | EventPage) => {
+    const rows = await original(runId, afterSeq, page);
+    calls.push({ afterSeq, limit: typeof page === "number" ? page : page?.limit, rows: rows.length });
     return rows;
   };
 });

@@ -327,8 +327,136 @@ describe("raw-socket fuzzer", () => {
     );
   });
 
-  it("client errors logged no stack trace", () => {
-    expect(s.alive()).toBe(true);
-    expect(s.stderr()).not.toMatch(/\n\s+at /);
+  // valid JSON whose fields reach SQL: wide filters, long lists, NUL characters, huge TTLs, empty or
+  // deep namespaces, schedules on several lines. Every answer is a 4xx or a 2xx, never a 5xx.
+  const nul = fc.constantFrom("\u0000", "a\u0000", "ok", "\u0000\u0000b");
+  const wide = fc
+    .constantFrom(0, 99, 100, 101, 999, 1001, 6000)
+    .chain((n) => fc.constant(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]))));
+  const scalar = fc.oneof(nul, fc.constantFrom(2e14, 1e308, -1, 0, 0.5, 525_600_001), fc.boolean(), fc.constant(null));
+  const labels = fc.oneof(fc.constant([]), fc.array(nul, { maxLength: 3 }), fc.constant(Array(70).fill("l")));
+  const sqlCase = fc.oneof(
+    fc.record({
+      path: fc.constantFrom(
+        "/threads/search",
+        "/threads/count",
+        "/assistants/search",
+        "/assistants/count",
+        "/runs/crons/search",
+        "/runs/crons/count",
+      ),
+      method: fc.constant("POST"),
+      body: fc.record(
+        {
+          metadata: fc.oneof(wide, fc.dictionary(nul, scalar)),
+          ids: fc.constantFrom(undefined, ["a\u0000"], Array(2000).fill("t")),
+          name: fc.option(nul),
+        },
+        { requiredKeys: [] },
+      ),
+    }),
+    fc.record({
+      path: fc.constant("/threads"),
+      method: fc.constant("POST"),
+      body: fc.record({ metadata: fc.dictionary(nul, scalar) }),
+    }),
+    fc.record({
+      path: fc.constant("/assistants"),
+      method: fc.constant("POST"),
+      body: fc.record({ graph_id: fc.constantFrom("ask", "a\u0000"), name: nul, metadata: fc.dictionary(nul, scalar) }),
+    }),
+    fc.record({
+      path: fc.constant("/runs/crons"),
+      method: fc.constant("POST"),
+      body: fc.record({
+        assistant_id: fc.constant("ask"),
+        schedule: fc.constantFrom("* * * * *", "0 9 * * *\n", "0\n9 * * *", "\u0000 * * * *", "x".repeat(300)),
+        metadata: fc.dictionary(nul, scalar),
+      }),
+    }),
+    fc.record({
+      path: fc.constant("/store/items"),
+      method: fc.constant("PUT"),
+      body: fc.record(
+        {
+          namespace: labels,
+          key: fc.oneof(nul, fc.constant("k".repeat(3000))),
+          value: fc.dictionary(nul, scalar),
+          ttl: scalar,
+        },
+        { requiredKeys: ["namespace", "key", "value"] },
+      ),
+    }),
+    fc.record({
+      path: fc.constant("/store/items/search"),
+      method: fc.constant("POST"),
+      body: fc.record(
+        {
+          namespace_prefix: labels,
+          filter: fc.oneof(wide, fc.dictionary(nul, scalar)),
+          limit: fc.constantFrom(1, 1000),
+          offset: fc.constantFrom(0, 2 ** 53 - 1),
+        },
+        { requiredKeys: [] },
+      ),
+    }),
+  );
+
+  it("no valid JSON that reaches SQL gets a 5xx", { timeout: 60_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(sqlCase, async ({ path, method, body }) => {
+        const res = await fetch(`${s.url}${path}`, {
+          method,
+          headers: { "content-type": "application/json", "x-api-key": "key-ana" },
+          body: JSON.stringify(body),
+        });
+        record(res.status, "json");
+        await res.arrayBuffer();
+        const sample = `${method} ${path} ${JSON.stringify(body).slice(0, 200)}`;
+        expect(res.status, `answer to ${sample}`).toBeLessThan(500);
+        expect(s.alive(), `server down after ${sample}`).toBe(true);
+      }),
+      { numRuns: Math.ceil(RUNS / 2), endOnFailure: true },
+    );
+  });
+
+  it("client errors log no stack trace (a server of its own, sent the fuzzer's nastiest requests)", async () => {
+    const own = await startChildServer({ allowedOrigins: ["https://studio.example"] });
+    try {
+      const requests = [
+        "GET /threads/%E0%A4%A HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: key-ana\r\n\r\n",
+        "GET http://a@b/ok HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        "GET /ok HTTP/1.1\r\nHost: [zz\r\n\r\n",
+        "G E T / HTTP/1.1\r\n\r\n",
+        `POST /threads HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: key-ana\r\nContent-Length: 9\r\n\r\n{not json`,
+        upgradeRequest("/ag-ui/chat/ws", { "x-api-key": "key-ana", "Sec-WebSocket-Version": "8" }),
+      ];
+      for (const raw of requests) {
+        const answer = await rawExchange(own.port, raw, { timeoutMs: ANSWER_MS, done: (b) => b.includes("\r\n\r\n") });
+        expect(answer.status ?? 400, raw.slice(0, 60)).toBeLessThan(500);
+      }
+      const json: Array<[string, string, unknown]> = [
+        [
+          "POST",
+          "/threads/search",
+          { metadata: Object.fromEntries(Array.from({ length: 999 }, (_, i) => [`k${i}`, i])) },
+        ],
+        ["POST", "/threads", { metadata: { a: "\u0000" } }],
+        ["PUT", "/store/items", { namespace: ["a"], key: "k", value: { a: 1 }, ttl: 2e14 }],
+        ["POST", "/runs/crons", { assistant_id: "ask", schedule: "0 9 * * *\n" }],
+      ];
+      for (const [method, path, body] of json) {
+        const res = await fetch(`${own.url}${path}`, {
+          method,
+          headers: { "content-type": "application/json", "x-api-key": "key-ana" },
+          body: JSON.stringify(body),
+        });
+        expect(res.status, path).toBe(400);
+      }
+      expect(own.alive()).toBe(true);
+      expect(own.stderr()).not.toMatch(/\n\s+at /);
+    } finally {
+      await own.stop();
+    }
   });
 });

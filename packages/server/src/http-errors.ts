@@ -90,7 +90,8 @@ function clientHungUp(error: unknown): boolean {
 
 /**
  * Middleware that answers 400 `INVALID_ARGUMENT` to a request whose path has a malformed
- * percent-escape (`/threads/%E0%A4%A`) or whose URL carries credentials (`http://user@host/…`), before
+ * percent-escape (`/threads/%E0%A4%A`), whose URL holds a NUL character (`%00`, which no SQL text can
+ * hold) or whose URL carries credentials (`http://user@host/…`), before
  * any route, the body limit or the auth sees it. Mounted first, so the answer is the same with or
  * without credentials.
  *
@@ -110,6 +111,10 @@ export const rejectMalformedUrl: MiddlewareHandler = async (c, next) => {
     decodeURIComponent(url.pathname);
   } catch {
     return errorJson(c, "INVALID_ARGUMENT", "The request path has a malformed percent-escape.");
+  }
+  // ids and query values are looked up in SQL, whose text cannot hold a NUL character
+  if (/%00/.test(url.pathname) || /%00/.test(url.search)) {
+    return errorJson(c, "INVALID_ARGUMENT", "The request URL holds a NUL character (%00): remove it.");
   }
   return next();
 };

@@ -32,7 +32,7 @@ export const REQUEST_BOUNDS = { filterKeys: 100, listItems: 1000 } as const;
  */
 export async function readStoredBody(c: Context): Promise<Record<string, unknown>> {
   const body = await readBody(c);
-  checkStorable(body, "the request body");
+  checkStorable(body, "The request body");
   return body;
 }
 

@@ -31,7 +31,7 @@ export function describeSqlBounds(o: {
       const res = await fetch(`${t.url}${path}`, {
         method,
         headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
       return { status: res.status, body: (await res.json()) as { error?: string; message?: string } };
     };
@@ -85,6 +85,15 @@ export function describeSqlBounds(o: {
         ["POST", "/runs/crons", { assistant_id: "ask", schedule: "* * * * *", metadata: { a: nul } }, /NUL/],
         ["POST", "/runs/crons", { assistant_id: "ask", schedule: "* * * * *", input: { question: nul } }, /NUL/],
         ["POST", `/threads/${thread.thread_id}/state/checkpoint`, { checkpoint: { checkpoint_id: nul } }, /NUL/],
+        [
+          "POST",
+          `/threads/${thread.thread_id}/runs`,
+          { assistant_id: nul },
+          /run request at assistant_id holds the NUL/,
+        ],
+        ["POST", "/runs/wait", { assistant_id: "ask", checkpoint_id: nul }, /NUL/],
+        ["GET", `/assistants/ask%00`, undefined, /URL holds a NUL/],
+        ["GET", `/threads/${thread.thread_id}/runs?status=x%00`, undefined, /URL holds a NUL/],
       ];
       for (const [method, path, body, says] of cases) {
         const answer = await send(method, path, body);

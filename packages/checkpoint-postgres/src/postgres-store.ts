@@ -174,7 +174,16 @@ class PostgresStoreBackend implements StoreBackend {
       sql += ` AND (updated_at < ${u} OR (updated_at = ${u} AND (ns > ${ns} OR (ns = ${ns} AND key > ${key}))))`;
     }
     sql += ` ORDER BY updated_at DESC, ns, key LIMIT ${p(page.limit)} OFFSET ${p(page.offset)}`;
-    return (await this.#db.query<Row>(sql, params)).map(fromRow);
+    try {
+      return (await this.#db.query<Row>(sql, params)).map(fromRow);
+    } catch (error) {
+      // 22P05: a value stored before NUL characters were refused, which jsonb cannot read
+      if ((error as { code?: unknown }).code !== "22P05") throw error;
+      throw new TrellisError(
+        "CONFLICT",
+        `An item under namespace prefix ${JSON.stringify(prefix)} was stored with a NUL character (\\u0000), which Postgres cannot filter: put that item again without it (or delete it), or search without a filter.`,
+      );
+    }
   }
 
   async refresh(rows: ReadonlyArray<{ namespace: string; key: string }>, now: number): Promise<void> {

@@ -181,7 +181,7 @@ class PostgresStoreBackend implements StoreBackend {
       if ((error as { code?: unknown }).code !== "22P05") throw error;
       throw new TrellisError(
         "CONFLICT",
-        `An item under namespace prefix ${JSON.stringify(prefix)} was stored with a NUL character (\\u0000), which Postgres cannot filter: put that item again without it (or delete it), or search without a filter.`,
+        `An item under this namespace prefix was stored with a NUL character (\\u0000), which Postgres cannot filter: put that item again without it (or delete it), or search without a filter.`,
       );
     }
   }

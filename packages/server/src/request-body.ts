@@ -163,6 +163,26 @@ export const field = {
 };
 
 /**
+ * Reads an integer query parameter: undefined when absent or empty, else a whole number in `range`
+ * (written in plain digits), or a 400 naming the parameter — so no `1e308` or `1.5` reaches SQL.
+ *
+ * @example
+ * const offset = queryInt(c.req.query("offset"), "offset", { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0;
+ */
+export function queryInt(
+  value: string | undefined,
+  key: string,
+  range: { min: number; max: number },
+): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const n = /^-?\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < range.min || n > range.max) {
+    throw invalid(`The "${key}" query parameter must be a whole number from ${range.min} to ${range.max}.`);
+  }
+  return n;
+}
+
+/**
  * Checks an id taken from a URL or body: 1–200 characters of letters, digits and `-_.:`.
  *
  * @example

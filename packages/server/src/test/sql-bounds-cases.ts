@@ -72,7 +72,7 @@ export function describeSqlBounds(o: {
       ).toBe(200);
     });
 
-    it("answers 400 for a NUL character in metadata, names, cron fields and checkpoint ids", async () => {
+    it("answers 400 for a NUL character in metadata, names, cron fields, ids and URLs, and for query numbers SQL cannot take", async () => {
       const thread = (await send("POST", "/threads", {})).body as { thread_id?: string };
       const nul = "a\u0000b";
       const cases: Array<[string, string, unknown, RegExp]> = [
@@ -94,6 +94,9 @@ export function describeSqlBounds(o: {
         ["POST", "/runs/wait", { assistant_id: "ask", checkpoint_id: nul }, /NUL/],
         ["GET", `/assistants/ask%00`, undefined, /URL holds a NUL/],
         ["GET", `/threads/${thread.thread_id}/runs?status=x%00`, undefined, /URL holds a NUL/],
+        ["GET", `/threads/${thread.thread_id}/runs?offset=1e308`, undefined, /"offset" query parameter/],
+        ["GET", `/threads/${thread.thread_id}/runs?offset=1.5`, undefined, /"offset" query parameter/],
+        ["GET", `/threads/${thread.thread_id}/runs?limit=100000`, undefined, /"limit" query parameter/],
       ];
       for (const [method, path, body, says] of cases) {
         const answer = await send(method, path, body);

@@ -195,9 +195,12 @@ class PostgresStoreBackend implements StoreBackend {
     );
   }
 
-  async namespaces(now: number): Promise<string[]> {
+  async namespaces(now: number, prefix: string): Promise<string[]> {
     await this.#readyNow();
-    const rows = await this.#db.query<{ ns: string }>(`SELECT DISTINCT ns FROM ${this.#t} WHERE ${LIVE("$1")}`, [now]);
+    const rows = await this.#db.query<{ ns: string }>(
+      `SELECT DISTINCT ns FROM ${this.#t} WHERE ${UNDER} AND ${LIVE("$2")}`,
+      [prefix, now],
+    );
     return rows.map((r) => r.ns);
   }
 

@@ -89,7 +89,7 @@ const SQL = {
   order: " ORDER BY updated_at DESC, ns, key LIMIT @limit OFFSET @offset",
   refresh: `UPDATE store_items SET expires_at = @now + CAST(ROUND(ttl_minutes * 60000) AS INTEGER)
     WHERE ns = @ns AND key = @key AND ttl_minutes IS NOT NULL AND ${LIVE}`,
-  namespaces: `SELECT DISTINCT ns FROM store_items WHERE ${LIVE}`,
+  namespaces: `SELECT DISTINCT ns FROM store_items WHERE ${UNDER} AND ${LIVE}`,
   sweep: "DELETE FROM store_items WHERE expires_at IS NOT NULL AND expires_at <= @now",
 } as const;
 
@@ -206,8 +206,8 @@ class SqliteStoreBackend implements StoreBackend {
     })();
   }
 
-  async namespaces(now: number): Promise<string[]> {
-    return (this.#stmt(SQL.namespaces).all({ now }) as Array<{ ns: string }>).map((r) => r.ns);
+  async namespaces(now: number, prefix: string): Promise<string[]> {
+    return (this.#stmt(SQL.namespaces).all({ now, prefix }) as Array<{ ns: string }>).map((r) => r.ns);
   }
 
   async sweep(now: number): Promise<number> {

@@ -67,8 +67,8 @@ export interface StoreBackend {
   scan(prefix: string, now: number, options: StoreScanOptions): Promise<StoreRow[]>;
   /** Sets `expiresAt = now + ttlMinutes` for these rows where they have a TTL. */
   refresh(rows: ReadonlyArray<{ namespace: string; key: string }>, now: number): Promise<void>;
-  /** The distinct namespaces of live rows. */
-  namespaces(now: number): Promise<string[]>;
+  /** The distinct namespaces of live rows that are `prefix` or lie under it (`""`: all). */
+  namespaces(now: number, prefix: string): Promise<string[]>;
   /** Deletes rows expired at `now`; returns how many. */
   sweep(now: number): Promise<number>;
   close?(): Promise<void>;
@@ -234,7 +234,12 @@ export class ItemStore implements Store {
   }
 
   async listNamespaces(options: StoreListNamespacesOptions = {}): Promise<string[][]> {
-    const stored = await this.backend.namespaces(this.#clock.now());
+    // the labels before the first "*" narrow in the database (a user's namespaces, say, not everyone's)
+    const literal = options.prefix ?? [];
+    checkNamespace(literal, "prefix", true);
+    const wildcard = literal.indexOf("*");
+    const prefix = joinNamespace(wildcard < 0 ? literal : literal.slice(0, wildcard));
+    const stored = await this.backend.namespaces(this.#clock.now(), prefix);
     return listNamespacesOf(stored.map(splitStoredNamespace), options);
   }
 

@@ -65,9 +65,11 @@ class MemoryBackend implements StoreBackend {
     }
   }
 
-  async namespaces(now: number): Promise<string[]> {
+  async namespaces(now: number, prefix: string): Promise<string[]> {
     const out = new Set<string>();
-    for (const { row } of this.#rows.values()) if (live(row, now)) out.add(row.namespace);
+    for (const { row } of this.#rows.values()) {
+      if (live(row, now) && underPrefix(row.namespace, prefix)) out.add(row.namespace);
+    }
     return [...out];
   }
 

@@ -307,5 +307,28 @@ export function describeStoreApi(backend: StoreBackend): void {
       const anon = await fetch(`${url}/store/items/search`, { method: "POST", body: "{}" });
       expect(anon.status).toBe(401);
     });
+
+    it("with auth on, listing a user's namespaces reads theirs from the database, not every user's", async () => {
+      const { url, server } = await open({ auth: { enabled: true, credentials: CREDENTIALS } });
+      const ana = new Client({ apiUrl: url, apiKey: "ana-key" });
+      const bo = new Client({ apiUrl: url, apiKey: "bo-key" });
+      for (let i = 0; i < 30; i++) await bo.store.putItem(["bo-topics", `t${i}`], "k", { a: i });
+      await ana.store.putItem(["ana-topics", "one"], "k", { a: 1 });
+      const backend = (
+        server.itemStore as unknown as { backend: { namespaces: (...a: unknown[]) => Promise<string[]> } }
+      ).backend;
+      const namespaces = backend.namespaces.bind(backend);
+      let read = 0;
+      backend.namespaces = async (...args: unknown[]) => {
+        const out = await namespaces(...args);
+        read += out.length;
+        return out;
+      };
+      const listed = (await ana.store.listNamespaces()).namespaces;
+      expect(listed).toContainEqual(["ana-topics", "one"]);
+      expect(listed.some((ns) => ns[0] === "bo-topics")).toBe(false);
+      // what was read from the database is ana's namespaces, none of bo's 30
+      expect(read).toBe(listed.length);
+    });
   });
 }

@@ -2,6 +2,7 @@ import {
   ItemStore,
   type ItemStoreOptions,
   type StoreBackend,
+  type StoreCondition,
   type StoreRow,
   type StoreScanOptions,
   TrellisError,
@@ -66,6 +67,23 @@ function fromRow(r: Row): StoreRow {
     expiresAt: r.expires_at === null ? null : Number(r.expires_at),
     vectors: r.vectors === null ? null : (JSON.parse(r.vectors) as number[][]),
   };
+}
+
+/**
+ * One filter condition as SQL over `doc` (the row's value as jsonb), exactly as the store's filter
+ * means it: jsonb equality is typed (`1` is not `true`, a missing field is not `null`), and an order
+ * holds between two numbers (as numeric) or two strings (code point order: `COLLATE "C"`). CASE keeps
+ * a cast from running on a value of another type.
+ */
+function conditionSql(c: StoreCondition, field: string, p: (v: unknown) => string): string {
+  const at = `(doc -> ${field})`;
+  if (c.op === "eq") return `COALESCE(${at} = ${p(JSON.stringify(c.value))}::jsonb, false)`;
+  if (c.op === "ne") return `NOT COALESCE(${at} = ${p(JSON.stringify(c.value))}::jsonb, false)`;
+  const cmp = { gt: ">", gte: ">=", lt: "<", lte: "<=" }[c.op];
+  if (typeof c.value === "number") {
+    return `CASE WHEN jsonb_typeof(${at}) = 'number' THEN (${at})::numeric ${cmp} ${p(c.value)}::numeric ELSE false END`;
+  }
+  return `CASE WHEN jsonb_typeof(${at}) = 'string' THEN (${at} #>> '{}') COLLATE "C" ${cmp} ${p(c.value)}::text COLLATE "C" ELSE false END`;
 }
 
 class PostgresStoreBackend implements StoreBackend {
@@ -136,35 +154,36 @@ class PostgresStoreBackend implements StoreBackend {
     await this.#db.query(`DELETE FROM ${this.#t} WHERE ns = $1 AND key = $2`, [ns, key]);
   }
 
-  async scan(prefix: string, now: number, options: StoreScanOptions = {}): Promise<StoreRow[]> {
+  async scan(prefix: string, now: number, options: StoreScanOptions): Promise<StoreRow[]> {
     await this.#readyNow();
-    const { page, equals = [] } = options;
-    const base = `SELECT ${COLUMNS} FROM ${this.#t} WHERE ${UNDER} AND ${LIVE("$2")}`;
-    if (page) {
-      const rows = await this.#db.query<Row>(`${base} ORDER BY updated_at DESC, ns, key LIMIT $3 OFFSET $4`, [
-        prefix,
-        now,
-        page.limit,
-        page.offset,
-      ]);
-      return rows.map(fromRow);
+    const { page, where = [] } = options;
+    const params: unknown[] = [prefix, now];
+    const p = (v: unknown) => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    let sql = `SELECT ${COLUMNS} FROM ${this.#t} WHERE ${UNDER} AND ${LIVE("$2")}`;
+    if (where.length > 0) {
+      // the row's value parsed once, in the database: only the rows of the page come back
+      const tests = where.map((c) => conditionSql(c, p(c.field), p));
+      sql = `SELECT ${COLUMNS} FROM (SELECT ${COLUMNS}, value::jsonb AS doc FROM ${this.#t}
+        WHERE ${UNDER} AND ${LIVE("$2")} OFFSET 0) AS s WHERE ${tests.join(" AND ")}`;
     }
-    if (equals.length > 0) {
-      // equality on top-level fields narrows in SQL; the store filters exactly afterwards
-      const params: unknown[] = [prefix, now];
-      let sql = base;
-      for (const [field, value] of equals) {
-        params.push(field, JSON.stringify(value));
-        sql += ` AND (value::jsonb -> $${params.length - 1}) = $${params.length}::jsonb`;
-      }
-      try {
-        return (await this.#db.query<Row>(sql, params)).map(fromRow);
-      } catch (error) {
-        // a value jsonb cannot hold (a \u0000 in a string) makes the cast fail: read without narrowing
-        if (!/unicode|jsonb|json/i.test((error as Error).message)) throw error;
-      }
+    if (page.after) {
+      const [u, ns, key] = [p(page.after.updatedAt), p(page.after.namespace), p(page.after.key)];
+      sql += ` AND (updated_at < ${u} OR (updated_at = ${u} AND (ns > ${ns} OR (ns = ${ns} AND key > ${key}))))`;
     }
-    return (await this.#db.query<Row>(base, [prefix, now])).map(fromRow);
+    sql += ` ORDER BY updated_at DESC, ns, key LIMIT ${p(page.limit)} OFFSET ${p(page.offset)}`;
+    try {
+      return (await this.#db.query<Row>(sql, params)).map(fromRow);
+    } catch (error) {
+      // 22P05: a value stored before NUL characters were refused, which jsonb cannot read
+      if ((error as { code?: unknown }).code !== "22P05") throw error;
+      throw new TrellisError(
+        "CONFLICT",
+        `An item under this namespace prefix was stored with a NUL character (\\u0000), which Postgres cannot filter: put that item again without it (or delete it), or search without a filter.`,
+      );
+    }
   }
 
   async refresh(rows: ReadonlyArray<{ namespace: string; key: string }>, now: number): Promise<void> {
@@ -176,9 +195,12 @@ class PostgresStoreBackend implements StoreBackend {
     );
   }
 
-  async namespaces(now: number): Promise<string[]> {
+  async namespaces(now: number, prefix: string): Promise<string[]> {
     await this.#readyNow();
-    const rows = await this.#db.query<{ ns: string }>(`SELECT DISTINCT ns FROM ${this.#t} WHERE ${LIVE("$1")}`, [now]);
+    const rows = await this.#db.query<{ ns: string }>(
+      `SELECT DISTINCT ns FROM ${this.#t} WHERE ${UNDER} AND ${LIVE("$2")}`,
+      [prefix, now],
+    );
     return rows.map((r) => r.ns);
   }
 

@@ -2,6 +2,7 @@ import {
   ItemStore,
   type ItemStoreOptions,
   type StoreBackend,
+  type StoreCondition,
   type StoreRow,
   type StoreScanOptions,
   TrellisError,
@@ -83,13 +84,34 @@ const SQL = {
       expires_at = excluded.expires_at, vectors = excluded.vectors`,
   remove: "DELETE FROM store_items WHERE ns = @ns AND key = @key",
   scan: `SELECT ${COLUMNS} FROM store_items WHERE ${UNDER} AND ${LIVE}`,
-  page: `SELECT ${COLUMNS} FROM store_items WHERE ${UNDER} AND ${LIVE}
-    ORDER BY updated_at DESC, ns, key LIMIT @limit OFFSET @offset`,
+  after:
+    " AND (updated_at < @after_u OR (updated_at = @after_u AND (ns > @after_ns OR (ns = @after_ns AND key > @after_key))))",
+  order: " ORDER BY updated_at DESC, ns, key LIMIT @limit OFFSET @offset",
   refresh: `UPDATE store_items SET expires_at = @now + CAST(ROUND(ttl_minutes * 60000) AS INTEGER)
     WHERE ns = @ns AND key = @key AND ttl_minutes IS NOT NULL AND ${LIVE}`,
-  namespaces: `SELECT DISTINCT ns FROM store_items WHERE ${LIVE}`,
+  namespaces: `SELECT DISTINCT ns FROM store_items WHERE ${UNDER} AND ${LIVE}`,
   sweep: "DELETE FROM store_items WHERE expires_at IS NOT NULL AND expires_at <= @now",
 } as const;
+
+/**
+ * One filter condition as SQL over the `value` column, exactly as the store's filter means it: the
+ * JSON type is checked first (`json_extract` alone cannot tell `true` from `1`, or `null` from missing).
+ */
+function conditionSql(c: StoreCondition, i: number): string {
+  const type = `json_type(value, @path${i})`;
+  const at = `json_extract(value, @path${i})`;
+  const typed =
+    c.value === null
+      ? `${type} = 'null'`
+      : typeof c.value === "boolean"
+        ? `${type} = '${c.value}'`
+        : typeof c.value === "number"
+          ? `${type} IN ('integer', 'real')`
+          : `${type} = 'text'`;
+  const cmp = { eq: "=", ne: "=", gt: ">", gte: ">=", lt: "<", lte: "<=" }[c.op];
+  const test = c.value === null || typeof c.value === "boolean" ? typed : `(${typed} AND ${at} ${cmp} @value${i})`;
+  return c.op === "ne" ? `NOT IFNULL(${test}, 0)` : `IFNULL(${test}, 0)`;
+}
 
 interface Row {
   ns: string;
@@ -156,20 +178,25 @@ class SqliteStoreBackend implements StoreBackend {
     this.#stmt(SQL.remove).run({ ns, key });
   }
 
-  async scan(prefix: string, now: number, options: StoreScanOptions = {}): Promise<StoreRow[]> {
-    const { page, equals = [] } = options;
-    if (page) {
-      return (this.#stmt(SQL.page).all({ prefix, now, limit: page.limit, offset: page.offset }) as Row[]).map(fromRow);
-    }
-    // equality on top-level fields narrows in SQL (json_extract; the store filters exactly afterwards)
-    const params: Record<string, unknown> = { prefix, now };
+  async scan(prefix: string, now: number, options: StoreScanOptions): Promise<StoreRow[]> {
+    const { page, where = [] } = options;
+    const params: Record<string, unknown> = { prefix, now, limit: page.limit, offset: page.offset };
     let sql: string = SQL.scan;
-    equals.forEach(([field, value], i) => {
-      sql += ` AND json_extract(value, @path${i}) = @value${i}`;
-      params[`path${i}`] = `$.${field}`;
-      params[`value${i}`] = value;
+    where.forEach((c, i) => {
+      sql += ` AND ${conditionSql(c, i)}`;
+      params[`path${i}`] = `$."${c.field}"`;
+      if (c.value !== null && typeof c.value !== "boolean") params[`value${i}`] = c.value;
     });
-    return (this.#stmt(sql).all(params) as Row[]).map(fromRow);
+    if (page.after) {
+      sql += SQL.after;
+      params.after_u = page.after.updatedAt;
+      params.after_ns = page.after.namespace;
+      params.after_key = page.after.key;
+    }
+    sql += SQL.order;
+    // a filter's shape is the caller's: its statements are not kept, so filters cannot fill the cache
+    const statement = where.length === 0 ? this.#stmt(sql) : this.#db.prepare(sql);
+    return (statement.all(params) as Row[]).map(fromRow);
   }
 
   async refresh(rows: ReadonlyArray<{ namespace: string; key: string }>, now: number): Promise<void> {
@@ -179,8 +206,8 @@ class SqliteStoreBackend implements StoreBackend {
     })();
   }
 
-  async namespaces(now: number): Promise<string[]> {
-    return (this.#stmt(SQL.namespaces).all({ now }) as Array<{ ns: string }>).map((r) => r.ns);
+  async namespaces(now: number, prefix: string): Promise<string[]> {
+    return (this.#stmt(SQL.namespaces).all({ now, prefix }) as Array<{ ns: string }>).map((r) => r.ns);
   }
 
   async sweep(now: number): Promise<number> {

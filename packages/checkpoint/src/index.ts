@@ -15,6 +15,7 @@ export {
   ItemStore,
   type ItemStoreOptions,
   type StoreBackend,
+  type StoreCursor,
   type StoreRow,
   type StoreScanOptions,
 } from "./item-store.js";
@@ -59,6 +60,7 @@ export type {
   StoreSearchOptions,
   StoreTtlConfig,
 } from "./store.js";
+export { conditionFilter, type SplitStoreFilter, type StoreCondition, splitStoreFilter } from "./store-conditions.js";
 export { cosine, textsAt } from "./store-embedding.js";
 export {
   checkFilter,
@@ -66,6 +68,8 @@ export {
   joinNamespace,
   listNamespacesOf,
   matchesStoreFilter,
+  nulAt,
+  STORE_BOUNDS,
   splitStoredNamespace,
   underPrefix,
 } from "./store-rules.js";

@@ -11,6 +11,7 @@ import type {
   StoreSearchOptions,
   StoreTtlConfig,
 } from "./store.js";
+import { type StoreCondition, splitStoreFilter } from "./store-conditions.js";
 import { cosine, embedChecked, textsAt } from "./store-embedding.js";
 import {
   checkCount,
@@ -59,32 +60,46 @@ export interface StoreBackend {
   write(row: StoreRow): Promise<void>;
   remove(namespace: string, key: string): Promise<void>;
   /**
-   * Live rows whose namespace is `prefix` or lies under it (`""`: all). With `page`: newest `updatedAt`
-   * first (ties by namespace, then key), `offset` skipped, at most `limit`; without: every one, any order.
-   * `equals` (never given with `page`) may narrow the rows to those whose top-level field equals the
-   * string or number: a backend may ignore it, or apply it loosely, but must not drop a row that
-   * matches (the store filters again).
+   * Live rows whose namespace is `prefix` or lies under it (`""`: all) and that meet every one of
+   * `where` (exactly as `matchesStoreFilter` would), newest `updatedAt` first (ties by namespace, then
+   * key): those after `page.after` when given, then `page.offset` skipped, at most `page.limit`.
    */
-  scan(prefix: string, now: number, options?: StoreScanOptions): Promise<StoreRow[]>;
+  scan(prefix: string, now: number, options: StoreScanOptions): Promise<StoreRow[]>;
   /** Sets `expiresAt = now + ttlMinutes` for these rows where they have a TTL. */
   refresh(rows: ReadonlyArray<{ namespace: string; key: string }>, now: number): Promise<void>;
-  /** The distinct namespaces of live rows. */
-  namespaces(now: number): Promise<string[]>;
+  /** The distinct namespaces of live rows that are `prefix` or lie under it (`""`: all). */
+  namespaces(now: number, prefix: string): Promise<string[]>;
   /** Deletes rows expired at `now`; returns how many. */
   sweep(now: number): Promise<number>;
   close?(): Promise<void>;
 }
 
 /**
- * What {@link StoreBackend.scan} may narrow by.
+ * What {@link StoreBackend.scan} narrows by and which page it reads.
  *
  * @example
- * await backend.scan("memories", Date.now(), { equals: [["kind", "tip"]] });
+ * await backend.scan("memories", Date.now(), { where: [{ field: "kind", op: "eq", value: "tip" }], page: { limit: 10, offset: 0 } });
  */
 export interface StoreScanOptions {
-  page?: { limit: number; offset: number };
-  equals?: ReadonlyArray<readonly [field: string, value: string | number]>;
+  where?: readonly StoreCondition[];
+  page: { limit: number; offset: number; after?: StoreCursor };
 }
+
+/**
+ * A place in the newest-first order of rows: the rows after it are older (or, as old, later by
+ * namespace, then key).
+ *
+ * @example
+ * const after: StoreCursor = { updatedAt: row.updatedAt, namespace: row.namespace, key: row.key };
+ */
+export interface StoreCursor {
+  updatedAt: number;
+  namespace: string;
+  key: string;
+}
+
+/** Rows a store reads at a time when part of a filter, or a ranking, is evaluated in this process. */
+const CHUNK = 16;
 
 /**
  * Options every store takes.
@@ -103,9 +118,10 @@ const MINUTE_MS = 60_000;
 
 /**
  * A {@link Store} over a {@link StoreBackend}: validation, TTL, filters, paging and semantic ranking in
- * one place, so the memory, SQLite and Postgres stores behave the same. Filters and similarity are
- * evaluated in this process over the rows under the namespace prefix (the prefix narrows in the
- * database); a search with neither pages in the database.
+ * one place, so the memory, SQLite and Postgres stores behave the same. A search's filter, limit and
+ * offset go to the database; what of a filter it cannot evaluate exactly (a list or object compared
+ * whole), and the similarity of a ranked search, are evaluated here over rows read a few at a time, so
+ * memory stays bounded by the page, never by the namespace.
  *
  * @example
  * const store = new ItemStore(backend, { ttl: { defaultTtl: 60 } });
@@ -191,17 +207,20 @@ export class ItemStore implements Store {
     const offset = options.offset ?? 0;
     const prefix = joinNamespace(namespacePrefix);
     const now = this.#clock.now();
-    const filter = options.filter && Object.keys(options.filter).length > 0 ? options.filter : undefined;
+    const { conditions: where, rest } = splitStoreFilter(options.filter);
     const ranked = this.#index !== undefined && options.query !== undefined && options.query !== "";
-    let hits: Array<{ row: StoreRow; score?: number }>;
-    if (!filter && !ranked) {
-      hits = (await this.backend.scan(prefix, now, { page: { limit, offset } })).map((row) => ({ row }));
-    } else {
-      const equals = filter ? pushableEquals(filter) : [];
-      const scanned = await this.backend.scan(prefix, now, equals.length > 0 ? { equals } : {});
-      const rows = scanned.filter((r) => matchesStoreFilter(r.value, filter));
-      hits = ranked ? await this.#rank(rows, options.query as string) : rows.sort(newestFirst).map((row) => ({ row }));
-      hits = hits.slice(offset, offset + limit);
+    let hits: Array<{ row: StoreRow; score?: number }> = [];
+    if (ranked) {
+      const top = await this.#rankedPage(prefix, now, { where, rest, query: options.query as string }, offset + limit);
+      hits = top.slice(offset);
+    } else if (!rest) {
+      hits = (await this.backend.scan(prefix, now, { where, page: { limit, offset } })).map((row) => ({ row }));
+    } else if (limit > 0) {
+      let skip = offset;
+      for await (const row of this.#matching(prefix, now, where, rest)) {
+        if (skip > 0) skip--;
+        else if (hits.push({ row }) >= limit) break;
+      }
     }
     // only items with a TTL have one to restart: no write at all for a search of items without
     const expiring = hits.filter((h) => h.row.ttlMinutes !== null);
@@ -215,7 +234,12 @@ export class ItemStore implements Store {
   }
 
   async listNamespaces(options: StoreListNamespacesOptions = {}): Promise<string[][]> {
-    const stored = await this.backend.namespaces(this.#clock.now());
+    // the labels before the first "*" narrow in the database (a user's namespaces, say, not everyone's)
+    const literal = options.prefix ?? [];
+    checkNamespace(literal, "prefix", true);
+    const wildcard = literal.indexOf("*");
+    const prefix = joinNamespace(wildcard < 0 ? literal : literal.slice(0, wildcard));
+    const stored = await this.backend.namespaces(this.#clock.now(), prefix);
     return listNamespacesOf(stored.map(splitStoredNamespace), options);
   }
 
@@ -239,19 +263,61 @@ export class ItemStore implements Store {
     return texts.length === 0 ? null : embedChecked(this.#index, texts);
   }
 
-  /** Scored rows first (best first; an item scores its best field), then rows without vectors, newest first. */
-  async #rank(rows: StoreRow[], query: string): Promise<Array<{ row: StoreRow; score?: number }>> {
-    const [q] = await embedChecked(this.#index as StoreIndexConfig, [query]);
-    const scored: Array<{ row: StoreRow; score: number }> = [];
-    const unscored: StoreRow[] = [];
-    const dims = (this.#index as StoreIndexConfig).dims;
-    for (const row of rows) {
-      // vectors of another size were made by another index (the config changed): not comparable
-      if (!row.vectors || row.vectors.length === 0 || row.vectors.some((v) => v.length !== dims)) unscored.push(row);
-      else scored.push({ row, score: Math.max(...row.vectors.map((v) => cosine(q as number[], v))) });
+  /** The live rows under `prefix` meeting `where` and `rest`, newest first, read {@link CHUNK} at a time. */
+  async *#matching(
+    prefix: string,
+    now: number,
+    where: readonly StoreCondition[],
+    rest: Record<string, unknown> | undefined,
+  ): AsyncGenerator<StoreRow> {
+    let after: StoreCursor | undefined;
+    for (;;) {
+      const chunk = await this.backend.scan(prefix, now, {
+        where,
+        page: { limit: CHUNK, offset: 0, ...(after ? { after } : {}) },
+      });
+      for (const row of chunk) if (matchesStoreFilter(row.value, rest)) yield row;
+      const last = chunk.at(-1);
+      if (!last || chunk.length < CHUNK) return;
+      after = { updatedAt: last.updatedAt, namespace: last.namespace, key: last.key };
     }
-    scored.sort((a, b) => b.score - a.score || newestFirst(a.row, b.row));
-    return [...scored, ...unscored.sort(newestFirst).map((row) => ({ row }))];
+  }
+
+  /**
+   * The best `top` matches by similarity (an item scores its best field; ties newest first), then the
+   * rows without comparable vectors, newest first. Only the places of the best are held while the
+   * rows stream past; the chosen rows are read again at the end.
+   */
+  async #rankedPage(
+    prefix: string,
+    now: number,
+    search: { where: readonly StoreCondition[]; rest: Record<string, unknown> | undefined; query: string },
+    top: number,
+  ): Promise<Array<{ row: StoreRow; score?: number }>> {
+    const index = this.#index as StoreIndexConfig;
+    const [q] = await embedChecked(index, [search.query]);
+    const scored: Array<{ ref: StoreCursor; score: number }> = [];
+    const unscored: StoreCursor[] = [];
+    const byScore = (a: { ref: StoreCursor; score: number }, b: { ref: StoreCursor; score: number }) =>
+      b.score - a.score || newestFirst(a.ref, b.ref);
+    for await (const row of this.#matching(prefix, now, search.where, search.rest)) {
+      const ref = { updatedAt: row.updatedAt, namespace: row.namespace, key: row.key };
+      // vectors of another size were made by another index (the config changed): not comparable
+      if (!row.vectors || row.vectors.length === 0 || row.vectors.some((v) => v.length !== index.dims)) {
+        if (unscored.length < top) unscored.push(ref); // rows come newest first
+        continue;
+      }
+      scored.push({ ref, score: Math.max(...row.vectors.map((v) => cosine(q as number[], v))) });
+      if (scored.length > 2 * top + CHUNK) scored.sort(byScore).length = top;
+    }
+    scored.sort(byScore);
+    const chosen = [...scored.slice(0, top), ...unscored.map((ref) => ({ ref }))].slice(0, top);
+    const out: Array<{ row: StoreRow; score?: number }> = [];
+    for (const { ref, ...score } of chosen) {
+      const row = await this.backend.read(ref.namespace, ref.key, now);
+      if (row) out.push({ row, ...score });
+    }
+    return out;
   }
 
   #armSweep(ms: number): void {
@@ -265,21 +331,6 @@ export class ItemStore implements Store {
         });
     }, ms);
   }
-}
-
-/**
- * The conditions of a filter a database can narrow rows by: a top-level field (a plain name) equal to a
- * string or a finite number, written plainly or as `$eq`.
- */
-function pushableEquals(filter: Record<string, unknown>): Array<[string, string | number]> {
-  const out: Array<[string, string | number]> = [];
-  for (const [field, condition] of Object.entries(filter)) {
-    if (!/^[A-Za-z0-9_]{1,64}$/.test(field)) continue;
-    const keys = condition !== null && typeof condition === "object" ? Object.keys(condition) : [];
-    const value = keys.length === 1 && keys[0] === "$eq" ? (condition as { $eq: unknown }).$eq : condition;
-    if (typeof value === "string" || (typeof value === "number" && Number.isFinite(value))) out.push([field, value]);
-  }
-  return out;
 }
 
 function checkIndexFields(index: unknown): void {
@@ -314,7 +365,7 @@ function toItem(row: StoreRow): StoreItem {
  * The order of unranked results: newest update first, then namespace, then key.
  * @internal
  */
-export function newestFirst(a: StoreRow, b: StoreRow): number {
+export function newestFirst(a: StoreCursor, b: StoreCursor): number {
   if (a.updatedAt !== b.updatedAt) return b.updatedAt - a.updatedAt;
   if (a.namespace !== b.namespace) return a.namespace < b.namespace ? -1 : 1;
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;

@@ -6,7 +6,8 @@ import {
   type StoreRow,
   type StoreScanOptions,
 } from "./item-store.js";
-import { underPrefix } from "./store-rules.js";
+import { conditionFilter } from "./store-conditions.js";
+import { matchesStoreFilter, underPrefix } from "./store-rules.js";
 
 /**
  * Options of {@link MemoryStore}.
@@ -39,15 +40,20 @@ class MemoryBackend implements StoreBackend {
     this.#rows.delete(`${namespace}\u0000${key}`);
   }
 
-  // `equals` is not needed here: every row is in memory already, and the store filters them
-  async scan(prefix: string, now: number, options: StoreScanOptions = {}): Promise<StoreRow[]> {
-    const page = options.page;
+  async scan(prefix: string, now: number, options: StoreScanOptions): Promise<StoreRow[]> {
+    const { page, where = [] } = options;
+    const filters = where.map(conditionFilter);
     const rows: StoreRow[] = [];
     for (const entry of this.#rows.values()) {
-      if (live(entry.row, now) && underPrefix(entry.row.namespace, prefix)) rows.push(copy(entry));
+      const { row } = entry;
+      if (!live(row, now) || !underPrefix(row.namespace, prefix)) continue;
+      if (page.after && newestFirst(row, page.after) <= 0) continue;
+      if (filters.every((f) => matchesStoreFilter(row.value, f))) rows.push(row);
     }
-    if (!page) return rows;
-    return rows.sort(newestFirst).slice(page.offset, page.offset + page.limit);
+    return rows
+      .sort(newestFirst)
+      .slice(page.offset, page.offset + page.limit)
+      .map((row) => copy(this.#rows.get(`${row.namespace}\u0000${row.key}`) as { row: StoreRow; json: string }));
   }
 
   async refresh(rows: ReadonlyArray<{ namespace: string; key: string }>, now: number): Promise<void> {
@@ -59,9 +65,11 @@ class MemoryBackend implements StoreBackend {
     }
   }
 
-  async namespaces(now: number): Promise<string[]> {
+  async namespaces(now: number, prefix: string): Promise<string[]> {
     const out = new Set<string>();
-    for (const { row } of this.#rows.values()) if (live(row, now)) out.add(row.namespace);
+    for (const { row } of this.#rows.values()) {
+      if (live(row, now) && underPrefix(row.namespace, prefix)) out.add(row.namespace);
+    }
     return [...out];
   }
 

@@ -6,26 +6,64 @@ import type { StoreFilter, StoreListNamespacesOptions } from "./store.js";
 
 const OPERATORS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte"]);
 
+/**
+ * The bounds every store holds its input to, so that what a database cannot take (a key past its
+ * index's row size, a TTL past a 64-bit millisecond time, a filter of thousands of conditions, a NUL
+ * character Postgres text refuses) is an INVALID_ARGUMENT naming what to change, on every backend alike.
+ *
+ * @example
+ * STORE_BOUNDS.filterKeys; // 100
+ */
+export const STORE_BOUNDS = {
+  /** Bytes (UTF-8) of a namespace, its labels joined with ".". */
+  namespaceBytes: 1024,
+  /** Labels of a namespace. */
+  namespaceLabels: 64,
+  /** Bytes (UTF-8) of a key. */
+  keyBytes: 1024,
+  /** Fields of one filter. */
+  filterKeys: 100,
+  /** Minutes of a TTL: 1,000 years. */
+  ttlMinutes: 525_600_000,
+} as const;
+
 function invalid(message: string, details: Record<string, unknown> = {}): TrellisError {
   return new TrellisError("INVALID_ARGUMENT", message, { details });
 }
 
 /**
- * Checks a namespace: a list of non-empty strings without `.` (the wire joins labels with it). `what`
- * names it in the error. An empty list is allowed only where `allowEmpty` says (search prefixes).
+ * Checks a namespace: a list of non-empty strings without `.` (the wire joins labels with it) or NUL,
+ * within `room` (default {@link STORE_BOUNDS}: 64 labels, 1,024 bytes joined). `what` names it in the
+ * error. An empty list is allowed only where `allowEmpty` says (search prefixes).
  *
  * @example
  * checkNamespace(["memories", "ana"], "namespace"); // ok
  * checkNamespace(["a.b"], "namespace"); // throws INVALID_ARGUMENT
  */
-export function checkNamespace(namespace: unknown, what: string, allowEmpty = false): asserts namespace is string[] {
+export function checkNamespace(
+  namespace: unknown,
+  what: string,
+  allowEmpty = false,
+  room: { labels: number; bytes: number } = {
+    labels: STORE_BOUNDS.namespaceLabels,
+    bytes: STORE_BOUNDS.namespaceBytes,
+  },
+): asserts namespace is string[] {
   if (!Array.isArray(namespace)) {
     throw invalid(`${what} must be a list of strings, like ["memories", "ana"].`, { [what]: namespace });
   }
   if (namespace.length === 0 && !allowEmpty) {
     throw invalid(`${what} must hold at least one label, like ["memories"].`, { [what]: namespace });
   }
+  if (namespace.length > room.labels) {
+    throw invalid(`${what} has ${namespace.length} labels; use at most ${room.labels}.`);
+  }
   for (const label of namespace) {
+    if (typeof label === "string" && label.includes("\u0000")) {
+      throw invalid(
+        `${what} labels may not hold the NUL character (\\u0000): remove it from ${JSON.stringify(label)}.`,
+      );
+    }
     if (typeof label !== "string" || label === "" || label.includes(".")) {
       throw invalid(
         `${what} labels must be non-empty strings without "." (the API joins labels with "."); got ${JSON.stringify(label)} in ${JSON.stringify(namespace)}: ${labelFix(label)}.`,
@@ -33,7 +71,14 @@ export function checkNamespace(namespace: unknown, what: string, allowEmpty = fa
       );
     }
   }
+  const bytes = utf8Bytes(namespace.join("."));
+  if (bytes > room.bytes) {
+    throw invalid(`${what} is ${bytes} bytes long (its labels joined with "."); keep it to ${room.bytes} bytes.`);
+  }
 }
+
+const encoder = new TextEncoder();
+const utf8Bytes = (s: string): number => encoder.encode(s).length;
 
 function labelFix(label: unknown): string {
   if (typeof label !== "string") return "use strings";
@@ -46,6 +91,13 @@ export function checkKey(key: unknown): asserts key is string {
   if (typeof key !== "string" || key === "") {
     throw invalid(`key must be a non-empty string; got ${JSON.stringify(key)}.`);
   }
+  if (key.includes("\u0000")) throw invalid("key may not hold the NUL character (\\u0000): remove it.");
+  const bytes = utf8Bytes(key);
+  if (bytes > STORE_BOUNDS.keyBytes) {
+    throw invalid(
+      `key is ${bytes} bytes long; keep it to ${STORE_BOUNDS.keyBytes} bytes (a hash of a longer name, say).`,
+    );
+  }
 }
 
 /** Checks a value: a plain JSON object (not a list, not null). @internal */
@@ -55,13 +107,40 @@ export function checkValue(value: unknown): asserts value is Record<string, unkn
       `value must be a JSON object, like { "text": "likes tea" }; got ${value === null ? "null" : Array.isArray(value) ? "a list" : typeof value}. Wrap other values in an object.`,
     );
   }
+  const at = nulAt(value, "value");
+  if (at) throw invalid(`value holds the NUL character (\\u0000) at ${at}: remove it, or encode binary data (base64).`);
+}
+
+/**
+ * Where the first NUL character (U+0000) of a JSON value is, in a key or a string (`value.notes[2]`),
+ * or undefined. Postgres text and jsonb cannot hold it, so no store takes it.
+ * @internal
+ */
+export function nulAt(value: unknown, path: string): string | undefined {
+  if (typeof value === "string") return value.includes("\u0000") ? path : undefined;
+  if (typeof value !== "object" || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const at = nulAt(value[i], `${path}[${i}]`);
+      if (at) return at;
+    }
+    return undefined;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (k.includes("\u0000")) return `${path} (a key)`;
+    const at = nulAt(v, `${path}.${k}`);
+    if (at) return at;
+  }
+  return undefined;
 }
 
 /** Checks a TTL in minutes: a positive number or null. @internal */
 export function checkTtl(ttl: unknown): asserts ttl is number | null | undefined {
   if (ttl === undefined || ttl === null) return;
-  if (typeof ttl !== "number" || !Number.isFinite(ttl) || ttl <= 0) {
-    throw invalid(`ttl is in minutes and must be a positive number (or null for none); got ${JSON.stringify(ttl)}.`);
+  if (typeof ttl !== "number" || !Number.isFinite(ttl) || ttl <= 0 || ttl > STORE_BOUNDS.ttlMinutes) {
+    throw invalid(
+      `ttl is in minutes and must be a positive number up to ${STORE_BOUNDS.ttlMinutes} (1,000 years), or null for none; got ${JSON.stringify(ttl)}.`,
+    );
   }
 }
 
@@ -85,6 +164,14 @@ export function checkFilter(filter: unknown): asserts filter is StoreFilter | un
   if (typeof filter !== "object" || Array.isArray(filter)) {
     throw invalid(`filter must be an object of field → value (or operator object, like { "$gt": 3 }).`);
   }
+  const fields = Object.keys(filter).length;
+  if (fields > STORE_BOUNDS.filterKeys) {
+    throw invalid(
+      `filter has ${fields} fields; use at most ${STORE_BOUNDS.filterKeys} (narrow by namespace, or search in steps).`,
+    );
+  }
+  const at = nulAt(filter, "filter");
+  if (at) throw invalid(`filter holds the NUL character (\\u0000) at ${at}: no stored item can hold one; remove it.`);
   for (const [field, condition] of Object.entries(filter)) {
     if (!isOperatorObject(condition)) continue;
     for (const op of Object.keys(condition)) {

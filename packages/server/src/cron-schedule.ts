@@ -46,6 +46,16 @@ export function checkSchedule(schedule: unknown, field = "schedule"): string {
   if (typeof schedule !== "string" || schedule.trim() === "") {
     throw new TrellisError("INVALID_ARGUMENT", `"${field}" is required: ${EXPECTED}.`);
   }
+  // one line of printable characters: a newline or other control character would pass the parser's
+  // whitespace split and reach logs and listings as more than one line
+  const control = [...schedule].some((ch) => (ch.codePointAt(0) as number) < 0x20 || ch === "\u007f");
+  if (control || schedule.length > 200) {
+    throw new TrellisError(
+      "INVALID_ARGUMENT",
+      `"${field}" ${JSON.stringify(schedule.slice(0, 200))} must be one line of at most 200 characters with fields separated by spaces (no newline or tab): ${EXPECTED}.`,
+      { details: { field } },
+    );
+  }
   let cron: Cron;
   try {
     cron = parse(schedule.trim());

@@ -7,17 +7,61 @@ import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { httpStatusOf } from "./http-status.js";
+import { rateLimitedLogger } from "./log-rate-limit.js";
+import { jsonLogger, type Logger } from "./worker-log.js";
+
+/**
+ * The handler of errors a route threw (see {@link errorResponse}) whose unexpected failures go to `log`
+ * as `request-failed` lines, at most 10 a minute per kind of error (the rest counted in one
+ * `log-suppressed` line), so no client can flood the log by repeating a request that fails. A line
+ * names the method, the route, the error's class, code, message (cut to 300 characters) and the top of
+ * its stack — never the request's body, query or headers.
+ *
+ * @example
+ * app.onError(errorResponder(jsonLogger({ worker: manager.workerId })));
+ */
+export function errorResponder(log: Logger): (error: Error, c: Context) => Response {
+  const limited = rateLimitedLogger(log, {
+    key: (e) => (e.event === "request-failed" ? `request-failed:${String(e.error)}` : undefined),
+  });
+  return (error, c) => {
+    const answer = clientErrorAnswer(error, c);
+    if (answer) return answer;
+    const code = (error as { code?: unknown } | null)?.code;
+    limited({
+      level: "error",
+      event: "request-failed",
+      method: c.req.method,
+      route: c.req.routePath || "unmatched",
+      error: error?.name ?? typeof error,
+      ...(typeof code === "string" ? { code } : {}),
+      message: String(error?.message ?? error).slice(0, 300),
+      stack: (error?.stack ?? "").split("\n").slice(1, 6).join("\n"),
+    });
+    return errorJson(c, "INTERNAL", "The server failed while handling this request; see its log.");
+  };
+}
+
+let fallback: ((error: Error, c: Context) => Response) | undefined;
+let unexpectedLog: Logger | undefined;
 
 /**
  * Turns any error a handler threw into the API's error answer: `{ error: code, message }` with the
  * status `httpStatusOf(code)` gives. Client errors — typed errors, a malformed percent-escape, a client
  * that hung up before its body was read — are answered without a log line, so no client can flood the
- * log; anything else is logged and answered 500 with code INTERNAL.
+ * log; anything else is answered 500 with code INTERNAL and logged, rate-limited, as
+ * {@link errorResponder} does (to stderr as JSON lines).
  *
  * @example
  * app.onError(errorResponse);
  */
 export function errorResponse(error: Error, c: Context): Response {
+  fallback ??= errorResponder(jsonLogger({ component: "http" }));
+  return fallback(error, c);
+}
+
+/** The answer to an error the client caused, or undefined for one the server must log. */
+function clientErrorAnswer(error: Error, c: Context): Response | undefined {
   if (error instanceof TrellisError) {
     // a refused answer says what the thread waits on, so the client can answer it by interrupt id
     const details = ANSWERED_DETAILS.has(error.code) ? error.details : undefined;
@@ -33,8 +77,7 @@ export function errorResponse(error: Error, c: Context): Response {
   if (clientHungUp(error)) {
     return errorJson(c, "INVALID_ARGUMENT", "The client closed the connection before its request was read.");
   }
-  console.error("[trellis-server] unexpected error:", error);
-  return errorJson(c, "INTERNAL", "The server failed while handling this request; see its log.");
+  return undefined;
 }
 
 /** True for the error of reading a request whose client closed the connection mid-way. */
@@ -51,7 +94,8 @@ function clientHungUp(error: unknown): boolean {
 
 /**
  * Middleware that answers 400 `INVALID_ARGUMENT` to a request whose path has a malformed
- * percent-escape (`/threads/%E0%A4%A`) or whose URL carries credentials (`http://user@host/…`), before
+ * percent-escape (`/threads/%E0%A4%A`), whose URL holds a NUL character (`%00`, which no SQL text can
+ * hold) or whose URL carries credentials (`http://user@host/…`), before
  * any route, the body limit or the auth sees it. Mounted first, so the answer is the same with or
  * without credentials.
  *
@@ -72,6 +116,10 @@ export const rejectMalformedUrl: MiddlewareHandler = async (c, next) => {
   } catch {
     return errorJson(c, "INVALID_ARGUMENT", "The request path has a malformed percent-escape.");
   }
+  // ids and query values are looked up in SQL, whose text cannot hold a NUL character
+  if (/%00/.test(url.pathname) || /%00/.test(url.search)) {
+    return errorJson(c, "INVALID_ARGUMENT", "The request URL holds a NUL character (%00): remove it.");
+  }
   return next();
 };
 
@@ -84,7 +132,16 @@ export const rejectMalformedUrl: MiddlewareHandler = async (c, next) => {
  */
 export function requestErrorAnswer(error: unknown): Response {
   const client = error instanceof RequestError;
-  if (!client) console.error("[trellis-server] unexpected error:", error);
+  if (!client) {
+    unexpectedLog ??= rateLimitedLogger(jsonLogger({ component: "http" }), { key: (e) => e.event });
+    const e = error as Error | undefined;
+    unexpectedLog({
+      level: "error",
+      event: "request-unreadable",
+      error: e?.name ?? typeof error,
+      message: String(e?.message ?? error).slice(0, 300),
+    });
+  }
   const body = client
     ? { error: "INVALID_ARGUMENT", message: `Bad request: ${(error as Error).message}.` }
     : { error: "INTERNAL", message: "The server failed while handling this request; see its log." };

@@ -9,6 +9,8 @@ import {
   type CancelAction,
   type CancelResult,
   type EnqueueResult,
+  type EventPage,
+  eventPageOf,
   type HeartbeatResult,
   json,
   type MultitaskStrategy,
@@ -732,11 +734,18 @@ export class PostgresRunStore implements RunStore {
     return (await this.#append(this.#pool, runId, null, [{ event, data }]))[0] as number;
   }
 
-  async eventsAfter(runId: string, afterSeq: number, limit?: number): Promise<StoredEvent[]> {
-    // LIMIT NULL: no limit
+  async eventsAfter(runId: string, afterSeq: number, page?: number | EventPage): Promise<StoredEvent[]> {
+    const { limit, maxBytes } = eventPageOf(page);
+    // LIMIT NULL: no limit; with a byte budget, the rows whose data starts within it (sizes summed in
+    // the database, so the rows past it never leave it)
     const rows = await this.#q(
-      `SELECT seq, event, data FROM ${this.#s}.server_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-      [runId, afterSeq, limit ?? null],
+      maxBytes === null
+        ? `SELECT seq, event, data FROM ${this.#s}.server_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`
+        : `SELECT seq, event, data FROM (
+             SELECT seq, event, data, sum(octet_length(data)) OVER (ORDER BY seq) - octet_length(data) AS before
+             FROM ${this.#s}.server_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3
+           ) AS page WHERE before < $4 ORDER BY seq`,
+      maxBytes === null ? [runId, afterSeq, limit] : [runId, afterSeq, limit, maxBytes],
     );
     return rows.map((r) => ({ seq: Number(r.seq), event: r.event as string, data: parse(r.data) }));
   }

@@ -36,6 +36,26 @@ export const DEFAULT_HEARTBEAT_MS = 1_000;
  */
 export const DEFAULT_ORPHAN_AFTER_MS = 4_000;
 
+/** The size of a live event's data as JSON, computed once per event object (followers share them). */
+const eventSizes = new WeakMap<StoredEvent, number>();
+function eventBytes(e: StoredEvent): number {
+  let size = eventSizes.get(e);
+  if (size === undefined) {
+    size = JSON.stringify(e.data ?? null).length;
+    eventSizes.set(e, size);
+  }
+  return size;
+}
+
+/**
+ * Bytes of stored event data a replay reads at a time past a page's first event (1 MiB): what one
+ * stalled SSE reader holds at most beside one event, however large the run's events are.
+ *
+ * @example
+ * manager.follow(runId, 0, { pageBytes: REPLAY_PAGE_BYTES });
+ */
+export const REPLAY_PAGE_BYTES = 1 << 20;
+
 /**
  * Options of {@link RunManager}.
  *
@@ -318,19 +338,29 @@ export class RunManager {
    * The run's events numbered above `afterSeq`: the stored ones, then live ones until the run ends,
    * without gap or duplicate. Ends at once for a run that already finished.
    *
-   * Memory stays bounded whatever the reader does: stored events are read `pageSize` at a time (default
-   * 100) as the reader takes them, and while the reader is slow at most `10 × pageSize` live events wait
-   * for it — past that they are dropped and read back from the store when their turn comes (events are
-   * stored before they are published). A stalled reader holds one page and that buffer, not the run.
+   * Memory stays bounded whatever the reader does: stored events are read a page at a time as the
+   * reader takes them — at most `pageSize` events (default 100) and, past the first, `pageBytes` bytes
+   * of stored data (default 1 MiB), so a run of a few large events is paged too — and while the reader
+   * is slow at most `10 × pageSize` live events, and `10 × pageBytes` of them, wait for it: past that
+   * they are dropped and read back from the store when their turn comes (events are stored before they
+   * are published). A stalled reader holds one page and that buffer, not the run.
    */
   async *follow(
     runId: string,
     afterSeq: number,
-    options: { modes?: readonly string[] | undefined; signal?: AbortSignal | undefined; pageSize?: number } = {},
+    options: {
+      modes?: readonly string[] | undefined;
+      signal?: AbortSignal | undefined;
+      pageSize?: number;
+      pageBytes?: number;
+    } = {},
   ): AsyncGenerator<StoredEvent> {
     const store = this.#o.store;
     const pageSize = Math.max(1, options.pageSize ?? 100);
+    const page = { limit: pageSize, maxBytes: Math.max(1, options.pageBytes ?? REPLAY_PAGE_BYTES) };
     const liveMax = 10 * pageSize;
+    const liveBytesMax = 10 * page.maxBytes;
+    let bufferBytes = 0;
     const buffer: StoredEvent[] = [];
     let ended = false;
     let wake: (() => void) | undefined;
@@ -341,8 +371,13 @@ export class RunManager {
     const off = this.#o.hub.subscribe(runId, {
       event: (e) => {
         // the reader is behind: forget what waits, the store has it (the gap is noticed below)
-        if (buffer.length >= liveMax) buffer.length = 0;
+        const size = eventBytes(e);
+        if (buffer.length >= liveMax || bufferBytes + size > liveBytesMax) {
+          buffer.length = 0;
+          bufferBytes = 0;
+        }
         buffer.push(e);
+        bufferBytes += size;
         poke();
       },
       end: () => {
@@ -371,9 +406,10 @@ export class RunManager {
       /** The stored events after `last`, a page at a time, each page read when the previous one is taken. */
       const replay = async function* () {
         for (;;) {
-          const page = await store.eventsAfter(runId, last, pageSize);
-          yield* emit(page);
-          if (page.length < pageSize || options.signal?.aborted) return;
+          const events = await store.eventsAfter(runId, last, page);
+          yield* emit(events);
+          // a page cut by bytes may be short with more behind it: only an empty page is the end
+          if (events.length === 0 || options.signal?.aborted) return;
         }
       };
       if (afterSeq < Number.MAX_SAFE_INTEGER) yield* replay();
@@ -385,6 +421,7 @@ export class RunManager {
         }
         if (buffer.length) {
           const batch = buffer.splice(0);
+          bufferBytes = 0;
           // a live event past the next number: some were published before this follower listened, or
           // were dropped while it was behind
           if ((batch[0]?.seq ?? 0) > last + 1 && afterSeq < Number.MAX_SAFE_INTEGER) yield* replay();

@@ -154,6 +154,25 @@ export interface StoredEvent {
   data: unknown;
 }
 
+/**
+ * A page of a run's events: at most `limit` events and, past the first, `maxBytes` bytes of their
+ * stored data (JSON text).
+ *
+ * @example
+ * await store.eventsAfter(runId, 0, { limit: 100, maxBytes: 1 << 20 });
+ */
+export interface EventPage {
+  limit: number;
+  maxBytes?: number;
+}
+
+/** `eventsAfter`'s page argument as a limit (null: none) and a byte budget (null: none). @internal */
+export function eventPageOf(page: number | EventPage | undefined): { limit: number | null; maxBytes: number | null } {
+  if (page === undefined) return { limit: null, maxBytes: null };
+  if (typeof page === "number") return { limit: page, maxBytes: null };
+  return { limit: page.limit, maxBytes: page.maxBytes ?? null };
+}
+
 /** An event a run's attempt appends to its stream (numbered by the store). */
 export interface NewEvent {
   event: string;
@@ -387,10 +406,11 @@ export interface RunStore {
   /** Appends an event to the run's stream whatever its attempt (request side); returns its number. */
   appendEvent(runId: string, event: string, data: unknown): Promise<number>;
   /**
-   * The run's events numbered above `afterSeq`, in order: at most `limit` of them (all without), so a
-   * replay can read a long run page by page.
+   * The run's events numbered above `afterSeq`, in order: at most `limit` of them (all without), and
+   * with `page.maxBytes` only as many as fit in that many bytes of stored data (always at least one),
+   * so a replay can read a long run — or a run of a few large events — page by page.
    */
-  eventsAfter(runId: string, afterSeq: number, limit?: number): Promise<StoredEvent[]>;
+  eventsAfter(runId: string, afterSeq: number, page?: number | EventPage): Promise<StoredEvent[]>;
 
   close(): Promise<void>;
 }

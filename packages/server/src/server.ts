@@ -15,7 +15,7 @@ import { takeDataFileLock } from "./data-file-lock.js";
 import { syncBeforeAnswer } from "./durable-answers.js";
 import { type EventHub, LocalEventHub } from "./event-hub.js";
 import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
-import { answerClientError, errorJson, errorResponse, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
+import { answerClientError, errorJson, errorResponder, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
 import { ServerMetrics } from "./metrics.js";
 import { openAssistants } from "./open-assistant-store.js";
 import { openCronStore } from "./open-cron-store.js";
@@ -311,7 +311,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   );
 
   const app = new Hono<ServerEnv>();
-  app.onError(errorResponse);
+  app.onError(errorResponder(options.log ?? jsonLogger({ worker: manager.workerId })));
   app.notFound((c) => errorJson(c, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`));
   // first, before any await: when the request arrived (a resume answers the pause pending then)
   app.use("*", stampArrival);

@@ -9,6 +9,8 @@ import {
   type CancelAction,
   type CancelResult,
   type EnqueueResult,
+  type EventPage,
+  eventPageOf,
   type HeartbeatResult,
   json,
   type MultitaskStrategy,
@@ -777,12 +779,23 @@ export class SqliteRunStore implements RunStore {
     return this.#tx(() => this.#append(runId, [{ event, data }])[0] as number);
   }
 
-  async eventsAfter(runId: string, afterSeq: number, limit?: number): Promise<StoredEvent[]> {
-    // LIMIT -1: no limit
+  async eventsAfter(runId: string, afterSeq: number, page?: number | EventPage): Promise<StoredEvent[]> {
+    const { limit, maxBytes } = eventPageOf(page);
+    // LIMIT -1: no limit; rows are read one at a time, so a byte budget stops before the next row is
     const rows = this.#stmt(
       "SELECT seq, event, data FROM server_run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-    ).all(runId, afterSeq, limit ?? -1) as Array<{ seq: number; event: string; data: string }>;
-    return rows.map((r) => ({ seq: r.seq, event: r.event, data: JSON.parse(r.data) }));
+    ).iterate(runId, afterSeq, limit ?? -1) as IterableIterator<{ seq: number; event: string; data: string }>;
+    const out: StoredEvent[] = [];
+    let bytes = 0;
+    for (const r of rows) {
+      out.push({ seq: r.seq, event: r.event, data: JSON.parse(r.data) });
+      bytes += Buffer.byteLength(r.data);
+      if (maxBytes !== null && bytes >= maxBytes) {
+        rows.return?.();
+        break;
+      }
+    }
+    return out;
   }
 
   /** Syncs the quick commits (a tool that wrote through the store and exits has no answer to wait on). */

@@ -1,4 +1,4 @@
-import type { SearchItem, Store, StoreItem } from "@trellis/checkpoint";
+import { checkNamespace, type SearchItem, STORE_BOUNDS, type Store, type StoreItem } from "@trellis/checkpoint";
 
 /**
  * The label under which a user's items live when auth is on: `user:<id>`, the id percent-encoded so it
@@ -28,19 +28,30 @@ function strip<T extends StoreItem>(item: T): T {
 export function storeFor(store: Store, user: string | null): Store {
   if (user === null) return store;
   const label = userLabel(user);
-  const inside = (ns: readonly string[]) => [label, ...ns];
+  // the user's namespace is checked as the user wrote it, within what is left beside the label, so no
+  // error names the label (or counts it)
+  const room = {
+    labels: STORE_BOUNDS.namespaceLabels - 1,
+    bytes: STORE_BOUNDS.namespaceBytes - new TextEncoder().encode(label).length - 1,
+  };
+  const inside = (ns: readonly string[], what: string, allowEmpty = false) => {
+    checkNamespace(ns, what, allowEmpty, room);
+    return [label, ...ns];
+  };
   return {
     get: async (namespace, key, options) => {
-      const item = await store.get(inside(namespace), key, options);
+      const item = await store.get(inside(namespace, "namespace"), key, options);
       return item ? strip(item) : null;
     },
-    put: (namespace, key, value, options) => store.put(inside(namespace), key, value, options),
-    delete: (namespace, key) => store.delete(inside(namespace), key),
-    search: async (prefix, options) => (await store.search(inside(prefix), options)).map(strip<SearchItem>),
+    put: (namespace, key, value, options) => store.put(inside(namespace, "namespace"), key, value, options),
+    delete: (namespace, key) => store.delete(inside(namespace, "namespace"), key),
+    search: async (prefix, options) =>
+      (await store.search(inside(prefix, "namespace prefix", true), options)).map(strip<SearchItem>),
     listNamespaces: async (options = {}) => {
+      if (options.suffix !== undefined) checkNamespace(options.suffix, "suffix", true, room);
       const namespaces = await store.listNamespaces({
         ...options,
-        prefix: inside(options.prefix ?? []),
+        prefix: inside(options.prefix ?? [], "prefix", true),
         ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth + 1 } : {}),
       });
       // a suffix of wildcards may have matched the user label itself: such a namespace is too short

@@ -87,6 +87,37 @@ export function storeItemCases(ctx: StoreTestContext): void {
     expect(await store.get([ctx.root], "k")).toBeNull();
   });
 
+  it("refuses what a database cannot hold — NUL, huge TTLs, long keys, filters of hundreds of fields — saying what to change", async () => {
+    const store = await ctx.open();
+    await expectInvalid(store.put([ctx.root], "a\u0000b", { a: 1 }), /key may not hold the NUL/);
+    await expectInvalid(store.put([ctx.root, "x\u0000"], "k", { a: 1 }), /NUL/);
+    await expectInvalid(
+      store.put([ctx.root], "k", { a: { b: ["ok", "no\u0000"] } }),
+      /NUL character.*value\.a\.b\[1\]/,
+    );
+    await expectInvalid(store.put([ctx.root], "k", { "bad\u0000key": 1 }), /NUL/);
+    await expectInvalid(store.put([ctx.root], "k", { a: 1 }, { ttl: 2e14 }), /ttl.*up to 525600000/);
+    await expectInvalid(store.put([ctx.root], "k".repeat(1025), { a: 1 }), /1025 bytes.*1024/);
+    await expectInvalid(store.put([ctx.root, "é".repeat(600)], "k", { a: 1 }), /bytes long/);
+    await expectInvalid(
+      store.put(
+        Array.from({ length: 65 }, (_, i) => `l${i}`),
+        "k",
+        { a: 1 },
+      ),
+      /65 labels/,
+    );
+    const wide = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}`, i]));
+    await expectInvalid(store.search([ctx.root], { filter: wide }), /101 fields; use at most 100/);
+    await expectInvalid(store.search([ctx.root], { filter: { a: "x\u0000" } }), /NUL/);
+    // the most a filter may hold is answered by every backend (SQLite's expression depth included)
+    await store.put([ctx.root], "all", Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}`, i])));
+    const widest = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}`, { $gte: i, $ne: "x" }]));
+    expect((await store.search([ctx.root], { filter: widest })).map((i) => i.key)).toEqual(["all"]);
+    await store.put([ctx.root], "long", { a: 1 }, { ttl: 525_600_000 });
+    expect(await store.get([ctx.root], "long")).not.toBeNull();
+  });
+
   it("takes concurrent puts: every key kept, one value per key (the last write wins)", async () => {
     const store = await ctx.open();
     const peer = (await ctx.reopen(store)) ?? store;

@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import type { Store } from "../store.js";
+import { matchesStoreFilter } from "../store-rules.js";
 import { expectInvalid } from "./store-cases-items.js";
 import { type StoreTestContext, TEST_EMBEDDING_DIMS, testEmbedding } from "./store-conformance.js";
 
@@ -82,7 +83,7 @@ export function storeSearchCases(ctx: StoreTestContext): void {
       text: { flag: "1", kind: "x" },
       dotted: { "a.b": 1, kind: "y" },
       nested: { a: { b: 1 }, kind: "y" },
-      nul: { kind: "z", note: "a\u0000b", "we ird": "é ✓" },
+      weird: { kind: "z", note: "a\u0001b", "we ird": "é ✓" },
     });
     const f = async (filter: Record<string, unknown>) => keys(await store.search([ctx.root], { filter }));
     expect(await f({ flag: 1 })).toEqual(["one"]);
@@ -91,9 +92,54 @@ export function storeSearchCases(ctx: StoreTestContext): void {
     expect(await f({ flag: true })).toEqual(["bool"]);
     expect(await f({ "a.b": 1 })).toEqual(["dotted"]);
     expect(await f({ a: { b: 1 } })).toEqual(["nested"]);
-    expect(await f({ kind: "z" })).toEqual(["nul"]);
-    expect(await f({ "we ird": "é ✓" })).toEqual(["nul"]);
-    expect((await store.get([ctx.root], "nul"))?.value.note).toBe("a\u0000b");
+    expect(await f({ kind: "z" })).toEqual(["weird"]);
+    expect(await f({ "we ird": "é ✓" })).toEqual(["weird"]);
+    expect(await f({ note: "a\u0001b", missing: { $ne: null }, flag: { $ne: true } })).toEqual(["weird"]);
+    expect(await f({ flag: null })).toEqual([]); // a missing field is not null
+    expect((await store.get([ctx.root], "weird"))?.value.note).toBe("a\u0001b");
+  });
+
+  it("pages a filter the database evaluates only in part (lists, objects) across many rows, as the filter says", async () => {
+    const store = await ctx.open();
+    const values: Record<string, Record<string, unknown>> = {};
+    for (let i = 0; i < 45; i++) {
+      values[`k${String(i).padStart(2, "0")}`] = {
+        n: i,
+        tags: i % 3 === 0 ? ["a"] : ["b"],
+        meta: { even: i % 2 === 0 },
+        name: i % 5 === 0 ? `\u{1F600}${i}` : `\uE000${i}`,
+      };
+    }
+    await putEach(store, ctx, [ctx.root, "many"], values);
+    const newest = Object.keys(values).reverse();
+    const expected = (filter: Record<string, unknown>) =>
+      newest.filter((k) => matchesStoreFilter(values[k] ?? {}, filter));
+    const filters: Array<Record<string, unknown>> = [
+      { tags: ["a"] },
+      { tags: ["a"], n: { $gte: 6 } },
+      { meta: { even: true }, n: { $lt: 40, $ne: 12 } },
+      { tags: { $ne: ["b"] }, meta: { $eq: { even: false } } },
+      { name: { $gt: "\uE000" } },
+      { name: { $lt: "\uE001" }, n: { $gt: 3 } },
+    ];
+    for (const filter of filters) {
+      const all = expected(filter);
+      expect(keys(await store.search([ctx.root, "many"], { filter, limit: 100 }))).toEqual(all);
+      for (const [limit, offset] of [
+        [1, 0],
+        [4, 3],
+        [5, 11],
+        [20, 14],
+      ] as const) {
+        const page = keys(await store.search([ctx.root, "many"], { filter, limit, offset }));
+        expect({ filter, limit, offset, page }).toEqual({
+          filter,
+          limit,
+          offset,
+          page: all.slice(offset, offset + limit),
+        });
+      }
+    }
   });
 
   it("refuses an unknown filter operator with INVALID_ARGUMENT naming it", async () => {
@@ -186,6 +232,33 @@ export function storeSemanticCases(ctx: StoreTestContext): void {
     expect(keys(hits)).toEqual(["a", "d", "c"]);
     expect(hits[0]?.score).toBeCloseTo(1, 6);
     expect(hits[2]?.score).toBeUndefined();
+  });
+
+  it("ranks many rows with a filter and pages the ranking: best first, unindexed items after, no item twice", async () => {
+    const store = await ctx.open({ index });
+    const words = ["green tea", "black tea", "a bike ride", "tea garden", "coffee beans"];
+    const values: Record<string, Record<string, unknown>> = {};
+    for (let i = 0; i < 40; i++)
+      values[`r${String(i).padStart(2, "0")}`] = {
+        text: `${words[i % 5]} ${i}`,
+        kind: i % 2 ? "odd" : "even",
+        tags: [i % 4],
+      };
+    await putEach(store, ctx, [ctx.root, "rank"], values);
+    await store.put([ctx.root, "rank"], "plain", { text: "green tea", kind: "even", tags: [0] }, { index: false });
+    const filter = { kind: "even", tags: [0] };
+    const whole = await store.search([ctx.root, "rank"], { query: "green tea", filter, limit: 100 });
+    expect(keys(whole).sort()).toEqual(
+      [...Object.keys(values).filter((k) => matchesStoreFilter(values[k] ?? {}, filter)), "plain"].sort(),
+    );
+    expect(whole.at(-1)?.key).toBe("plain");
+    const scores = whole.slice(0, -1).map((h) => h.score as number);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    const paged = [];
+    for (let offset = 0; offset < whole.length; offset += 3) {
+      paged.push(...(await store.search([ctx.root, "rank"], { query: "green tea", filter, limit: 3, offset })));
+    }
+    expect(keys(paged)).toEqual(keys(whole));
   });
 
   it("ignores the query without an index, as LangGraph does", async () => {

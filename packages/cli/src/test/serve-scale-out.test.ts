@@ -82,6 +82,49 @@ describe.skipIf(!services)("trellis serve and trellis worker in scale-out", () =
     expect(await serve.stop()).toBe(0);
   });
 
+  it("a worker's health names its runs only to a request with a credential", { timeout: 60_000 }, async () => {
+    writeFileSync(
+      project.config,
+      JSON.stringify({
+        graphs: { slow: { module: join(REPO_DIR, "packages/server/src/test/fixture-graphs.ts"), graph: "slowGraph" } },
+        saver: { kind: "postgres", url: POSTGRES_URL, schema },
+        queue: { kind: "redis", url: REDIS_URL, prefix, heartbeatMs: 200, orphanAfterMs: 1_000 },
+        auth: { enabled: true, credentials: [{ user: "ops", apiKey: "ops-key" }] },
+      }),
+    );
+    const serve = startCli(project, ["serve", "--port", "0", "--no-studio"], /Trellis server: (http\S+)/);
+    const base = await serve.started;
+    const worker = startCli(project, ["worker", "--health-port", "0"], /Health: (http\S+)/);
+    const health = await worker.started;
+    const key = { "x-api-key": "ops-key", "content-type": "application/json" };
+    const thread = (await (await fetch(`${base}/threads`, { method: "POST", headers: key, body: "{}" })).json()) as {
+      thread_id: string;
+    };
+    const run = (await (
+      await fetch(`${base}/threads/${thread.thread_id}/runs`, {
+        method: "POST",
+        headers: key,
+        body: JSON.stringify({ assistant_id: "slow", input: { delayMs: 3_000 } }),
+      })
+    ).json()) as { run_id: string };
+    let anonymous = "";
+    for (let i = 0; i < 200; i++) {
+      anonymous = await (await fetch(health)).text();
+      if ((JSON.parse(anonymous) as { activeRuns: number }).activeRuns === 1) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(JSON.parse(anonymous)).toMatchObject({ ok: true, activeRuns: 1 });
+    expect(anonymous).not.toContain(run.run_id);
+    const wrong = await (await fetch(health, { headers: { "x-api-key": "nope" } })).text();
+    expect(wrong).not.toContain(run.run_id);
+    const operator = (await (await fetch(health, { headers: { "x-api-key": "ops-key" } })).json()) as {
+      active: Array<{ runId: string }>;
+    };
+    expect(operator.active.map((a) => a.runId)).toEqual([run.run_id]);
+    expect(await worker.stop()).toBe(0);
+    expect(await serve.stop()).toBe(0);
+  });
+
   it("serve --workers 1 executes runs itself", { timeout: 60_000 }, async () => {
     const serve = startCli(
       project,

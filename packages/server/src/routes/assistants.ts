@@ -3,7 +3,7 @@ import { assistantJson, assistantVersionJson } from "../assistant-registry.js";
 import type { AssistantConfig, AssistantPatch, AssistantQuery } from "../assistant-store.js";
 import { graphJson, xrayParam } from "../graph-json.js";
 import type { HostedGraph } from "../graph-registry.js";
-import { field, invalid, readBody } from "../request-body.js";
+import { field, invalid, readStoredBody } from "../request-body.js";
 import { refuseReservedKeys } from "../run-identity.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
 
@@ -25,7 +25,7 @@ const SELECT = [
 function filterOf(body: Record<string, unknown>): Omit<AssistantQuery, "limit" | "offset"> {
   const graphId = field.string(body, "graph_id");
   const name = field.string(body, "name");
-  const metadata = field.object(body, "metadata");
+  const metadata = field.filter(body, "metadata");
   return {
     ...(graphId !== undefined ? { graphId } : {}),
     ...(name !== undefined ? { name } : {}),
@@ -84,7 +84,7 @@ export function assistantRoutes(ctx: ServerContext): Hono<ServerEnv> {
     (await ctx.assistants.get(c.req.param("assistant_id") as string, as(c))).hosted;
 
   app.post("/search", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const limit = field.int(body, "limit", { min: 1, max: 1000 }) ?? 10;
     const offset = field.int(body, "offset", { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0;
     const sortBy = field.oneOf(body, "sort_by", SORT_BY);
@@ -111,12 +111,12 @@ export function assistantRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   app.post("/count", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     return c.json(await ctx.assistants.count(filterOf(body), as(c)));
   });
 
   app.post("/", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const { graphId, ...rest } = fieldsOf(body, ctx.authEnabled);
     if (graphId === undefined) throw invalid('"graph_id" is required: the graph of trellis.json the assistant runs.');
     const assistantId = field.string(body, "assistant_id");
@@ -139,7 +139,7 @@ export function assistantRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   app.patch("/:assistant_id", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     return c.json(
       assistantJson(await ctx.assistants.update(c.req.param("assistant_id"), fieldsOf(body, ctx.authEnabled), as(c))),
     );
@@ -153,10 +153,10 @@ export function assistantRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   app.post("/:assistant_id/versions", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const limit = field.int(body, "limit", { min: 1, max: 1000 }) ?? 10;
     const offset = field.int(body, "offset", { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0;
-    const metadata = field.object(body, "metadata");
+    const metadata = field.filter(body, "metadata");
     const versions = await ctx.assistants.versions(
       c.req.param("assistant_id"),
       { limit, offset, ...(metadata ? { metadata } : {}) },
@@ -166,7 +166,7 @@ export function assistantRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   app.post("/:assistant_id/latest", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const version = field.int(body, "version", { min: 1, max: Number.MAX_SAFE_INTEGER });
     if (version === undefined) throw invalid('"version" is required: the version number runs should use.');
     return c.json(assistantJson(await ctx.assistants.setLatest(c.req.param("assistant_id"), version, as(c))));

@@ -6,7 +6,7 @@ import { nextTick } from "../cron-scheduler.js";
 import { CRON_SORT_COLUMNS, type CronChanges, type CronRecord, type CronStore } from "../cron-store.js";
 import type { HostedGraph } from "../graph-registry.js";
 import { notFound } from "../http-errors.js";
-import { checkId, field, invalid, readBody } from "../request-body.js";
+import { checkId, field, invalid, readStoredBody } from "../request-body.js";
 import { parseRunRequest } from "../run-request.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
 
@@ -128,7 +128,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
   };
 
   const create = async (c: Context<ServerEnv>, threadId: string | null) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const schedule = checkSchedule(body.schedule);
     const timezone = checkTimezone(body.timezone);
     const assistantId = field.string(body, "assistant_id");
@@ -177,7 +177,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
   app.post("/threads/:thread_id/runs/crons", (c) => create(c, c.req.param("thread_id")));
 
   app.post("/runs/crons/search", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const select = field.stringList(body, "select");
     const unknown = select?.filter((f) => !SELECT_FIELDS.has(f)) ?? [];
     if (unknown.length) {
@@ -187,7 +187,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
       assistantId: field.string(body, "assistant_id"),
       threadId: field.string(body, "thread_id"),
       enabled: field.boolean(body, "enabled"),
-      metadata: field.object(body, "metadata"),
+      metadata: field.filter(body, "metadata"),
       userId: ctx.authEnabled ? (c.var.user ?? "") : undefined,
       limit: field.int(body, "limit", { min: 1, max: 1000 }) ?? 10,
       offset: field.int(body, "offset", { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0,
@@ -202,12 +202,12 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
   });
 
   app.post("/runs/crons/count", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     return c.json(
       await crons.count({
         assistantId: field.string(body, "assistant_id"),
         threadId: field.string(body, "thread_id"),
-        metadata: field.object(body, "metadata"),
+        metadata: field.filter(body, "metadata"),
         userId: ctx.authEnabled ? (c.var.user ?? "") : undefined,
       }),
     );
@@ -217,7 +217,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
 
   app.patch("/runs/crons/:cron_id", async (c) => {
     const cron = await cronFor(c, c.req.param("cron_id"));
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const now = clock.now();
     const changes: CronChanges = { updatedAt: new Date(now).toISOString() };
     const schedule = body.schedule === undefined ? cron.schedule : checkSchedule(body.schedule);

@@ -3,7 +3,7 @@ import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { interruptJson, runJson, threadSnapshot } from "../api-shapes.js";
 import { notFound } from "../http-errors.js";
-import { invalid, parseJsonBody, readBody } from "../request-body.js";
+import { checkStorable, invalid, parseJsonBody, queryInt, readBody } from "../request-body.js";
 import { parseRunRequest } from "../run-request.js";
 
 import { type RunRecord, type RunStatus, TERMINAL_RUN_STATUSES } from "../run-store.js";
@@ -58,6 +58,9 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
 
   /** Reads one run request of a body: its assistant resolved as the caller sees it. Stores nothing. */
   const parse = async (c: Context<ServerEnv>, body: Record<string, unknown>, mode: Mode) => {
+    // all but the input and the command (state, which checkpoints store whatever it holds) reaches SQL
+    const { input: _input, command: _command, ...looked } = body;
+    checkStorable(looked, "The run request");
     // an assistant made with POST /assistants runs its graph; the run service merges its config
     const named = typeof body.assistant_id === "string" ? body.assistant_id : undefined;
     const found = named ? await ctx.runs.assistant(named, { user: c.var.user }) : undefined;
@@ -203,8 +206,8 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
 
   app.get("/threads/:thread_id/runs", async (c) => {
     const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
-    const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 10) || 10, 1), 1000);
-    const offset = Math.max(Number(c.req.query("offset") ?? 0) || 0, 0);
+    const limit = queryInt(c.req.query("limit"), "limit", { min: 1, max: 1000 }) ?? 10;
+    const offset = queryInt(c.req.query("offset"), "offset", { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0;
     const status = c.req.query("status") as RunStatus | undefined;
     const runs = await ctx.store.listRuns(thread.threadId, {
       limit,

@@ -1,6 +1,6 @@
 import type { SearchItem, Store, StoreItem } from "@trellis/checkpoint";
 import { type Context, Hono } from "hono";
-import { field, invalid, readBody } from "../request-body.js";
+import { field, invalid, readStoredBody } from "../request-body.js";
 import type { ServerEnv } from "../server-context.js";
 import { storeFor } from "../user-store.js";
 
@@ -29,6 +29,8 @@ function labels(body: Record<string, unknown>, key: string, required: boolean): 
   if (!Array.isArray(v) || v.some((l) => typeof l !== "string")) {
     throw invalid(`"${key}" must be a list of strings, like ["memories", "ana"].`);
   }
+  // an item lives in a namespace of at least one label (a search prefix or a pattern may be empty)
+  if (required && v.length === 0) throw invalid(`"${key}" must hold at least one label, like ["memories"].`);
   return v as string[];
 }
 
@@ -51,7 +53,7 @@ export function storeRoutes(store: Store, authEnabled: boolean): Hono<ServerEnv>
   const mine = (c: Context<ServerEnv>) => storeFor(store, authEnabled ? c.var.user : null);
 
   app.put("/store/items", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const namespace = labels(body, "namespace", true) as string[];
     const value = body.value;
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -91,15 +93,15 @@ export function storeRoutes(store: Store, authEnabled: boolean): Hono<ServerEnv>
   });
 
   app.delete("/store/items", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     await mine(c).delete(labels(body, "namespace", true) as string[], key(body));
     return c.body(null, 204);
   });
 
   app.post("/store/items/search", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const prefix = labels(body, "namespace_prefix", false) ?? [];
-    const filter = field.object(body, "filter");
+    const filter = field.filter(body, "filter");
     const limit = field.int(body, "limit", { min: 0, max: MAX_PAGE });
     const offset = field.int(body, "offset", { min: 0, max: Number.MAX_SAFE_INTEGER });
     const query = field.string(body, "query");
@@ -115,7 +117,7 @@ export function storeRoutes(store: Store, authEnabled: boolean): Hono<ServerEnv>
   });
 
   app.post("/store/namespaces", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const prefix = labels(body, "prefix", false);
     const suffix = labels(body, "suffix", false);
     const maxDepth = field.int(body, "max_depth", { min: 1, max: MAX_PAGE });

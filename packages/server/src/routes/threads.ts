@@ -3,7 +3,7 @@ import { TrellisError } from "@trellis/checkpoint";
 import type { StateSnapshot } from "@trellis/core";
 import { Hono } from "hono";
 import { stateJson, threadJson, threadSnapshot } from "../api-shapes.js";
-import { checkId, field, invalid, readBody } from "../request-body.js";
+import { checkId, checkStorable, field, invalid, readBody, readStoredBody } from "../request-body.js";
 import type { ThreadQuery, ThreadRecord, ThreadStatus } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
 import { copyCheckpoints } from "../thread-copy.js";
@@ -11,12 +11,13 @@ import { copyCheckpoints } from "../thread-copy.js";
 const THREAD_STATUSES = ["idle", "busy", "interrupted", "error"] as const satisfies readonly ThreadStatus[];
 const SORT_BY = ["thread_id", "status", "created_at", "updated_at"] as const;
 
+/** A checkpoint id given as a string or inside a checkpoint object; it is looked up in SQL. */
 function checkpointIdOf(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (typeof value !== "object" || value === null) return undefined;
-  const v = value as { checkpoint_id?: unknown; configurable?: { checkpoint_id?: unknown } };
-  const id = v.checkpoint_id ?? v.configurable?.checkpoint_id;
-  return typeof id === "string" ? id : undefined;
+  const v = value as { checkpoint_id?: unknown; configurable?: { checkpoint_id?: unknown } } | null;
+  const id = typeof value === "string" ? value : (v?.checkpoint_id ?? v?.configurable?.checkpoint_id);
+  if (typeof id !== "string") return undefined;
+  checkStorable(id, "The checkpoint id");
+  return id;
 }
 
 function searchQuery(
@@ -24,7 +25,7 @@ function searchQuery(
   owner: string | null | undefined,
 ): Omit<ThreadQuery, "limit" | "offset"> {
   const query: Omit<ThreadQuery, "limit" | "offset"> = {};
-  const metadata = field.object(body, "metadata");
+  const metadata = field.filter(body, "metadata");
   const status = field.oneOf(body, "status", THREAD_STATUSES);
   const ids = field.stringList(body, "ids");
   if (metadata) query.metadata = metadata;
@@ -47,7 +48,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
   const owner = (user: string | null) => (ctx.authEnabled ? user : undefined);
 
   app.post("/", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const threadId = checkId(field.string(body, "thread_id") ?? randomUUID(), "thread_id");
     const ifExists = field.oneOf(body, "if_exists", ["raise", "do_nothing"] as const) ?? "raise";
     const metadata = field.object(body, "metadata") ?? {};
@@ -81,7 +82,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   app.post("/search", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const limit = field.int(body, "limit", { min: 1, max: 1000 }) ?? 10;
     const offset = field.int(body, "offset", { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0;
     const sortBy = field.oneOf(body, "sort_by", SORT_BY);
@@ -94,7 +95,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   app.post("/count", async (c) => {
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     return c.json(await ctx.store.countThreads(searchQuery(body, owner(c.var.user))));
   });
 
@@ -105,7 +106,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
 
   app.patch("/:thread_id", async (c) => {
     const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const metadata = field.object(body, "metadata") ?? {};
     const merged = { ...thread.metadata, ...metadata, ...(ctx.authEnabled ? { owner: thread.owner } : {}) };
     await ctx.store.updateThread(thread.threadId, { metadata: merged });
@@ -176,7 +177,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
     const body = await readBody(c);
     const asNode = field.string(body, "as_node");
-    const checkpointId = field.string(body, "checkpoint_id") ?? checkpointIdOf(body.checkpoint);
+    const checkpointId = checkpointIdOf(field.string(body, "checkpoint_id") ?? body.checkpoint);
     const values = body.values ?? null;
     if (values !== null && (typeof values !== "object" || Array.isArray(values))) {
       throw invalid('"values" must be an object of state keys.');
@@ -228,10 +229,10 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
 
   app.post("/:thread_id/history", async (c) => {
     const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
-    const body = await readBody(c);
+    const body = await readStoredBody(c);
     const limit = field.int(body, "limit", { min: 1, max: 1000 }) ?? 10;
     const before = checkpointIdOf(body.before);
-    const filter = field.object(body, "metadata");
+    const filter = field.filter(body, "metadata");
     const graphId = thread.graphId ?? (thread.metadata.graph_id as string | undefined);
     const hosted = graphId ? ctx.graphs.get(graphId) : undefined;
     if (!hosted) return c.json([]);

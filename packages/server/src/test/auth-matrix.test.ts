@@ -134,3 +134,29 @@ describe("auth: every thread route", () => {
     expect((await call("GET", "/assistants/approval-flow", BO)).status).toBe(200);
   });
 });
+
+describe("auth: the edge's bounds on what reaches SQL", () => {
+  it("no credentials 401 before any bound is checked; with them a 400 naming the bound, never a 500 or another user's label", async () => {
+    const wide = Object.fromEntries(Array.from({ length: 999 }, (_, i) => [`k${i}`, i]));
+    for (const [method, path, body] of [
+      ["POST", "/threads/search", { metadata: wide }],
+      ["POST", "/assistants/search", { metadata: wide }],
+      ["POST", "/runs/crons/search", { metadata: wide }],
+      ["POST", "/threads", { metadata: { note: "\u0000" } }],
+      ["PUT", "/store/items", { namespace: [], key: "k", value: { a: 1 } }],
+      ["POST", "/store/items/search", { filter: wide }],
+    ] as const) {
+      expect((await call(method, path, {}, body)).status, `${path} without credentials`).toBe(401);
+      const answer = await call(method, path, BO, body);
+      expect({ path, status: answer.status }).toEqual({ path, status: 400 });
+      expect(answer.text).not.toMatch(/user:/);
+    }
+    const dotted = await call("PUT", "/store/items", BO, { namespace: ["notes", "a.b"], key: "k", value: { a: 1 } });
+    expect(dotted.status).toBe(400);
+    expect(dotted.json().message).toContain('["notes","a.b"]');
+    expect(dotted.text).not.toMatch(/user:bo/);
+    // a NUL in the URL is refused before auth, the same with or without credentials
+    expect((await call("GET", "/threads/t%00", {})).status).toBe(400);
+    expect((await call("GET", "/threads/t%00", ANA)).status).toBe(400);
+  });
+});

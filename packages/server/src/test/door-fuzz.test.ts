@@ -21,6 +21,7 @@ import {
   statusOf,
   upgradeRequest,
 } from "./raw-socket.js";
+import { expectNoServerError, sqlCase } from "./sql-fuzz-cases.js";
 
 const RUNS = Number(process.env.DOOR_FUZZ_RUNS ?? 250);
 /** An answer (its status line) must arrive within this bound. */
@@ -402,8 +403,52 @@ describe("raw-socket fuzzer", () => {
     );
   });
 
-  it("client errors logged no stack trace", () => {
-    expect(s.alive()).toBe(true);
-    expect(s.stderr()).not.toMatch(/\n\s+at /);
+  it("no valid JSON that reaches SQL gets a 5xx", { timeout: 60_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(sqlCase, async (c) => {
+        record(await expectNoServerError(s, c), "json");
+      }),
+      { numRuns: Math.ceil(RUNS / 2), endOnFailure: true },
+    );
+  });
+
+  it("client errors log no stack trace (a server of its own, sent the fuzzer's nastiest requests)", async () => {
+    const own = await startChildServer({ allowedOrigins: ["https://studio.example"] });
+    try {
+      const requests = [
+        "GET /threads/%E0%A4%A HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: key-ana\r\n\r\n",
+        "GET http://a@b/ok HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        "GET /ok HTTP/1.1\r\nHost: [zz\r\n\r\n",
+        "G E T / HTTP/1.1\r\n\r\n",
+        `POST /threads HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: key-ana\r\nContent-Length: 9\r\n\r\n{not json`,
+        upgradeRequest("/ag-ui/chat/ws", { "x-api-key": "key-ana", "Sec-WebSocket-Version": "8" }),
+      ];
+      for (const raw of requests) {
+        const answer = await rawExchange(own.port, raw, { timeoutMs: ANSWER_MS, done: (b) => b.includes("\r\n\r\n") });
+        expect(answer.status ?? 400, raw.slice(0, 60)).toBeLessThan(500);
+      }
+      const json: Array<[string, string, unknown]> = [
+        [
+          "POST",
+          "/threads/search",
+          { metadata: Object.fromEntries(Array.from({ length: 999 }, (_, i) => [`k${i}`, i])) },
+        ],
+        ["POST", "/threads", { metadata: { a: "\u0000" } }],
+        ["PUT", "/store/items", { namespace: ["a"], key: "k", value: { a: 1 }, ttl: 2e14 }],
+        ["POST", "/runs/crons", { assistant_id: "ask", schedule: "0 9 * * *\n" }],
+      ];
+      for (const [method, path, body] of json) {
+        const res = await fetch(`${own.url}${path}`, {
+          method,
+          headers: { "content-type": "application/json", "x-api-key": "key-ana" },
+          body: JSON.stringify(body),
+        });
+        expect(res.status, path).toBe(400);
+      }
+      expect(own.alive()).toBe(true);
+      expect(own.stderr()).not.toMatch(/\n\s+at /);
+    } finally {
+      await own.stop();
+    }
   });
 });

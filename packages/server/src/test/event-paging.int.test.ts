@@ -1,4 +1,4 @@
-/** `RunStore.eventsAfter` with a limit reads a run's events a page at a time, on SQLite and Postgres. */
+/** `RunStore.eventsAfter` with a limit (and a byte budget) reads a run's events a page at a time, on SQLite and Postgres. */
 import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/checkpoint-postgres/testing";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import pg from "pg";
@@ -32,6 +32,18 @@ async function checkPaging(store: RunStore) {
   expect(pages).toEqual([100, 100, 50, 0]);
   expect(await store.eventsAfter("r1", N - 3, 100)).toHaveLength(3);
   expect(await store.eventsAfter("r2", 0, 100)).toHaveLength(1); // another run's events stay apart
+  // a byte budget cuts a page short (past its first event), and paging by it still reads each event once
+  expect(await store.eventsAfter("r1", 0, { limit: 100, maxBytes: 1 })).toHaveLength(1);
+  expect(await store.eventsAfter("r1", 0, { limit: 3, maxBytes: 1e9 })).toHaveLength(3);
+  const seen: number[] = [];
+  for (let last = 0; ; ) {
+    const page = await store.eventsAfter("r1", last, { limit: 100, maxBytes: 50 });
+    if (page.length === 0) break;
+    expect(page.length).toBeLessThanOrEqual(8);
+    seen.push(...page.map((e) => e.seq));
+    last = page.at(-1)?.seq ?? last;
+  }
+  expect(seen).toEqual(Array.from({ length: N }, (_, i) => i + 1));
 }
 
 describe("eventsAfter paging", () => {

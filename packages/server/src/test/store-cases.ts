@@ -201,6 +201,90 @@ export function describeStoreApi(backend: StoreBackend): void {
       }
     });
 
+    it("a filtered search with limit 1 reads about one row of a large namespace (filter, limit and offset go to SQL)", async () => {
+      const { client, server } = await open();
+      const big = "x".repeat(64 * 1024);
+      for (let i = 0; i < 40; i++) {
+        await client.store.putItem(["bulk"], `k${String(i).padStart(2, "0")}`, { kind: "note", n: i, big });
+      }
+      // count what the store reads from its database, whatever it is asked
+      const backend = (server.itemStore as unknown as { backend: { scan: (...a: unknown[]) => Promise<unknown[]> } })
+        .backend;
+      const scan = backend.scan.bind(backend);
+      let rows = 0;
+      backend.scan = async (...args: unknown[]) => {
+        const out = await scan(...args);
+        rows += out.length;
+        return out;
+      };
+      const one = await client.store.searchItems(["bulk"], { filter: { kind: "note" }, limit: 1 });
+      expect(one.items.map((i) => i.value.n)).toEqual([39]);
+      expect(rows).toBe(1);
+      rows = 0;
+      const page = await client.store.searchItems(["bulk"], {
+        filter: { kind: "note", n: { $lt: 30 } },
+        limit: 2,
+        offset: 3,
+      });
+      expect(page.items.map((i) => i.value.n)).toEqual([26, 25]);
+      expect(rows).toBe(2);
+      rows = 0;
+      // a condition SQL cannot evaluate exactly (a list compared whole) reads a few rows at a time, not the namespace
+      const listed = await client.store.searchItems(["bulk"], {
+        filter: { kind: "note", tags: { $ne: ["a"] } },
+        limit: 1,
+      });
+      expect(listed.items).toHaveLength(1);
+      expect(rows).toBeLessThanOrEqual(16);
+    });
+
+    it("refuses what no storage can hold with a 400 naming it — never a 500", async () => {
+      const { url } = await open();
+      const wide = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, i]));
+      const cases: Array<[string, string, unknown, RegExp]> = [
+        ["PUT", "/store/items", { namespace: ["a"], key: "k\u0000", value: { a: 1 } }, /NUL/],
+        ["PUT", "/store/items", { namespace: ["a\u0000"], key: "k", value: { a: 1 } }, /NUL/],
+        ["PUT", "/store/items", { namespace: ["a"], key: "k", value: { note: "x\u0000" } }, /NUL/],
+        ["PUT", "/store/items", { namespace: ["a"], key: "k", value: { a: 1 }, ttl: 2e14 }, /ttl.*up to/],
+        ["PUT", "/store/items", { namespace: [], key: "k", value: { a: 1 } }, /at least one label/],
+        ["PUT", "/store/items", { namespace: ["a"], key: "k".repeat(5000), value: { a: 1 } }, /bytes/],
+        ["POST", "/store/items/search", { namespace_prefix: ["a"], filter: wide(1001) }, /at most 100/],
+        ["POST", "/store/items/search", { namespace_prefix: ["a"], filter: wide(40_000) }, /at most 100/],
+        ["POST", "/store/items/search", { namespace_prefix: ["a"], filter: { a: "\u0000" } }, /NUL/],
+        ["GET", "/store/items?namespace=a&key=k%00", undefined, /NUL/],
+      ];
+      for (const [method, path, body, says] of cases) {
+        const answer = await raw(url, method, path, body);
+        expect({ method, path: path.slice(0, 60), status: answer.status, error: answer.body.error }).toEqual({
+          method,
+          path: path.slice(0, 60),
+          status: 400,
+          error: "INVALID_ARGUMENT",
+        });
+        expect(answer.body.message).toMatch(says);
+      }
+    });
+
+    it("with auth on, refuses an empty namespace and names the user's namespace as they wrote it", async () => {
+      const { url } = await open({ auth: { enabled: true, credentials: CREDENTIALS } });
+      const put = (body: unknown) =>
+        fetch(`${url}/store/items`, {
+          method: "PUT",
+          headers: { "content-type": "application/json", "x-api-key": "ana-key" },
+          body: JSON.stringify(body),
+        });
+      const empty = await put({ namespace: [], key: "k", value: { a: 1 } });
+      expect(empty.status).toBe(400);
+      expect(((await empty.json()) as { message: string }).message).toMatch(/at least one label/);
+      const dotted = await put({ namespace: ["prefs", "a.b"], key: "k", value: { a: 1 } });
+      expect(dotted.status).toBe(400);
+      const message = ((await dotted.json()) as { message: string }).message;
+      expect(message).toContain('["prefs","a.b"]');
+      expect(message).not.toMatch(/user:/);
+      const deep = await put({ namespace: Array.from({ length: 64 }, (_, i) => `l${i}`), key: "k", value: { a: 1 } });
+      expect(((await deep.json()) as { message: string }).message).toMatch(/64 labels; use at most 63/);
+    });
+
     it("with auth on, keeps each user's items apart, ctx.store of their runs included", async () => {
       const { url } = await open({ auth: { enabled: true, credentials: CREDENTIALS } });
       const ana = new Client({ apiUrl: url, apiKey: "ana-key" });
@@ -222,6 +306,29 @@ export function describeStoreApi(backend: StoreBackend): void {
       expect(await bo.store.getItem(["memories"], "last")).toBeNull();
       const anon = await fetch(`${url}/store/items/search`, { method: "POST", body: "{}" });
       expect(anon.status).toBe(401);
+    });
+
+    it("with auth on, listing a user's namespaces reads theirs from the database, not every user's", async () => {
+      const { url, server } = await open({ auth: { enabled: true, credentials: CREDENTIALS } });
+      const ana = new Client({ apiUrl: url, apiKey: "ana-key" });
+      const bo = new Client({ apiUrl: url, apiKey: "bo-key" });
+      for (let i = 0; i < 30; i++) await bo.store.putItem(["bo-topics", `t${i}`], "k", { a: i });
+      await ana.store.putItem(["ana-topics", "one"], "k", { a: 1 });
+      const backend = (
+        server.itemStore as unknown as { backend: { namespaces: (...a: unknown[]) => Promise<string[]> } }
+      ).backend;
+      const namespaces = backend.namespaces.bind(backend);
+      let read = 0;
+      backend.namespaces = async (...args: unknown[]) => {
+        const out = await namespaces(...args);
+        read += out.length;
+        return out;
+      };
+      const listed = (await ana.store.listNamespaces()).namespaces;
+      expect(listed).toContainEqual(["ana-topics", "one"]);
+      expect(listed.some((ns) => ns[0] === "bo-topics")).toBe(false);
+      // what was read from the database is ana's namespaces, none of bo's 30
+      expect(read).toBe(listed.length);
     });
   });
 }

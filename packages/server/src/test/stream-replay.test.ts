@@ -3,7 +3,7 @@
  * a follower that falls behind a live run drops its buffer and catches up from the store.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StoredEvent } from "../run-store.js";
+import type { EventPage, StoredEvent } from "../run-store.js";
 import { startTestServer, TEST_GRAPHS, type TestServer } from "./harness.js";
 
 let t: TestServer;
@@ -15,9 +15,9 @@ beforeAll(async () => {
   });
   const store = t.server.store;
   const original = store.eventsAfter.bind(store);
-  store.eventsAfter = async (runId: string, afterSeq: number, limit?: number) => {
-    const rows = await original(runId, afterSeq, limit);
-    calls.push({ afterSeq, limit, rows: rows.length });
+  store.eventsAfter = async (runId: string, afterSeq: number, page?: number | EventPage) => {
+    const rows = await original(runId, afterSeq, page);
+    calls.push({ afterSeq, limit: typeof page === "number" ? page : page?.limit, rows: rows.length });
     return rows;
   };
 });
@@ -34,9 +34,9 @@ async function post(path: string, body: unknown) {
   return (await res.json()) as Record<string, unknown>;
 }
 
-async function chattyRun(count: number, waitMs = 0) {
+async function chattyRun(count: number, waitMs = 0, chunkBytes = 0) {
   const thread = (await post("/threads", {})).thread_id as string;
-  const run = await post(`/threads/${thread}/runs`, { assistant_id: "chatty", input: { count, waitMs } });
+  const run = await post(`/threads/${thread}/runs`, { assistant_id: "chatty", input: { count, waitMs, chunkBytes } });
   return run.run_id as string;
 }
 
@@ -74,6 +74,25 @@ describe("SSE replay", () => {
     expect(calls.every((c) => c.limit === 10 && c.rows <= 10)).toBe(true);
     // what the follower dropped while stalled came back from the store, page by page
     expect(calls.filter((c) => c.rows === 10).length).toBeGreaterThan(30);
+  });
+
+  it("a follower stalled behind a live run of large events drops its buffer by bytes, then catches up", async () => {
+    // 40 live events of 64 KiB while stalled: over the 10 × 100 KB the live buffer may hold, far under
+    // its 10 × 100 events
+    const runId = await chattyRun(40, 300, 64 * 1024);
+    calls.length = 0;
+    const follow = t.server.manager.follow(runId, 0, { pageSize: 100, pageBytes: 100_000 });
+    const got: StoredEvent[] = [(await follow.next()).value as StoredEvent];
+    // a few events in: past the few stored before the node's 300 ms wait, so the follower reads live
+    // events when it stalls
+    while (got.length < 6) got.push((await follow.next()).value as StoredEvent);
+    const stalledAt = calls.length;
+    await t.server.manager.waitFor(runId);
+    for await (const e of follow) got.push(e);
+    expect(got.length).toBeGreaterThan(40);
+    expect(consecutive(got)).toBe(true);
+    // what was dropped while stalled came back from the store
+    expect(calls.slice(stalledAt).some((c) => c.rows > 0)).toBe(true);
   });
 
   it("a replay over HTTP with Last-Event-ID still gets every event once", async () => {

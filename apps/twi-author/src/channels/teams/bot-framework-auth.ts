@@ -13,6 +13,9 @@ const ISSUER = "https://api.botframework.com";
 const SKEW_S = 300;
 /** How long fetched keys are kept. */
 const KEYS_TTL_MS = 24 * 60 * 60 * 1000;
+/** The wait after a failed fetch of the keys: doubled after each failure in a row, up to the most. */
+const RETRY_FIRST_MS = 5_000;
+const RETRY_MOST_MS = 5 * 60_000;
 
 /**
  * Why a request was refused.
@@ -57,6 +60,10 @@ function decodePart(part: string | undefined): Record<string, unknown> | undefin
 export class BotFrameworkAuth {
   readonly #options: BotFrameworkAuthOptions;
   #keys: { byKid: Map<string, Jwk>; fetchedAt: number } | undefined;
+  /** The fetch of the keys under way: concurrent requests wait for the same one. */
+  #fetching: Promise<void> | undefined;
+  /** The last fetch failed: none is tried again before `retryAt`. */
+  #failed: { retryAt: number; waitMs: number; message: string } | undefined;
 
   constructor(options: BotFrameworkAuthOptions) {
     this.#options = options;
@@ -104,18 +111,67 @@ export class BotFrameworkAuth {
     return { ok: true };
   }
 
+  /** Milliseconds since the epoch, on the clock of `options.now`. */
+  #nowMs(): number {
+    return (this.#options.now?.() ?? Date.now() / 1000) * 1000;
+  }
+
+  /**
+   * The key of `kid`. The keys are fetched when stale, or for an unknown key id (keys rotate) at most
+   * every 5 minutes; one fetch at a time (concurrent requests share it), and after a failure none until
+   * a wait of 5 s, doubled with each failure in a row up to 5 minutes — so forged tokens cannot make
+   * this process hammer the metadata endpoint while it is down. Keys fetched earlier stay in use while
+   * a refresh fails.
+   */
   async #key(kid: string): Promise<Jwk | undefined> {
-    const age = this.#keys ? Date.now() - this.#keys.fetchedAt : Number.POSITIVE_INFINITY;
-    // Refresh when stale, or for an unknown key id (keys rotate) — at most every 5 minutes for those.
-    if (age > KEYS_TTL_MS || (!this.#keys?.byKid.has(kid) && age > 5 * 60_000)) await this.#refresh();
+    const now = this.#nowMs();
+    const age = this.#keys ? now - this.#keys.fetchedAt : Number.POSITIVE_INFINITY;
+    if (age > KEYS_TTL_MS || (!this.#keys?.byKid.has(kid) && age > 5 * 60_000)) {
+      const failed = this.#failed;
+      if (failed && now < failed.retryAt) {
+        if (!this.#keys) {
+          throw new Error(`${failed.message} (next try in ${Math.ceil((failed.retryAt - now) / 1000)} s)`);
+        }
+      } else {
+        try {
+          await this.#refreshOnce();
+        } catch (error) {
+          if (!this.#keys) throw error;
+        }
+      }
+    }
     return this.#keys?.byKid.get(kid);
+  }
+
+  #refreshOnce(): Promise<void> {
+    this.#fetching ??= this.#refresh()
+      .then(
+        () => {
+          this.#failed = undefined;
+        },
+        (error: unknown) => {
+          const waitMs = Math.min(RETRY_MOST_MS, this.#failed ? this.#failed.waitMs * 2 : RETRY_FIRST_MS);
+          const message = (error as Error).message;
+          this.#failed = { retryAt: this.#nowMs() + waitMs, waitMs, message };
+          throw error;
+        },
+      )
+      .finally(() => {
+        this.#fetching = undefined;
+      });
+    return this.#fetching;
   }
 
   async #refresh(): Promise<void> {
     const get = this.#options.fetch ?? fetch;
-    const metadata = (await (await get(this.#options.openIdMetadataUrl)).json()) as { jwks_uri?: string };
+    const json = async (url: string, what: string) => {
+      const res = await get(url);
+      if (!res.ok) throw new Error(`${what} answered ${res.status}`);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const metadata = (await json(this.#options.openIdMetadataUrl, "the OpenID metadata")) as { jwks_uri?: string };
     if (!metadata.jwks_uri) throw new Error("The OpenID metadata has no jwks_uri.");
-    const jwks = (await (await get(metadata.jwks_uri)).json()) as { keys?: Jwk[] };
-    this.#keys = { byKid: new Map((jwks.keys ?? []).map((k) => [k.kid ?? "", k])), fetchedAt: Date.now() };
+    const jwks = (await json(metadata.jwks_uri, "the JWKS")) as { keys?: Jwk[] };
+    this.#keys = { byKid: new Map((jwks.keys ?? []).map((k) => [k.kid ?? "", k])), fetchedAt: this.#nowMs() };
   }
 }

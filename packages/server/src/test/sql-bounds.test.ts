@@ -1,0 +1,3 @@
+import { describeSqlBounds } from "./sql-bounds-cases.js";
+
+describeSqlBounds({ label: "SQLite" });

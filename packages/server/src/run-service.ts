@@ -22,6 +22,7 @@ import type {
   ThreadRecord,
 } from "./run-store.js";
 import { traceContextKwargs } from "./trace-context.js";
+import type { UserLimits } from "./user-limits.js";
 
 /**
  * Who asks for a run: a user (the authenticated id when auth is on, null when it is off), checked
@@ -109,6 +110,8 @@ export interface RunServiceParts {
   /** Assistants as data; without it, the assistants are the graphs (their system assistants). */
   assistants?: AssistantRegistry;
   authEnabled: boolean;
+  /** The per-user limits on queued runs and threads (none without). */
+  limits?: UserLimits;
 }
 
 /** A command's update as the Agent Server sends it: an object, or a list of `[key, value]` pairs. */
@@ -220,6 +223,9 @@ export class RunService {
     await this.#accept(existing, hosted, kwargs);
     const threadId = existing?.threadId ?? request.threadId ?? randomUUID();
     const owner = this.#ownerOf(request.as);
+    // the owner's limits (limits.queuedRunsPerUser, threadsPerUser): a 429 before anything is stored
+    await this.#p.limits?.checkRuns(owner);
+    if (!existing) await this.#p.limits?.checkThreads(owner);
     let created = false;
     if (!existing) {
       created = await this.#create(threadId, { assistantId, graphId }, owner);

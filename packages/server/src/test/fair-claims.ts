@@ -53,8 +53,8 @@ export async function aliceAfterBobsThousand(
 ): Promise<{ aheadOfAlice: number; bobQueued: number }> {
   const server: ChildServer = await startChildServer(fairConfig(storage));
   try {
-    // each of bob's runs takes 40 ms: 1,000 of them on 2 workers are 20 s of work, far more than queueing them
-    const batch = Array.from({ length: 100 }, () => ({ assistant_id: "order", input: { waitMs: 40 } }));
+    // each of bob's runs takes 100 ms: 1,000 of them on 2 workers are 50 s of work, far more than queueing them
+    const batch = Array.from({ length: 100 }, () => ({ assistant_id: "order", input: { waitMs: 100 } }));
     for (let i = 0; i < 10; i++) {
       const res = await post(server.url, "/runs/batch", "key-bob", batch);
       expect(res.status).toBe(200);

@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from "./fixtures/test-server.js";
 const ANA = { "x-api-key": "key-ana" };
 const BO = { authorization: "Bearer tok-bo" };
 const WRONG = { "x-api-key": "key-nobody" };
+const OPS = { "x-api-key": "key-ops" };
 
 /**
  * Who may call a route:
@@ -12,6 +13,10 @@ const WRONG = { "x-api-key": "key-nobody" };
  * - `user`: any authenticated user (assistants, search, thread creation, stateless runs);
  * - `owner`: only the owner of the thread (or assistant) it names — another user gets 404 as if it did not exist;
  * - `app-own`: an application route that authenticates itself (routesAuth "app").
+ *
+ * An operator (a credential with `role: "operator"`) may also call the `owner` routes marked `operator`
+ * on another user's thread, run or cron — those that list, read, stop and delete — and gets 404 on the
+ * others, as any user does.
  */
 type Access = "public" | "user" | "owner" | "app-own";
 
@@ -31,6 +36,8 @@ interface RouteCase {
   body?: (f: Fixture) => unknown;
   /** Statuses the owner (or any user) may get besides 2xx, e.g. a 404 for a missing subgraph. */
   ok?: number[];
+  /** An operator may call it on another user's thread, run or cron (`owner` routes only). */
+  operator?: true;
   headers?: Record<string, string>;
 }
 
@@ -119,20 +126,20 @@ const ROUTES: Record<string, RouteCase> = {
     path: (f) => `/threads/${f.T}/runs/crons`,
     body: () => ({ ...YEARLY, input: { data: 6 } }),
   },
-  "GET /runs/crons/:cron_id": { access: "owner", path: (f) => `/runs/crons/${f.C}` },
+  "GET /runs/crons/:cron_id": { access: "owner", operator: true, path: (f) => `/runs/crons/${f.C}` },
   "PATCH /runs/crons/:cron_id": {
     access: "owner",
     path: (f) => `/runs/crons/${f.C}`,
     body: () => ({ schedule: "0 0 2 1 *" }),
   },
-  "DELETE /runs/crons/:cron_id": { access: "owner", path: (f) => `/runs/crons/${f.C}` },
-  "GET /threads/:thread_id": { access: "owner", path: (f) => `/threads/${f.T}` },
+  "DELETE /runs/crons/:cron_id": { access: "owner", operator: true, path: (f) => `/runs/crons/${f.C}` },
+  "GET /threads/:thread_id": { access: "owner", operator: true, path: (f) => `/threads/${f.T}` },
   "PATCH /threads/:thread_id": {
     access: "owner",
     path: (f) => `/threads/${f.T}`,
     body: () => ({ metadata: { a: 1 } }),
   },
-  "GET /threads/:thread_id/state": { access: "owner", path: (f) => `/threads/${f.T}/state` },
+  "GET /threads/:thread_id/state": { access: "owner", operator: true, path: (f) => `/threads/${f.T}/state` },
   "GET /threads/:thread_id/state/:checkpoint_id": { access: "owner", path: (f) => `/threads/${f.T}/state/${f.cp}` },
   "POST /threads/:thread_id/state/checkpoint": {
     access: "owner",
@@ -144,10 +151,15 @@ const ROUTES: Record<string, RouteCase> = {
     path: (f) => `/threads/${f.T}/state`,
     body: () => ({ values: { data: "edited" } }),
   },
-  "POST /threads/:thread_id/history": { access: "owner", path: (f) => `/threads/${f.T}/history`, body: () => ({}) },
+  "POST /threads/:thread_id/history": {
+    access: "owner",
+    operator: true,
+    path: (f) => `/threads/${f.T}/history`,
+    body: () => ({}),
+  },
   "POST /threads/:thread_id/copy": { access: "owner", path: (f) => `/threads/${f.T}/copy`, body: () => ({}) },
   "GET /threads/:thread_id/stream": { access: "owner", path: (f) => `/threads/${f.T}/stream`, ok: [404] },
-  "GET /threads/:thread_id/runs": { access: "owner", path: (f) => `/threads/${f.T}/runs` },
+  "GET /threads/:thread_id/runs": { access: "owner", operator: true, path: (f) => `/threads/${f.T}/runs` },
   "POST /threads/:thread_id/runs": {
     access: "owner",
     path: (f) => `/threads/${f.T}/runs`,
@@ -163,16 +175,33 @@ const ROUTES: Record<string, RouteCase> = {
     path: (f) => `/threads/${f.T}/runs/stream`,
     body: () => ({ assistant_id: "echo", input: { data: 4 }, multitask_strategy: "enqueue" }),
   },
-  "GET /threads/:thread_id/runs/:run_id": { access: "owner", path: (f) => `/threads/${f.T}/runs/${f.R}` },
-  "GET /threads/:thread_id/runs/:run_id/join": { access: "owner", path: (f) => `/threads/${f.T}/runs/${f.R}/join` },
-  "GET /threads/:thread_id/runs/:run_id/stream": { access: "owner", path: (f) => `/threads/${f.T}/runs/${f.R}/stream` },
-  "GET /runs/:run_id/stream": { access: "owner", path: (f) => `/runs/${f.R}/stream` },
+  "GET /threads/:thread_id/runs/:run_id": {
+    access: "owner",
+    operator: true,
+    path: (f) => `/threads/${f.T}/runs/${f.R}`,
+  },
+  "GET /threads/:thread_id/runs/:run_id/join": {
+    access: "owner",
+    operator: true,
+    path: (f) => `/threads/${f.T}/runs/${f.R}/join`,
+  },
+  "GET /threads/:thread_id/runs/:run_id/stream": {
+    access: "owner",
+    operator: true,
+    path: (f) => `/threads/${f.T}/runs/${f.R}/stream`,
+  },
+  "GET /runs/:run_id/stream": { access: "owner", operator: true, path: (f) => `/runs/${f.R}/stream` },
   "POST /threads/:thread_id/runs/:run_id/cancel": {
     access: "owner",
+    operator: true,
     path: (f) => `/threads/${f.T}/runs/${f.R}/cancel`,
   },
-  "DELETE /threads/:thread_id/runs/:run_id": { access: "owner", path: (f) => `/threads/${f.T}/runs/${f.R}` },
-  "DELETE /threads/:thread_id": { access: "owner", path: (f) => `/threads/${f.T}` },
+  "DELETE /threads/:thread_id/runs/:run_id": {
+    access: "owner",
+    operator: true,
+    path: (f) => `/threads/${f.T}/runs/${f.R}`,
+  },
+  "DELETE /threads/:thread_id": { access: "owner", operator: true, path: (f) => `/threads/${f.T}` },
 };
 
 let t: TestServer;
@@ -183,6 +212,7 @@ beforeAll(async () => {
       credentials: [
         { user: "ana", apiKey: "key-ana" },
         { user: "bo", token: "tok-bo" },
+        { user: "ops", apiKey: "key-ops", role: "operator" },
       ],
     },
   });
@@ -267,6 +297,32 @@ describe("authorization on every route of the server", () => {
     console.log(
       `[reliability] auth matrix: ${Object.keys(ROUTES).length} routes; ${counts.unauthorized} anonymous or bad-credential calls answered 401, ${counts.hidden} calls on another user's thread answered 404, ${counts.allowed} owner calls allowed`,
     );
+  });
+
+  it("an operator lists, reads, stops and deletes another user's threads, runs and crons; never acts on them", async () => {
+    const f = await anasThread();
+    const found = (await call("POST", "/threads/search", OPS, { limit: 1000 })).json as { thread_id: string }[];
+    expect(found.map((x) => x.thread_id)).toContain(f.T);
+    const crons = (await call("POST", "/runs/crons/search", OPS, { limit: 1000 })).json as { cron_id: string }[];
+    expect(crons.map((x) => x.cron_id)).toContain(f.C);
+    const ordered = Object.entries(ROUTES)
+      .filter(([, route]) => route.access === "owner")
+      .sort(([a], [b]) => Number(a.startsWith("DELETE")) - Number(b.startsWith("DELETE")));
+    let allowed = 0;
+    for (const [name, route] of ordered) {
+      const method = name.split(" ")[0] as string;
+      const res = await call(method, route.path(f), OPS, route.body?.(f));
+      if (route.operator) {
+        const ok = (res.status >= 200 && res.status < 300) || (route.ok ?? []).includes(res.status);
+        expect([name, res.status, ok]).toEqual([name, res.status, true]);
+        allowed++;
+      } else {
+        expect([name, res.status, (res.json as { error?: string })?.error]).toEqual([name, 404, "NOT_FOUND"]);
+      }
+    }
+    expect(allowed).toBe(13);
+    expect((await call("GET", `/threads/${f.T}`, ANA)).status).toBe(404); // the operator deleted it
+    expect((await call("GET", `/runs/crons/${f.C}`, ANA)).status).toBe(404);
   });
 
   it("search, count and app routes see the caller only", async () => {

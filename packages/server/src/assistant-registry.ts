@@ -214,11 +214,18 @@ export class AssistantRegistry {
 
   /**
    * Writes the system assistants of the served graphs (their version 1 follows `trellis.json`'s name
-   * and description; versions users added stay).
+   * and description; versions users added stay). Graph ids are reserved: a user's assistant that held a
+   * graph's id (made before the graph joined `trellis.json`) is moved aside to `<id>.moved-<hex>`, still
+   * its owner's, with `metadata.moved_from`; returns those moved, for the server to log.
    */
-  async syncSystem(now = new Date().toISOString()): Promise<void> {
+  async syncSystem(now = new Date().toISOString()): Promise<AssistantRecord[]> {
     await this.#p.store.setup();
-    for (const hosted of this.#p.graphs.values()) await this.#p.store.syncSystem(systemAssistant(hosted, now));
+    const moved: AssistantRecord[] = [];
+    for (const hosted of this.#p.graphs.values()) {
+      const aside = await this.#p.store.syncSystem(systemAssistant(hosted, now));
+      if (aside) moved.push(aside);
+    }
+    return moved;
   }
 
   /**
@@ -243,6 +250,14 @@ export class AssistantRegistry {
     const hosted = this.#graph(input.graphId);
     const assistantId = input.assistantId ?? randomUUID();
     checkId(assistantId, "assistant_id");
+    if (this.#p.graphs.has(assistantId) && (input.ifExists ?? "raise") === "raise") {
+      // a graph's id is its system assistant's, for every user: never a user's own assistant
+      throw new TrellisError(
+        "CONFLICT",
+        `Assistant id "${assistantId}" is the id of graph "${assistantId}" of trellis.json, reserved for its shared assistant: pick another assistant_id (with graph_id "${input.graphId}").`,
+        { details: { assistantId, reserved: true } },
+      );
+    }
     const owner = this.#ownerOf(as);
     const now = new Date().toISOString();
     const { config, context } = mirrored(input.config ?? {}, input.context ?? {});

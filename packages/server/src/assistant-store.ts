@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+
 /**
  * Assistants as data: a graph of `trellis.json` with a config, a context and metadata, versioned. The
  * entries of `trellis.json` are the system-created assistants (id = graph id, `created_by: "system"`);
@@ -128,9 +130,12 @@ export interface AssistantStore {
   update(assistantId: string, patch: AssistantPatch, now: string): Promise<AssistantRecord | undefined>;
   /**
    * Rewrites version 1 of a system assistant from its `trellis.json` entry (name, description), and the
-   * assistant itself while version 1 is its latest. Creates it when missing.
+   * assistant itself while version 1 is its latest. Creates it when missing. A user's assistant that
+   * holds the id (made before the graph was added to `trellis.json`) is moved aside first, in the same
+   * transaction: renamed to {@link asideId} with its versions and owner, `metadata.moved_from` naming
+   * the id it had; it is returned as now stored.
    */
-  syncSystem(record: AssistantRecord): Promise<void>;
+  syncSystem(record: AssistantRecord): Promise<AssistantRecord | undefined>;
   /** Deletes the assistant and all its versions; false when it did not exist. */
   delete(assistantId: string): Promise<boolean>;
   /** Versions, newest first. */
@@ -170,4 +175,15 @@ export function patched(latest: AssistantRecord, patch: AssistantPatch, version:
 export function sortColumn(query: AssistantQuery): string {
   const allowed = new Set(["assistant_id", "graph_id", "name", "created_at", "updated_at"]);
   return query.sortBy && allowed.has(query.sortBy) ? query.sortBy : "created_at";
+}
+
+/**
+ * The id a user's assistant is moved to when a `trellis.json` graph takes its id:
+ * `<id>.moved-<8 random hex digits>`.
+ *
+ * @example
+ * asideId("new-graph"); // "new-graph.moved-3f1c9a2b"
+ */
+export function asideId(assistantId: string): string {
+  return `${assistantId}.moved-${randomBytes(4).toString("hex")}`;
 }

@@ -89,14 +89,20 @@ export interface RetentionConfig {
 
 /**
  * One credential: an API key (`x-api-key` header) or a bearer token, and the user it stands for.
+ * `role: "operator"` makes the user an operator: besides their own, they may list, read and delete every
+ * user's threads, runs and crons (docs/server.md, Auth). A user whose credentials are all removed is
+ * revoked: their crons stop running.
  *
  * @example
  * const ana: Credential = { user: "ana", apiKey: "$ANA_API_KEY" }; // read from the environment
+ * const ops: Credential = { user: "ops", apiKey: "$OPS_KEY", role: "operator" };
  */
 export interface Credential {
   user: string;
   apiKey?: string;
   token?: string;
+  /** `"operator"`: may list and delete every user's threads, runs and crons. Default `"user"`. */
+  role?: "user" | "operator";
 }
 
 /**
@@ -131,7 +137,32 @@ export interface LimitsConfig {
    * is a 429 `TOO_MANY_REQUESTS`. Default 50.
    */
   streamsPerUser?: number;
+  /** Runs one user may have queued (pending) at once with auth on; the next is a 429. Default 1,000. */
+  queuedRunsPerUser?: number;
+  /** Crons one user may have with auth on; the next is a 429. Default 100. */
+  cronsPerUser?: number;
+  /** Threads one user may have with auth on; the next is a 429. Default 10,000. */
+  threadsPerUser?: number;
+  /** Store items one user may have (Store API and `ctx.store`) with auth on; the next is a 429. Default 10,000. */
+  storeItemsPerUser?: number;
+  /** Bytes of store values (JSON) one user may have with auth on; a put past it is a 429. Default 100 MiB. */
+  storeBytesPerUser?: number;
 }
+
+/**
+ * The per-user limits of {@link LimitsConfig} (all whole numbers above 0), with their defaults.
+ *
+ * @example
+ * USER_LIMIT_DEFAULTS.queuedRunsPerUser; // 1000
+ */
+export const USER_LIMIT_DEFAULTS = {
+  streamsPerUser: 50,
+  queuedRunsPerUser: 1_000,
+  cronsPerUser: 100,
+  threadsPerUser: 10_000,
+  storeItemsPerUser: 10_000,
+  storeBytesPerUser: 100 * 1024 * 1024,
+} as const;
 
 /**
  * A server's configuration, as read from `trellis.json` (LangGraph's `langgraph.json`, with Trellis's
@@ -185,7 +216,12 @@ export interface ResolvedConfig {
   graphs: Record<string, GraphEntry>;
   saver: SaverConfig;
   queue: QueueConfig;
-  auth: { enabled: boolean; credentials: Credential[] };
+  auth: {
+    enabled: boolean;
+    credentials: Credential[];
+    /** Users with a credential of `role: "operator"`. */
+    operators: string[];
+  };
   limits: Required<LimitsConfig>;
   retention: RetentionSettings;
   /** Origins allowed to open WebSockets besides the server's own; null: any. */
@@ -277,12 +313,17 @@ export function resolveConfig(
     graphs: config.graphs,
     saver,
     queue,
-    auth: { enabled: config.auth?.enabled === true, credentials },
+    auth: {
+      enabled: config.auth?.enabled === true,
+      credentials,
+      operators: [...new Set(credentials.filter((c) => c.role === "operator").map((c) => c.user))],
+    },
     limits: {
+      ...USER_LIMIT_DEFAULTS,
+      ...definedOf(config.limits ?? {}),
       bodyBytes: config.limits?.bodyBytes ?? MIB,
       stateBytes: config.limits?.stateBytes ?? 8 * MIB,
       runTimeMs: config.limits?.runTimeMs ?? 15 * 60_000,
-      streamsPerUser: config.limits?.streamsPerUser ?? 50,
     },
     allowedOrigins: config.allowedOrigins ?? (config.auth?.enabled === true ? [] : null),
     prices: config.prices ?? null,
@@ -296,6 +337,11 @@ export function resolveConfig(
     host: config.host ?? "127.0.0.1",
     baseDir,
   };
+}
+
+/** The keys of `o` whose value is not undefined. */
+function definedOf<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function expandCredential(c: Credential, env: Record<string, string | undefined>, strict: boolean): Credential[] {
@@ -322,6 +368,7 @@ function expandCredential(c: Credential, env: Record<string, string | undefined>
   const token = expand(c.token);
   if (apiKey) out.apiKey = apiKey;
   if (token) out.token = token;
+  if (c.role === "operator") out.role = "operator";
   return unresolved ? [] : [out];
 }
 
@@ -375,15 +422,24 @@ function checkConfig(raw: unknown, where: string): TrellisConfig {
     if (auth.credentials !== undefined && !Array.isArray(auth.credentials)) fail("auth.credentials must be a list.");
     for (const cred of (auth.credentials as unknown[] | undefined) ?? []) {
       const k = cred as Record<string, unknown>;
-      if (typeof k?.user !== "string" || (typeof k.apiKey !== "string" && typeof k.token !== "string")) {
-        fail("each auth credential needs a user and an apiKey or a token.");
+      if (
+        typeof k?.user !== "string" ||
+        k.user === "" ||
+        (typeof k.apiKey !== "string" && typeof k.token !== "string")
+      ) {
+        fail("each auth credential needs a user (not empty) and an apiKey or a token.");
+      }
+      if (k.role !== undefined && k.role !== "user" && k.role !== "operator") {
+        fail(`the credential of user "${k.user}" has role ${JSON.stringify(k.role)}: use "user" or "operator".`);
       }
     }
   }
   const limits = c.limits as Record<string, unknown> | undefined;
-  const perUser = limits?.streamsPerUser;
-  if (perUser !== undefined && !(typeof perUser === "number" && Number.isInteger(perUser) && perUser > 0)) {
-    fail("limits.streamsPerUser must be a whole number above 0.");
+  for (const key of Object.keys(USER_LIMIT_DEFAULTS)) {
+    const v = limits?.[key];
+    if (v !== undefined && !(typeof v === "number" && Number.isInteger(v) && v > 0)) {
+      fail(`limits.${key} must be a whole number above 0.`);
+    }
   }
   if (c.prices !== undefined) checkPrices(c.prices);
   if (c.allowedOrigins !== undefined) {

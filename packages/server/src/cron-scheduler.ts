@@ -2,10 +2,12 @@ import { randomUUID } from "node:crypto";
 import { type CheckpointSaver, type Clock, systemClock, TrellisError } from "@trellis/checkpoint";
 import { nextRunAfter } from "./cron-schedule.js";
 import type { CronRecord, CronStore } from "./cron-store.js";
+import { rateLimitedLogger, warningKey } from "./log-rate-limit.js";
 import type { RunManager } from "./run-manager.js";
 import { parseRunRequest } from "./run-request.js";
 import type { RunService } from "./run-service.js";
 import type { RunStore } from "./run-store.js";
+import type { UserLimits } from "./user-limits.js";
 import type { Logger } from "./worker-log.js";
 
 /**
@@ -15,7 +17,7 @@ import type { Logger } from "./worker-log.js";
  * const scheduler = new CronScheduler(parts, { pollMs: DEFAULT_CRON_POLL_MS * 5 });
  */
 export const DEFAULT_CRON_POLL_MS = 1_000;
-/** Due crons read per look. */
+/** Due crons read per look, taken in turns between owners: the most work one look does. */
 const BATCH = 50;
 
 /**
@@ -31,7 +33,17 @@ export interface CronSchedulerOptions {
   clock?: Clock;
   /** How often the loop started by {@link CronScheduler.start} looks for due crons. Default 1 s. */
   pollMs?: number;
+  /**
+   * Where the scheduler's lines go; its warnings and errors are rate-limited per event and error code
+   * (10 a minute, then one `log-suppressed` line), so a flood of refused ticks cannot fill the log.
+   */
   log?: Logger;
+  /**
+   * Whether a cron's owner may still act. A cron of an owner for whom it is false does not run: its tick
+   * is taken and skipped, and a `cron-owner-revoked` warning is written once per cron (until the owner
+   * is back). Default: every owner may (the server passes its credentials' users with auth on).
+   */
+  userActive?: (userId: string | null) => boolean;
 }
 
 /**
@@ -48,6 +60,8 @@ export interface CronSchedulerParts {
   store: RunStore;
   saver: CheckpointSaver;
   manager: RunManager;
+  /** The per-user limits a stateless cron's new thread counts against (none without). */
+  limits?: UserLimits;
 }
 
 /**
@@ -84,6 +98,9 @@ export class CronScheduler {
   readonly #clock: Clock;
   readonly #pollMs: number;
   readonly #log: Logger;
+  readonly #userActive: (userId: string | null) => boolean;
+  /** Crons whose revoked owner was already logged (once each, until the owner is back). */
+  readonly #revoked = new Set<string>();
   #timer: unknown;
   #stopped = true;
   #inFlight = new Set<Promise<unknown>>();
@@ -94,7 +111,9 @@ export class CronScheduler {
     this.#p = parts;
     this.#clock = options.clock ?? systemClock;
     this.#pollMs = options.pollMs ?? DEFAULT_CRON_POLL_MS;
-    this.#log = options.log ?? (() => undefined);
+    const log = options.log ?? (() => undefined);
+    this.#log = rateLimitedLogger(log, { key: warningKey });
+    this.#userActive = options.userActive ?? (() => true);
   }
 
   /** The clock next run dates are computed with. */
@@ -168,6 +187,15 @@ export class CronScheduler {
       }
       if (!(await this.#p.crons.claim(cron.cronId, tick, next))) continue; // another scheduler took it
       if (cron.endTimeMs !== null && tick > cron.endTimeMs) continue;
+      if (!this.#userActive(cron.userId)) {
+        // its owner has no credential any more: the tick is taken (so it does not come back every look) and skipped
+        if (!this.#revoked.has(cron.cronId)) {
+          this.#revoked.add(cron.cronId);
+          this.#log({ level: "warn", event: "cron-owner-revoked", cronId: cron.cronId, userId: cron.userId });
+        }
+        continue;
+      }
+      this.#revoked.delete(cron.cronId);
       const runId = await this.#fire(cron).catch((error: unknown) => {
         this.#log({ level: "warn", event: "cron-run-refused", cronId: cron.cronId, error });
         return undefined;
@@ -216,6 +244,7 @@ export class CronScheduler {
 
   /** A stateless cron's thread for one tick, owned by the cron's owner and tagged with the cron's id. */
   async #newThread(cron: CronRecord, graphId: string): Promise<string> {
+    await this.#p.limits?.checkThreads(cron.userId);
     const threadId = randomUUID();
     const now = new Date(this.#clock.now()).toISOString();
     await this.#p.store.createThread(

@@ -119,7 +119,11 @@ export interface CronStore {
   delete(cronId: string): Promise<boolean>;
   search(query: CronQuery): Promise<CronRecord[]>;
   count(filter: CronFilter): Promise<number>;
-  /** Enabled crons whose next tick is at or before `nowMs`, oldest tick first. */
+  /**
+   * Enabled crons whose next tick is at or before `nowMs`, taken in turns between owners (each owner's
+   * oldest due tick, then each one's second…, oldest first within a turn), so one owner's many crons
+   * cannot fill the page ahead of another owner's.
+   */
   due(nowMs: number, limit: number): Promise<CronRecord[]>;
   /**
    * Takes the tick `tickMs` of a cron: moves its next tick to `nextMs` if it still is `tickMs` (and the

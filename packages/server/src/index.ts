@@ -44,6 +44,7 @@ export {
   resolveConfig,
   type SaverConfig,
   type TrellisConfig,
+  USER_LIMIT_DEFAULTS,
 } from "./config.js";
 export { checkSchedule, checkTimezone, nextRunAfter } from "./cron-schedule.js";
 export {
@@ -104,9 +105,10 @@ export type {
 export { TERMINAL_RUN_STATUSES } from "./run-store.js";
 export type { WireTokenCounts, WireUsage } from "./run-usage.js";
 export { type CreateServerOptions, createServer, startServer, startWorker, type TrellisServer } from "./server.js";
-export type { ServerContext, ServerEnv } from "./server-context.js";
+export type { ServerContext, ServerEnv, ThreadAccess } from "./server-context.js";
 export { SqliteAssistantStore } from "./sqlite-assistant-store.js";
 export { SqliteCronStore } from "./sqlite-cron-store.js";
 export { type SqliteCommitCounts, SqliteRunStore } from "./sqlite-run-store.js";
 export { type StoreConfig, storeOptionsOf } from "./store-config.js";
+export { credentialUsersOf, tooMany, type UserLimitName, UserLimits, type UserLimitsParts } from "./user-limits.js";
 export { storeFor, userLabel } from "./user-store.js";

@@ -105,3 +105,18 @@ export function rateLimitedLogger(log: Logger, options: RateLimitOptions): RateL
   };
   return limited;
 }
+
+/**
+ * The key that limits warnings and errors by what happened: the entry's `event` and its code (`code`,
+ * `reason`, or the `code` of its `error`); other levels pass unlimited. What the server's own loggers
+ * (the run manager's, the cron scheduler's, the retention sweeper's) are limited by.
+ *
+ * @example
+ * const log = rateLimitedLogger(jsonLogger({}), { key: warningKey });
+ */
+export function warningKey(entry: LogEntry): string | undefined {
+  if (entry.level !== "warn" && entry.level !== "error") return undefined;
+  const error = entry.error as { code?: unknown } | undefined;
+  const code = entry.code ?? entry.reason ?? (typeof error === "object" && error !== null ? error.code : undefined);
+  return `${entry.event}:${String(code ?? "")}`;
+}

@@ -6,6 +6,7 @@ import type { AssistantStore } from "./assistant-store.js";
 import type { HostedGraph } from "./graph-registry.js";
 import { importOptional } from "./optional-module.js";
 import { SqliteAssistantStore } from "./sqlite-assistant-store.js";
+import type { Logger } from "./worker-log.js";
 
 /**
  * The assistant store beside the server's saver: tables in its SQLite file, or in its Postgres schema
@@ -34,7 +35,8 @@ export async function openAssistantStore(
 
 /**
  * The server's {@link AssistantRegistry}: opens the store beside the saver and writes the system
- * assistants of the served graphs.
+ * assistants of the served graphs; a user's assistant that held a graph's id is moved aside, with an
+ * `assistant-moved-aside` warning on `log`.
  *
  * @example
  * const assistants = await openAssistants(saver, graphs, { authEnabled: false });
@@ -42,10 +44,20 @@ export async function openAssistantStore(
 export async function openAssistants(
   saver: CheckpointSaver,
   graphs: ReadonlyMap<string, HostedGraph>,
-  options: { authEnabled: boolean; schema?: string | undefined },
+  options: { authEnabled: boolean; schema?: string | undefined; log?: Logger },
 ): Promise<AssistantRegistry> {
   const store = await openAssistantStore(saver, { schema: options.schema });
   const registry = new AssistantRegistry({ store, graphs, authEnabled: options.authEnabled });
-  await registry.syncSystem();
+  for (const moved of await registry.syncSystem()) {
+    // a user's assistant held a graph id of trellis.json: the graph's now, the user's under the new id
+    options.log?.({
+      level: "warn",
+      event: "assistant-moved-aside",
+      assistantId: moved.metadata.moved_from,
+      movedTo: moved.assistantId,
+      owner: moved.owner,
+      graphId: moved.graphId,
+    });
+  }
   return registry;
 }

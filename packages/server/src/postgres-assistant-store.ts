@@ -7,6 +7,7 @@ import {
   type AssistantRecord,
   type AssistantStore,
   type AssistantVersionRecord,
+  asideId,
   patched,
   sortColumn,
   versionOf,
@@ -224,13 +225,28 @@ export class PostgresAssistantStore implements AssistantStore {
     });
   }
 
-  async syncSystem(record: AssistantRecord): Promise<void> {
-    await this.#lockedTx(record.assistantId, async (c) => {
-      const existing = await this.#get(c, record.assistantId);
+  async syncSystem(record: AssistantRecord): Promise<AssistantRecord | undefined> {
+    return this.#lockedTx(record.assistantId, async (c) => {
+      let existing = await this.#get(c, record.assistantId);
+      let moved: AssistantRecord | undefined;
+      if (existing && !existing.system) {
+        // a user's assistant made before the graph joined trellis.json: moved aside, the id is the graph's
+        const to = asideId(record.assistantId);
+        await c.query(
+          `UPDATE ${this.#s}.server_assistants SET assistant_id = $1, metadata = metadata || jsonb_build_object('moved_from', $2::text) WHERE assistant_id = $2`,
+          [to, record.assistantId],
+        );
+        await c.query(`UPDATE ${this.#s}.server_assistant_versions SET assistant_id = $1 WHERE assistant_id = $2`, [
+          to,
+          record.assistantId,
+        ]);
+        moved = await this.#get(c, to);
+        existing = undefined;
+      }
       if (!existing) {
         await this.#write(c, { ...record, version: 1 });
         await this.#insertVersion(c, versionOf({ ...record, version: 1 }, record.createdAt));
-        return;
+        return moved;
       }
       await c.query(
         `UPDATE ${this.#s}.server_assistant_versions SET name = $2, description = $3 WHERE assistant_id = $1 AND version = 1`,
@@ -243,6 +259,7 @@ export class PostgresAssistantStore implements AssistantStore {
           record.description,
         ]);
       }
+      return undefined;
     });
   }
 

@@ -164,8 +164,10 @@ export class PostgresCronStore implements CronStore {
 
   async due(nowMs: number, limit: number): Promise<CronRecord[]> {
     const { rows } = await this.#q(
-      `SELECT * FROM ${this.#s}.server_crons WHERE enabled AND next_run_ms IS NOT NULL AND next_run_ms <= $1
-       ORDER BY next_run_ms LIMIT $2`,
+      `SELECT * FROM (
+         SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY next_run_ms, cron_id) AS turn
+         FROM ${this.#s}.server_crons WHERE enabled AND next_run_ms IS NOT NULL AND next_run_ms <= $1) d
+       ORDER BY turn, next_run_ms, cron_id LIMIT $2`,
       [nowMs, limit],
     );
     return rows.map(cronOf);

@@ -116,12 +116,23 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
     // pending when its request arrived
     sql: "ALTER TABLE S.server_threads ADD COLUMN state_changed_at DOUBLE PRECISION;",
   },
+  {
+    version: 5,
+    // fair shares: each owner's queue and running runs (a null owner, auth off, is '' as no user is)
+    sql: `
+      CREATE INDEX server_runs_owner_pending ON S.server_runs ((COALESCE(owner, '')), seq) WHERE status = 'pending';
+      CREATE INDEX server_runs_owner_running ON S.server_runs ((COALESCE(owner, ''))) WHERE status = 'running';
+      CREATE INDEX server_threads_owner ON S.server_threads (owner);
+    `,
+  },
 ];
 
 /** Serializes migrations across processes starting at once (taken only by `setup`). */
 const MIGRATION_LOCK = 74_120_001;
 /** First key of the per-thread advisory locks (the second is the thread id's hash). */
 const THREAD_LOCK = 74_120_002;
+/** Claimable runs of each owner a claim ranks (so claims at once by many workers find one each). */
+const CLAIM_CANDIDATES = 16;
 /** The database's clock in ms: heartbeats and orphan checks use one clock whatever the hosts' clocks. */
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 /** The same clock with its sub-millisecond part: when a thread's state changed, and now. */
@@ -453,18 +464,37 @@ export class PostgresRunStore implements RunStore {
 
   async claimNext(workerId: string): Promise<RunRecord | undefined> {
     await this.setup();
-    // One statement, no lock held past it: the oldest pending run of a thread that runs nothing, skipping
-    // rows another claim holds. Two claims of one thread's runs at once: the unique index on running runs
-    // lets one win; the other tries again.
+    // One statement, no lock held past it. Fair shares: each owner's first claimable runs (the oldest
+    // pending run of a thread that runs nothing) rank by the owner's running runs plus their place in the
+    // owner's queue, ties by age; rows another claim holds are skipped. The owners with queued runs are
+    // read by skipping through the owner index (one seek per owner, not one row per run). Two claims of one thread's runs at
+    // once: the unique index on running runs lets one win; the other tries again.
     for (let tries = 0; ; tries++) {
       try {
         const { rows } = await this.#pool.query(
-          `WITH c AS (
-             SELECT r.run_id FROM ${this.#s}.server_runs r
-             WHERE r.status = 'pending'
-               AND NOT EXISTS (SELECT 1 FROM ${this.#s}.server_runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
-               AND NOT EXISTS (SELECT 1 FROM ${this.#s}.server_runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
-             ORDER BY r.seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+          `WITH RECURSIVE d(k) AS (
+             (SELECT COALESCE(owner, '') FROM ${this.#s}.server_runs WHERE status = 'pending'
+               ORDER BY COALESCE(owner, '') LIMIT 1)
+             UNION ALL
+             SELECT (SELECT COALESCE(owner, '') FROM ${this.#s}.server_runs
+               WHERE status = 'pending' AND COALESCE(owner, '') > d.k ORDER BY COALESCE(owner, '') LIMIT 1)
+             FROM d WHERE d.k IS NOT NULL),
+           o AS MATERIALIZED (
+             SELECT d.k, (SELECT COUNT(*) FROM ${this.#s}.server_runs b
+               WHERE b.status = 'running' AND COALESCE(b.owner, '') = d.k) AS busy
+             FROM d WHERE d.k IS NOT NULL),
+           cand AS (
+             SELECT q.seq, q.n + o.busy AS prio
+             FROM o CROSS JOIN LATERAL (
+               SELECT f.seq, ROW_NUMBER() OVER (ORDER BY f.seq) AS n FROM (
+                 SELECT p.seq FROM ${this.#s}.server_runs p
+                 WHERE p.status = 'pending' AND COALESCE(p.owner, '') = o.k
+                   AND NOT EXISTS (SELECT 1 FROM ${this.#s}.server_runs x WHERE x.thread_id = p.thread_id AND x.status = 'running')
+                   AND NOT EXISTS (SELECT 1 FROM ${this.#s}.server_runs y WHERE y.thread_id = p.thread_id AND y.status = 'pending' AND y.seq < p.seq)
+                 ORDER BY p.seq LIMIT ${CLAIM_CANDIDATES}) f) q),
+           c AS (
+             SELECT r.run_id FROM ${this.#s}.server_runs r JOIN cand ON r.seq = cand.seq
+             WHERE r.status = 'pending' ORDER BY cand.prio, cand.seq LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
            UPDATE ${this.#s}.server_runs u SET status = 'running', attempt = u.attempt + 1, updated_at = $1, worker_id = $2,
              heartbeat_at = ${NOW_MS}
            FROM c WHERE u.run_id = c.run_id AND u.status = 'pending'
@@ -477,6 +507,14 @@ export class PostgresRunStore implements RunStore {
         if ((error as { code?: string }).code !== "23505" || tries >= 5) throw error;
       }
     }
+  }
+
+  async pendingRunsOf(owner: string | null): Promise<number> {
+    const [row] = await this.#q(
+      `SELECT COUNT(*) AS n FROM ${this.#s}.server_runs WHERE status = 'pending' AND COALESCE(owner, '') = $1`,
+      [owner ?? ""],
+    );
+    return Number(row?.n ?? 0);
   }
 
   /**

@@ -5,6 +5,7 @@ import type { ModelPrices } from "@trellis/core";
 import type { AssistantRegistry } from "./assistant-registry.js";
 import type { EventHub } from "./event-hub.js";
 import type { HostedGraph } from "./graph-registry.js";
+import { rateLimitedLogger, warningKey } from "./log-rate-limit.js";
 import { type ExecuteOutcome, executeRun, type RunStop } from "./run-executor.js";
 import {
   attemptLost,
@@ -167,7 +168,10 @@ export class RunManager {
 
   constructor(options: RunManagerOptions) {
     this.#o = options;
-    const log = options.log ?? jsonLogger({ worker: this.workerId }, { quiet: !options.shared });
+    // warnings and errors at most 10 a minute per event and code (metrics, through onLog, count them all)
+    const log = rateLimitedLogger(options.log ?? jsonLogger({ worker: this.workerId }, { quiet: !options.shared }), {
+      key: warningKey,
+    });
     const onLog = options.onLog;
     this.#log = onLog
       ? (entry) => {

@@ -25,6 +25,7 @@ import type {
   ThreadRecord,
 } from "./run-store.js";
 import { traceContextKwargs } from "./trace-context.js";
+import type { UserLimits } from "./user-limits.js";
 
 /**
  * Who asks for a run: a user (the authenticated id when auth is on, null when it is off), checked
@@ -119,6 +120,8 @@ export interface RunServiceParts {
   /** Assistants as data; without it, the assistants are the graphs (their system assistants). */
   assistants?: AssistantRegistry;
   authEnabled: boolean;
+  /** The per-user limits on queued runs and threads (none without). */
+  limits?: UserLimits;
 }
 
 /**
@@ -262,9 +265,13 @@ export class RunService {
     });
     await this.#accept(existing, hosted, kwargs, arrivedAt);
     const threadId = existing?.threadId ?? request.threadId ?? randomUUID();
+    const requester = this.#ownerOf(request.as);
+    // the requester's limits (limits.queuedRunsPerUser, threadsPerUser): a 429 before anything is stored
+    await this.#p.limits?.checkRuns(requester);
+    if (!existing) await this.#p.limits?.checkThreads(requester);
     let created = false;
     if (!existing) {
-      created = await this.#create(threadId, { assistantId, graphId }, this.#ownerOf(request.as));
+      created = await this.#create(threadId, { assistantId, graphId }, requester);
       if (!created) {
         // a concurrent first message made it a moment ago (a double-sent first turn): join that thread
         existing = await this.#existing(threadId, request);

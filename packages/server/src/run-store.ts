@@ -292,7 +292,7 @@ export interface EnqueueResult {
  * the SQLite file; a scale-out one uses Postgres. Every method is atomic.
  *
  * @example
- * const run = await store.claimNext("worker-1"); // oldest pending run whose thread is free
+ * const run = await store.claimNext("worker-1"); // a pending run whose thread is free, fair between owners
  */
 export interface RunStore {
   createThread(thread: ThreadRecord, ifExists: "raise" | "do_nothing"): Promise<ThreadRecord>;
@@ -336,11 +336,15 @@ export interface RunStore {
   /** Pending or running runs of a thread, oldest first. */
   activeRuns(threadId: string): Promise<RunRecord[]>;
   /**
-   * Claims the oldest pending run whose thread has no running run: marks it running for `workerId` as a
-   * new attempt (attempt + 1) and returns it. Never waits on another worker's claim. Every later write
-   * of the attempt names `(runId, attempt)` and is refused (LEASE_LOST) once the attempt is stale.
+   * Claims a pending run whose thread has no running run (the oldest pending run of its thread), fairly
+   * between owners: of each owner's oldest such run, the one whose owner has the fewest running runs,
+   * ties by age. Marks it running for `workerId` as a new attempt (attempt + 1) and returns it. Never
+   * waits on another worker's claim. Every later write of the attempt names `(runId, attempt)` and is
+   * refused (LEASE_LOST) once the attempt is stale.
    */
   claimNext(workerId: string): Promise<RunRecord | undefined>;
+  /** How many runs of `owner` are pending (queued): what `limits.queuedRunsPerUser` counts. */
+  pendingRunsOf?(owner: string | null): Promise<number>;
   /**
    * Records the start of an attempt ({@link AttemptStart}) and appends its first events; returns their
    * numbers and the pre-run head as recorded (by this attempt or the first one that recorded it).

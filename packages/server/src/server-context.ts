@@ -6,6 +6,17 @@ import { notFound } from "./http-errors.js";
 import type { RunManager } from "./run-manager.js";
 import type { RunService } from "./run-service.js";
 import type { RunStore, ThreadRecord } from "./run-store.js";
+import type { UserLimits } from "./user-limits.js";
+
+/**
+ * Who may reach a thread in {@link ServerContext.threadFor}: its owner only (`"owner"`, the default), or
+ * also an operator (`"operator"`: the routes that list, read, cancel and delete — never those that run,
+ * resume, change or copy a thread).
+ *
+ * @example
+ * const thread = await ctx.threadFor(c.var.user, threadId, "operator"); // GET and DELETE /threads/{id}
+ */
+export type ThreadAccess = "owner" | "operator";
 
 /**
  * Hono environment of the server's routes: the authenticated user (null when auth is off).
@@ -35,20 +46,31 @@ export interface ServerContext {
   /** The one run path: every door starts, follows and cancels runs through it. */
   runs: RunService;
   authEnabled: boolean;
-  /** The thread, if it exists and `user` may see it; otherwise a 404. */
-  threadFor(user: string | null, threadId: string): Promise<ThreadRecord>;
+  /** The per-user limits on queued runs, threads and crons (429s naming the limit). */
+  limits: UserLimits;
+  /** Whether `user` is an operator (a credential with `role: "operator"`, auth on). */
+  isOperator(user: string | null): boolean;
+  /**
+   * The thread, if it exists and `user` may see it (its owner; an operator too with `access`
+   * `"operator"`); otherwise a 404.
+   */
+  threadFor(user: string | null, threadId: string, access?: ThreadAccess): Promise<ThreadRecord>;
   /** The hosted graph of a graph id (= the id of its system assistant), or a 404. */
   graphFor(assistantId: string): HostedGraph;
 }
 
 /** Builds the shared lookups of a {@link ServerContext}. @internal */
 export function lookups(
-  parts: Omit<ServerContext, "threadFor" | "graphFor" | "runs">,
-): Pick<ServerContext, "threadFor" | "graphFor"> {
+  parts: Omit<ServerContext, "threadFor" | "graphFor" | "runs" | "isOperator" | "limits">,
+): Pick<ServerContext, "threadFor" | "graphFor" | "isOperator"> {
+  const operators = new Set(parts.authEnabled ? parts.config.auth.operators : []);
+  const isOperator = (user: string | null) => user !== null && operators.has(user);
   return {
-    async threadFor(user, threadId) {
+    isOperator,
+    async threadFor(user, threadId, access = "owner") {
       const thread = await parts.store.getThread(threadId);
-      if (!thread || (parts.authEnabled && thread.owner !== user)) throw notFound("Thread", threadId);
+      const allowed = !parts.authEnabled || thread?.owner === user || (access === "operator" && isOperator(user));
+      if (!thread || !allowed) throw notFound("Thread", threadId);
       return thread;
     },
     graphFor(assistantId) {

@@ -16,6 +16,7 @@ import { syncBeforeAnswer } from "./durable-answers.js";
 import { type EventHub, LocalEventHub } from "./event-hub.js";
 import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
 import { answerClientError, errorJson, errorResponder, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
+import { rateLimitedLogger, warningKey } from "./log-rate-limit.js";
 import { ServerMetrics } from "./metrics.js";
 import { openAssistants } from "./open-assistant-store.js";
 import { openCronStore } from "./open-cron-store.js";
@@ -37,8 +38,10 @@ import type { RunStore } from "./run-store.js";
 import { lookups, type ServerContext, type ServerEnv } from "./server-context.js";
 import { SqliteRunStore } from "./sqlite-run-store.js";
 import { storeOptionsOf } from "./store-config.js";
+import { limitStoreByUser, storeUsageOf } from "./store-quota.js";
 import { limitStreams } from "./stream-limits.js";
 import { traceContextMiddleware } from "./trace-context.js";
+import { credentialUsersOf, UserLimits } from "./user-limits.js";
 import { jsonLogger, type Logger } from "./worker-log.js";
 
 /**
@@ -277,13 +280,16 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   const assistants = await openAssistants(saver, graphs, {
     authEnabled: resolved.auth.enabled,
     schema: resolved.saver.kind === "postgres" ? resolved.saver.schema : undefined,
+    log: options.log ?? jsonLogger({}),
   });
   runParts.assistants = assistants;
   // beside the saver (its SQLite file or Postgres schema); graphs get it as ctx.store through each run's config
-  const itemStore = await openItemStore(saver, {
-    ...storeOptions,
-    schema: resolved.saver.kind === "postgres" ? resolved.saver.schema : undefined,
-  });
+  const schema = resolved.saver.kind === "postgres" ? resolved.saver.schema : undefined;
+  const rawItemStore = await openItemStore(saver, { ...storeOptions, schema });
+  // each user's items and bytes are limited (limits.storeItemsPerUser, storeBytesPerUser) with auth on
+  const itemStore = resolved.auth.enabled
+    ? limitStoreByUser(rawItemStore, storeUsageOf(saver, { schema }), resolved.limits)
+    : rawItemStore;
   const concurrency = options.workers ?? resolved.queue.concurrency ?? 4;
   const manager = new RunManager({
     assistants,
@@ -302,12 +308,19 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
   });
   runParts.graphs = graphs;
   runParts.manager = manager;
-  const parts = { config: resolved, graphs, assistants, saver, store, manager, authEnabled: resolved.auth.enabled };
-  const ctx: ServerContext = { ...parts, runs, ...lookups(parts) };
   const cronStore = await openCronStore(saver, resolved.saver.kind === "postgres" ? resolved.saver : {});
+  const limits = new UserLimits({ limits: resolved.limits, enabled: resolved.auth.enabled, store, crons: cronStore });
+  runParts.limits = limits;
+  const parts = { config: resolved, graphs, assistants, saver, store, manager, authEnabled: resolved.auth.enabled };
+  const ctx: ServerContext = { ...parts, runs, limits, ...lookups(parts) };
+  const userActive = options.authenticate ? undefined : credentialUsersOf(resolved);
   const crons = new CronScheduler(
-    { crons: cronStore, runs, store, saver, manager },
-    { log: jsonLogger({ worker: manager.workerId }, { quiet: !storage.shared }), ...options.crons },
+    { crons: cronStore, runs, store, saver, manager, limits },
+    {
+      log: jsonLogger({ worker: manager.workerId }, { quiet: !storage.shared }),
+      ...(userActive ? { userActive } : {}),
+      ...options.crons,
+    },
   );
 
   const app = new Hono<ServerEnv>();
@@ -383,7 +396,7 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     store,
     saver,
     settings: resolved.retention,
-    log: jsonLogger({ worker: manager.workerId }),
+    log: rateLimitedLogger(jsonLogger({ worker: manager.workerId }), { key: warningKey }),
   });
   sweeper.start();
 

@@ -7,6 +7,7 @@ import {
   type AssistantRecord,
   type AssistantStore,
   type AssistantVersionRecord,
+  asideId,
   patched,
   sortColumn,
   versionOf,
@@ -219,14 +220,29 @@ export class SqliteAssistantStore implements AssistantStore {
       .immediate();
   }
 
-  async syncSystem(record: AssistantRecord): Promise<void> {
-    this.#db
+  async syncSystem(record: AssistantRecord): Promise<AssistantRecord | undefined> {
+    return this.#db
       .transaction(() => {
-        const existing = this.#get(record.assistantId);
+        let existing = this.#get(record.assistantId);
+        let moved: AssistantRecord | undefined;
+        if (existing && !existing.system) {
+          // a user's assistant made before the graph joined trellis.json: moved aside, the id is the graph's
+          const to = asideId(record.assistantId);
+          this.#db
+            .prepare(
+              "UPDATE server_assistants SET assistant_id = ?, metadata = json_set(metadata, '$.moved_from', ?) WHERE assistant_id = ?",
+            )
+            .run(to, record.assistantId, record.assistantId);
+          this.#db
+            .prepare("UPDATE server_assistant_versions SET assistant_id = ? WHERE assistant_id = ?")
+            .run(to, record.assistantId);
+          moved = this.#get(to);
+          existing = undefined;
+        }
         if (!existing) {
           this.#write({ ...record, version: 1 });
           this.#insertVersion(versionOf({ ...record, version: 1 }, record.createdAt));
-          return;
+          return moved;
         }
         this.#db
           .prepare(
@@ -238,6 +254,7 @@ export class SqliteAssistantStore implements AssistantStore {
             .prepare("UPDATE server_assistants SET name = ?, description = ? WHERE assistant_id = ?")
             .run(record.name, record.description, record.assistantId);
         }
+        return undefined;
       })
       .immediate();
   }

@@ -156,8 +156,10 @@ export class SqliteCronStore implements CronStore {
   async due(nowMs: number, limit: number): Promise<CronRecord[]> {
     const rows = this.#db
       .prepare(
-        `SELECT * FROM server_crons WHERE enabled = 1 AND next_run_ms IS NOT NULL AND next_run_ms <= ?
-         ORDER BY next_run_ms LIMIT ?`,
+        `SELECT * FROM (
+           SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY next_run_ms, cron_id) AS turn FROM server_crons
+           WHERE enabled = 1 AND next_run_ms IS NOT NULL AND next_run_ms <= ?)
+         ORDER BY turn, next_run_ms, cron_id LIMIT ?`,
       )
       .all(nowMs, limit) as Row[];
     return rows.map(cronOf);

@@ -112,6 +112,15 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
     name: "when a thread's state last changed: a resume is bound to the pause pending when it arrived",
     sql: "ALTER TABLE server_threads ADD COLUMN state_changed_at REAL;",
   },
+  {
+    version: 6,
+    name: "fair shares: pending and running runs and threads by owner",
+    sql: `
+      CREATE INDEX server_runs_owner_pending ON server_runs (owner, seq) WHERE status = 'pending';
+      CREATE INDEX server_runs_owner_running ON server_runs (owner) WHERE status = 'running';
+      CREATE INDEX server_threads_owner ON server_threads (owner);
+    `,
+  },
 ];
 
 /**
@@ -543,12 +552,31 @@ export class SqliteRunStore implements RunStore {
 
   async claimNext(workerId: string): Promise<RunRecord | undefined> {
     return this.#tx(() => {
-      // the oldest pending run of each thread only, and only when the thread runs nothing
+      // Fair shares: of each owner's oldest claimable run (the oldest pending run of a thread that runs
+      // nothing), the one of the owner with the fewest running runs; ties by age. One owner's long queue
+      // never holds another owner's run behind it for more than a run's length. The owners with queued
+      // runs are read by skipping through the owner index (one seek per owner, not one row per run).
       const row = this.#stmt(
-        `SELECT * FROM server_runs r WHERE r.status = 'pending'
-           AND NOT EXISTS (SELECT 1 FROM server_runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
-           AND NOT EXISTS (SELECT 1 FROM server_runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
-         ORDER BY r.seq LIMIT 1`,
+        `WITH RECURSIVE named(owner) AS (
+           SELECT (SELECT owner FROM server_runs INDEXED BY server_runs_owner_pending
+             WHERE status = 'pending' AND owner IS NOT NULL ORDER BY owner LIMIT 1)
+           UNION ALL
+           SELECT (SELECT owner FROM server_runs INDEXED BY server_runs_owner_pending
+             WHERE status = 'pending' AND owner > named.owner ORDER BY owner LIMIT 1)
+           FROM named WHERE named.owner IS NOT NULL),
+         o(owner) AS (
+           SELECT owner FROM named WHERE owner IS NOT NULL
+           UNION ALL
+           SELECT NULL WHERE EXISTS (SELECT 1 FROM server_runs INDEXED BY server_runs_owner_pending
+             WHERE status = 'pending' AND owner IS NULL))
+         SELECT r.* FROM o
+         JOIN server_runs r ON r.seq = (
+           SELECT p.seq FROM server_runs p WHERE p.status = 'pending' AND p.owner IS o.owner
+             AND NOT EXISTS (SELECT 1 FROM server_runs x WHERE x.thread_id = p.thread_id AND x.status = 'running')
+             AND NOT EXISTS (SELECT 1 FROM server_runs y INDEXED BY server_runs_thread WHERE y.thread_id = p.thread_id AND y.seq < p.seq AND y.status = 'pending')
+           ORDER BY p.seq LIMIT 1)
+         ORDER BY (SELECT COUNT(*) FROM server_runs b WHERE b.status = 'running' AND b.owner IS o.owner), r.seq
+         LIMIT 1`,
       ).get() as RunRow | undefined;
       if (!row) return undefined;
       const now = new Date().toISOString();
@@ -557,6 +585,13 @@ export class SqliteRunStore implements RunStore {
       ).run(now, workerId, Date.now(), row.run_id);
       return runOf({ ...row, status: "running", attempt: row.attempt + 1, updated_at: now });
     });
+  }
+
+  async pendingRunsOf(owner: string | null): Promise<number> {
+    const row = this.#stmt("SELECT COUNT(*) AS n FROM server_runs WHERE status = 'pending' AND owner IS ?").get(
+      owner,
+    ) as { n: number };
+    return Number(row.n);
   }
 
   /** Refuses the write unless the run is running under `attempt`. */

@@ -5,8 +5,10 @@ import { type Authenticate, originAllowed } from "./auth.js";
 import type { AppUpgradeHandler } from "./graph-registry.js";
 import { writeRawError } from "./http-errors.js";
 import { httpStatusOf } from "./http-status.js";
+import { rateLimitedLogger, warningKey } from "./log-rate-limit.js";
 import type { ServerContext } from "./server-context.js";
 import { streamLimitsFor } from "./stream-limits.js";
+import { jsonLogger } from "./worker-log.js";
 
 /** Serves an accepted upgrade of `/ag-ui/{assistantId}/ws` (the user is authenticated already). */
 export type AgUiUpgrade = (
@@ -119,6 +121,8 @@ export function attachUpgrades(
   agUi: AgUiUpgrade,
 ): () => void {
   const limits = streamLimitsFor(ctx);
+  // an app's handler that fails on every upgrade cannot flood the log: 10 lines a minute, then a count
+  const log = rateLimitedLogger(jsonLogger({}), { key: warningKey });
 
   const admit = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (String(req.headers.upgrade ?? "").toLowerCase() !== "websocket") {
@@ -156,7 +160,7 @@ export function attachUpgrades(
         writeRawError(socket, httpStatusOf(error.code), error.code, error.message);
         return;
       }
-      console.error(`[trellis-server] WebSocket upgrade of ${JSON.stringify(req.url?.slice(0, 200))} failed:`, error);
+      log({ level: "error", event: "upgrade-failed", url: req.url?.slice(0, 200), error });
       writeRawError(socket, 500, "INTERNAL", "The server failed while handling this upgrade; see its log.");
     });
   };

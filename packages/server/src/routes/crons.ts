@@ -110,7 +110,9 @@ function runPayload(
  * Crons, as LangGraph's platform serves them: `POST /runs/crons` (stateless: a new thread per tick),
  * `POST /threads/{id}/runs/crons` (every tick runs on that thread), `POST /runs/crons/search` and
  * `/count`, `GET`/`PATCH`/`DELETE /runs/crons/{id}`. With auth on a cron belongs to its creator: other
- * users get a 404, and its runs are started as its creator.
+ * users get a 404, and its runs are started as its creator. An operator finds every user's crons in
+ * search and count and may get and delete any of them (not change them). A user has at most
+ * `limits.cronsPerUser` crons (then a 429).
  *
  * @example
  * app.route("/", cronRoutes(ctx, { crons: scheduler.crons, clock: scheduler.clock }));
@@ -120,12 +122,17 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
   const { crons, clock } = parts;
   const owner = (c: Context<ServerEnv>) => (ctx.authEnabled ? c.var.user : null);
 
-  const cronFor = async (c: Context<ServerEnv>, cronId: string) => {
+  /** The cron, if the user owns it (or, with `operator`, is an operator); otherwise a 404. */
+  const cronFor = async (c: Context<ServerEnv>, cronId: string, operator = false) => {
     checkId(cronId, "cron_id");
     const cron = await crons.get(cronId);
-    if (!cron || (ctx.authEnabled && cron.userId !== c.var.user)) throw notFound("Cron", cronId);
+    const allowed = !ctx.authEnabled || cron?.userId === c.var.user || (operator && ctx.isOperator(c.var.user));
+    if (!cron || !allowed) throw notFound("Cron", cronId);
     return cron;
   };
+  // an operator's search and count see every user's crons (`user_id` tells whose)
+  const visibleTo = (c: Context<ServerEnv>) =>
+    ctx.authEnabled && !ctx.isOperator(c.var.user) ? (c.var.user ?? "") : undefined;
 
   const create = async (c: Context<ServerEnv>, threadId: string | null) => {
     const body = await readStoredBody(c);
@@ -148,6 +155,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
       }
     }
     const payload = runPayload(hosted, assistantId, body, ctx.authEnabled);
+    await ctx.limits.checkCrons(owner(c));
     const onRunCompleted = field.oneOf(body, "on_run_completed", ["delete", "keep"] as const) ?? "delete";
     const enabled = field.boolean(body, "enabled") ?? true;
     const endTimeMs = endTime(body) ?? null;
@@ -188,7 +196,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
       threadId: field.string(body, "thread_id"),
       enabled: field.boolean(body, "enabled"),
       metadata: field.filter(body, "metadata"),
-      userId: ctx.authEnabled ? (c.var.user ?? "") : undefined,
+      userId: visibleTo(c),
       limit: field.int(body, "limit", { min: 1, max: 1000 }) ?? 10,
       offset: field.int(body, "offset", { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0,
       sortBy:
@@ -208,12 +216,12 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
         assistantId: field.string(body, "assistant_id"),
         threadId: field.string(body, "thread_id"),
         metadata: field.filter(body, "metadata"),
-        userId: ctx.authEnabled ? (c.var.user ?? "") : undefined,
+        userId: visibleTo(c),
       }),
     );
   });
 
-  app.get("/runs/crons/:cron_id", async (c) => c.json(cronJson(await cronFor(c, c.req.param("cron_id")))));
+  app.get("/runs/crons/:cron_id", async (c) => c.json(cronJson(await cronFor(c, c.req.param("cron_id"), true))));
 
   app.patch("/runs/crons/:cron_id", async (c) => {
     const cron = await cronFor(c, c.req.param("cron_id"));
@@ -254,7 +262,7 @@ export function cronRoutes(ctx: ServerContext, parts: CronRouteParts): Hono<Serv
   });
 
   app.delete("/runs/crons/:cron_id", async (c) => {
-    const cron = await cronFor(c, c.req.param("cron_id"));
+    const cron = await cronFor(c, c.req.param("cron_id"), true);
     await crons.delete(cron.cronId);
     return c.body(null, 204);
   });

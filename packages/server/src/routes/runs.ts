@@ -149,11 +149,14 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
       }
     });
 
-  /** The run, when it exists on a thread the user may see (`threadId` null: any thread). */
+  /**
+   * The run, when it exists on a thread the user may see (`threadId` null: any thread). An operator may
+   * reach any user's run here: get, stream, join, cancel and delete it.
+   */
   const runFor = async (c: Context<ServerEnv>, threadId: string | null, runId: string) => {
     const run = await ctx.store.getRun(runId);
     if (!run || (threadId !== null && run.threadId !== threadId)) throw notFound("Run", runId);
-    await ctx.threadFor(c.var.user, run.threadId).catch(() => {
+    await ctx.threadFor(c.var.user, run.threadId, "operator").catch(() => {
       throw notFound("Run", runId);
     });
     return run;
@@ -173,6 +176,10 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
         });
       }
     }
+    // room for the whole batch (limits.queuedRunsPerUser, threadsPerUser), or nothing is queued
+    const owner = ctx.authEnabled ? c.var.user : null;
+    await ctx.limits.checkRuns(owner, requests.length);
+    await ctx.limits.checkThreads(owner, requests.length);
     const records: RunRecord[] = [];
     for (const request of requests) {
       const record = await start(c, request, null);
@@ -205,7 +212,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   }
 
   app.get("/threads/:thread_id/runs", async (c) => {
-    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"), "operator");
     const limit = queryInt(c.req.query("limit"), "limit", { min: 1, max: 1000 }) ?? 10;
     const offset = queryInt(c.req.query("offset"), "offset", { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0;
     const status = c.req.query("status") as RunStatus | undefined;

@@ -38,14 +38,16 @@ function searchQuery(
 /**
  * `/threads`: create (with `if_exists`), get, patch, search, count, delete, state (get, update, at a
  * checkpoint) and history. With auth on, a thread belongs to the user who created it; to anyone else
- * it does not exist (404).
+ * it does not exist (404) — except an operator, who finds every user's threads in search and count
+ * (`metadata.owner` tells whose) and may get, read the state and history of, and delete any of them.
  *
  * @example
  * app.route("/threads", threadRoutes(ctx));
  */
 export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
-  const owner = (user: string | null) => (ctx.authEnabled ? user : undefined);
+  // an operator's search and count see every user's threads; the owner's own filter narrows them
+  const owner = (user: string | null) => (ctx.authEnabled && !ctx.isOperator(user) ? user : undefined);
 
   app.post("/", async (c) => {
     const body = await readStoredBody(c);
@@ -63,6 +65,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const mine = (t: ThreadRecord) => !ctx.authEnabled || t.owner === c.var.user;
     const existing = await ctx.store.getThread(threadId);
     if (existing && (ifExists === "raise" || !mine(existing))) throw taken(threadId);
+    if (!existing) await ctx.limits.checkThreads(ctx.authEnabled ? c.var.user : null);
     const record: ThreadRecord = {
       threadId,
       createdAt: now,
@@ -100,7 +103,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   app.get("/:thread_id", async (c) => {
-    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"), "operator");
     return c.json(await threadJson(ctx, thread));
   });
 
@@ -114,7 +117,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   app.delete("/:thread_id", async (c) => {
-    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"), "operator");
     // its runs cancelled, the apps' data for it, its checkpoints, then its record
     await ctx.runs.deleteThread(thread);
     return c.body(null, 204);
@@ -132,7 +135,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
   };
 
   app.get("/:thread_id/state", async (c) => {
-    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"), "operator");
     return c.json(await state(thread, undefined, c.req.query("subgraphs") === "true"));
   });
 
@@ -144,6 +147,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
 
   app.post("/:thread_id/copy", async (c) => {
     const source = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    await ctx.limits.checkThreads(source.owner);
     if ((await ctx.store.activeRuns(source.threadId)).length > 0) {
       throw new TrellisError(
         "CONFLICT",
@@ -228,7 +232,7 @@ export function threadRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   app.post("/:thread_id/history", async (c) => {
-    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"));
+    const thread = await ctx.threadFor(c.var.user, c.req.param("thread_id"), "operator");
     const body = await readStoredBody(c);
     const limit = field.int(body, "limit", { min: 1, max: 1000 }) ?? 10;
     const before = checkpointIdOf(body.before);

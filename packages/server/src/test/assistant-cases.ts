@@ -361,5 +361,45 @@ export function assistantCases(backend: AssistantBackend): void {
         await second.close();
       }
     });
+
+    it("a graph id squatted by a user is the graph's after the operator adds it: the user's assistant moves aside", async () => {
+      const graphId = `later-${randomUUID().slice(0, 8)}`;
+      const auth = {
+        enabled: true,
+        credentials: [
+          { user: "bob", apiKey: "key-bob" },
+          { user: "alice", apiKey: "key-alice" },
+        ],
+      };
+      const first = await assistantServer(backend, { auth });
+      const bob = new Client({ apiUrl: first.url, apiKey: "key-bob" });
+      await bob.assistants.create({ graphId: "configured", assistantId: graphId, context: { model: "bob's" } });
+      await first.close();
+
+      const second = await assistantServer(backend, {
+        auth,
+        graphs: { ...ASSISTANT_GRAPHS, [graphId]: ASSISTANT_GRAPHS.configured } as TrellisConfig["graphs"],
+      });
+      try {
+        const alice = new Client({ apiUrl: second.url, apiKey: "key-alice" });
+        expect(await alice.assistants.get(graphId)).toMatchObject({
+          assistant_id: graphId,
+          graph_id: graphId,
+          metadata: { created_by: "system" },
+        });
+        const ran = (await alice.runs.wait(null, graphId, { input: {} })) as { seen: Record<string, unknown> };
+        expect(ran.seen.model).not.toBe("bob's");
+        const bobAgain = new Client({ apiUrl: second.url, apiKey: "key-bob" });
+        const [moved] = await bobAgain.assistants.search({ metadata: { moved_from: graphId } });
+        expect(moved?.assistant_id).toMatch(new RegExp(`^${graphId}\\.moved-[0-9a-f]{8}$`));
+        expect(moved?.context).toEqual({ model: "bob's" });
+        expect(await alice.assistants.search({ metadata: { moved_from: graphId } })).toEqual([]);
+        const again = await refusal(bobAgain.assistants.create({ graphId: "configured", assistantId: graphId }));
+        expect(again.status).toBe(409);
+        expect(again.message).toMatch(/reserved/);
+      } finally {
+        await second.close();
+      }
+    });
   });
 }

@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from "./harness.js";
 let t: TestServer;
 const ANA = { "x-api-key": "key-ana" };
 const BO = { authorization: "Bearer tok-bo" };
+const OPS = { "x-api-key": "key-ops" };
 
 beforeAll(async () => {
   t = await startTestServer({
@@ -12,6 +13,7 @@ beforeAll(async () => {
       credentials: [
         { user: "ana", apiKey: "key-ana" },
         { user: "bo", token: "tok-bo" },
+        { user: "ops", apiKey: "key-ops", role: "operator" },
       ],
     },
   });
@@ -158,5 +160,66 @@ describe("auth: the edge's bounds on what reaches SQL", () => {
     // a NUL in the URL is refused before auth, the same with or without credentials
     expect((await call("GET", "/threads/t%00", {})).status).toBe(400);
     expect((await call("GET", "/threads/t%00", ANA)).status).toBe(400);
+  });
+});
+
+describe("auth: the operator role", () => {
+  it("an operator lists, reads and deletes any user's threads, runs and crons; never runs or changes them", async () => {
+    const T = (await call("POST", "/threads", ANA, { metadata: { audit: "ops" } })).json().thread_id as string;
+    const R = (await call("POST", `/threads/${T}/runs`, ANA, { assistant_id: "slow", input: { delayMs: 0 } })).json()
+      .run_id as string;
+    await call("GET", `/threads/${T}/runs/${R}/join`, ANA);
+    const C = (await call("POST", "/runs/crons", ANA, { assistant_id: "slow", schedule: "0 3 * * *" })).json()
+      .cron_id as string;
+
+    // another user (not an operator) sees none of it and can remove none of it
+    expect((await call("POST", "/threads/search", BO, { metadata: { audit: "ops" } })).json()).toEqual([]);
+    expect((await call("POST", "/runs/crons/search", BO, {})).json()).toEqual([]);
+    for (const [method, path] of [
+      ["GET", `/threads/${T}`],
+      ["GET", `/threads/${T}/runs`],
+      ["GET", `/runs/crons/${C}`],
+      ["DELETE", `/runs/crons/${C}`],
+      ["DELETE", `/threads/${T}/runs/${R}`],
+      ["DELETE", `/threads/${T}`],
+    ] as const) {
+      expect([method, path, (await call(method, path, BO)).status]).toEqual([method, path, 404]);
+    }
+
+    // the operator finds them in search and count, and reads them
+    const found = (await call("POST", "/threads/search", OPS, { metadata: { owner: "ana", audit: "ops" } })).json();
+    expect((found as unknown as Array<{ thread_id: string }>).map((t) => t.thread_id)).toEqual([T]);
+    expect(Number((await call("POST", "/threads/count", OPS, { metadata: { audit: "ops" } })).text)).toBe(1);
+    const crons = (await call("POST", "/runs/crons/search", OPS, {})).json() as unknown as Array<{
+      cron_id: string;
+      user_id: string;
+    }>;
+    expect(crons.find((c) => c.cron_id === C)?.user_id).toBe("ana");
+    for (const path of [
+      `/threads/${T}`,
+      `/threads/${T}/state`,
+      `/threads/${T}/runs`,
+      `/threads/${T}/runs/${R}`,
+      `/runs/crons/${C}`,
+    ]) {
+      expect([path, (await call("GET", path, OPS)).status]).toEqual([path, 200]);
+    }
+    // …but never runs on, changes or copies another user's thread or cron
+    for (const [method, path, body] of [
+      ["POST", `/threads/${T}/runs`, { assistant_id: "slow", input: {} }],
+      ["POST", `/threads/${T}/state`, { values: {} }],
+      ["PATCH", `/threads/${T}`, { metadata: { a: 1 } }],
+      ["POST", `/threads/${T}/copy`, {}],
+      ["PATCH", `/runs/crons/${C}`, { enabled: false }],
+    ] as const) {
+      expect([method, path, (await call(method, path, OPS, body)).status]).toEqual([method, path, 404]);
+    }
+
+    // and deletes them
+    expect((await call("DELETE", `/runs/crons/${C}`, OPS)).status).toBe(204);
+    expect((await call("DELETE", `/threads/${T}/runs/${R}`, OPS)).status).toBe(204);
+    expect((await call("DELETE", `/threads/${T}`, OPS)).status).toBe(204);
+    expect((await call("GET", `/threads/${T}`, ANA)).status).toBe(404);
+    expect((await call("GET", `/runs/crons/${C}`, ANA)).status).toBe(404);
   });
 });

@@ -31,8 +31,27 @@ describe("config", () => {
       stateBytes: 8 * 1024 * 1024,
       runTimeMs: 15 * 60_000,
       streamsPerUser: 50,
+      queuedRunsPerUser: 1_000,
+      cronsPerUser: 100,
+      threadsPerUser: 10_000,
+      storeItemsPerUser: 10_000,
+      storeBytesPerUser: 100 * 1024 * 1024,
     });
     expect(r.auth.credentials).toEqual([{ user: "ana", apiKey: "secret" }]);
+    expect(r.auth.operators).toEqual([]);
+    const ops = resolveConfig(
+      { graphs: {}, auth: { enabled: true, credentials: [{ user: "ops", apiKey: "k", role: "operator" }] } },
+      {},
+    );
+    expect(ops.auth.operators).toEqual(["ops"]);
+    expect(resolveConfig({ graphs: {}, limits: { cronsPerUser: 3 } }, {}).limits.cronsPerUser).toBe(3);
+    expect(() => resolveConfig({ graphs: {}, limits: { threadsPerUser: 0 } }, {})).toThrow(/limits.threadsPerUser/);
+    expect(() =>
+      resolveConfig(
+        { graphs: {}, auth: { enabled: true, credentials: [{ user: "x", apiKey: "k", role: "root" as never }] } },
+        {},
+      ),
+    ).toThrow(/role/);
     expect(resolveConfig({ graphs: {} }, {}).port).toBe(8123);
   });
 

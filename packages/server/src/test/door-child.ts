@@ -1,7 +1,7 @@
 /**
  * A server in a child process for the door tests and the raw-socket fuzzer:
  * `door-child.ts <sqlite file> [config overrides as JSON]`. Auth is on (users ana: `key-ana`, bo:
- * `key-bo`), the body limit is 64 KiB, and two apps are mounted: `tutor` (an echo WebSocket at
+ * `key-bo`, the operator ops: `key-ops`), the body limit is 64 KiB, and two apps are mounted: `tutor` (an echo WebSocket at
  * `/apps/tutor/echo`) and `crashy` (upgrade handlers that throw). Prints `READY <port>` once it
  * listens on 127.0.0.1; a crash is the child's exit, which the tests see.
  */
@@ -24,6 +24,7 @@ const config: TrellisConfig = {
     credentials: [
       { user: "ana", apiKey: "key-ana" },
       { user: "bo", apiKey: "key-bo" },
+      { user: "ops", apiKey: "key-ops", role: "operator" },
     ],
   },
   limits: { bodyBytes: 64 * 1024 },

@@ -57,6 +57,12 @@ const PREFIXES = [
   "/threads/t1/runs/stream",
   "/threads/t1/runs/r1/stream",
   "/threads/search",
+  "/threads/count",
+  "/runs/batch",
+  "/runs/crons",
+  "/runs/crons/search",
+  "/runs/crons/c1",
+  "/store/items",
   "/runs/wait",
   "/runs/stream",
   "/assistants/search",
@@ -142,6 +148,7 @@ const BENIGN = [
   "Last-Event-ID: 1e999",
   "x-api-key: key-bo",
   "x-api-key: key-ana",
+  "x-api-key: key-ops",
 ];
 /** Lines that break the rules of HTTP, or strain its limits. */
 const NASTY = [

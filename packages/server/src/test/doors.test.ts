@@ -95,6 +95,20 @@ describe("WebSocket upgrades cannot crash the server", () => {
     }
   });
 
+  it("an upgrade handler failing on every upgrade writes at most 10 lines a minute, not one each", async () => {
+    const failures = () =>
+      s
+        .stderr()
+        .split("\n")
+        .filter((l) => l.includes('"event":"upgrade-failed"')).length;
+    for (let i = 0; i < 15; i++) {
+      const r = await probe(upgradeRequest("/apps/crashy/now", KEY));
+      expect(r.status).toBe(500);
+    }
+    expect(failures()).toBeGreaterThan(0);
+    expect(failures()).toBeLessThanOrEqual(10);
+  });
+
   it("bad handshakes (key, version) are 400s from the WebSocket layer", async () => {
     const bad = (headers: string) =>
       probe(

@@ -44,6 +44,7 @@ export async function enqueue(
   store: RunStore,
   threadId: string,
   strategy: MultitaskStrategy = "enqueue",
+  owner: string | null = null,
 ): Promise<RunRecord> {
   const run = newRunRecord({
     runId: randomUUID(),
@@ -62,7 +63,7 @@ export async function enqueue(
       durability: null,
     },
     multitaskStrategy: strategy,
-    owner: null,
+    owner,
   });
   await store.enqueueRun(run, strategy);
   return run;
@@ -242,6 +243,29 @@ export function describeRunStoreConformance(kinds: RunStoreKind[]): void {
         expect(claimed.map((r) => r?.runId)).toEqual([runs[0]?.runId]);
         expect((await store.activeRuns(threadId)).filter((r) => r.status === "running")).toHaveLength(1);
       });
+
+      it.skipIf(skip)(
+        "claims are fair between owners: one owner's long queue does not hold another's run",
+        async () => {
+          const store = await open();
+          const bob = `bob-${randomUUID()}`;
+          const alice = `alice-${randomUUID()}`;
+          const bobs: string[] = [];
+          for (let i = 0; i < 30; i++) bobs.push((await enqueue(store, await newThread(store), "enqueue", bob)).runId);
+          const alices = (await enqueue(store, await newThread(store), "enqueue", alice)).runId;
+          expect(await store.pendingRunsOf?.(bob)).toBe(30);
+          expect(await store.pendingRunsOf?.(alice)).toBe(1);
+          // claims (never finished, so each owner's running count grows) until alice's run comes up
+          let bobsBefore = 0;
+          for (let i = 0; i < 200; i++) {
+            const run = await store.claimNext("fair");
+            if (!run || run.runId === alices) break;
+            if (bobs.includes(run.runId)) bobsBefore++;
+          }
+          expect((await store.getRun(alices))?.status).toBe("running");
+          expect(bobsBefore).toBeLessThanOrEqual(1);
+        },
+      );
 
       it.skipIf(skip)("lists a thread's runs newest first by status and page; deletes one", async () => {
         const store = await open();

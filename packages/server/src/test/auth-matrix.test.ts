@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { holdRequest } from "../testing.js";
 import { startTestServer, type TestServer } from "./harness.js";
 
 let t: TestServer;
@@ -221,5 +222,45 @@ describe("auth: the operator role", () => {
     expect((await call("DELETE", `/threads/${T}`, OPS)).status).toBe(204);
     expect((await call("GET", `/threads/${T}`, ANA)).status).toBe(404);
     expect((await call("GET", `/runs/crons/${C}`, ANA)).status).toBe(404);
+  });
+});
+
+describe("auth: who may answer a pause, and which pause", () => {
+  it("only the owner answers; another user or an operator gets 404 and no interrupt id; the owner's duplicate answers nothing", async () => {
+    const T = (await call("POST", "/threads", ANA, {})).json().thread_id as string;
+    await call("POST", `/threads/${T}/runs/wait`, ANA, { assistant_id: "approval-flow", input: { request: "r" } });
+    const pending = async () =>
+      ((await call("GET", `/threads/${T}/state`, ANA)).json().interrupts as Array<{ id: string }>).map((i) => i.id);
+    const [review] = await pending();
+    expect(review).toBeTruthy();
+
+    // four answers that arrived while the thread waited at its first gate; their bodies come later
+    const path = `/threads/${T}/runs/wait`;
+    const body = { assistant_id: "approval-flow", command: { resume: "" }, multitask_strategy: "enqueue" };
+    const [first, duplicate, bo, ops] = await Promise.all([
+      holdRequest(t.url, path, body, ANA),
+      holdRequest(t.url, path, body, ANA),
+      holdRequest(t.url, path, body, BO),
+      holdRequest(t.url, path, body, OPS),
+    ]);
+    for (const [who, held] of [
+      ["bo", bo],
+      ["ops", ops],
+    ] as const) {
+      const answer = await held.send();
+      expect([who, answer.status, answer.json.error]).toEqual([who, 404, "NOT_FOUND"]);
+      expect(JSON.stringify(answer.json)).not.toContain(review);
+    }
+    expect(await pending()).toEqual([review]);
+
+    expect((await first.send()).status).toBe(200);
+    const [approve] = await pending();
+    expect(approve).toBeTruthy();
+    expect(approve).not.toBe(review);
+    // the duplicate arrived before the second gate existed: refused, naming it, and it stays pending
+    const late = await duplicate.send();
+    expect([late.status, late.json.error]).toEqual([409, "RESUME_MISMATCH"]);
+    expect((late.json.details as { pending: string[] }).pending).toEqual([approve]);
+    expect(await pending()).toEqual([approve]);
   });
 });

@@ -410,6 +410,83 @@ describe("raw-socket fuzzer", () => {
     );
   });
 
+  // answers to a pause, in every shape a client may send them, by its owner, another user and an operator
+  const resumeValue = fc.oneof(
+    fc.constantFrom(true, false, null, "", "ok", 0, [], {}, { decisions: [] }),
+    fc.jsonValue({ maxDepth: 2 }),
+  );
+  const resume = fc.oneof(
+    resumeValue.map((value) => ({ resume: value })),
+    fc
+      .tuple(fc.constantFrom("REAL", "nope", "", "__proto__"), resumeValue)
+      .map(([id, value]) => ({ resume: { [id]: value } })),
+    fc
+      .array(fc.record({ type: fc.constantFrom("approve", "edit", "reject", "respond", "x"), message: fc.string() }), {
+        maxLength: 3,
+      })
+      .map((decisions) => ({ resume: { decisions } })),
+  );
+  const answer = fc.record({
+    user: fc.constantFrom("key-ana", "key-ana", "key-bo", "key-ops"),
+    command: resume,
+    strategy: fc.constantFrom(undefined, "enqueue", "reject", "interrupt", "rollback"),
+    checkpoint: fc.constantFrom(undefined, "bogus", "00000000-0000-0000-0000-000000000000"),
+    chunked: fc.boolean(),
+  });
+
+  it("an answer to a pause, whatever its shape: no 5xx, only its owner's applies, and to one pause at most", {
+    timeout: 90_000,
+  }, async () => {
+    const call = async (path: string, key: string, payload?: unknown) => {
+      const res = await fetch(`${s.url}${path}`, {
+        method: payload === undefined ? "GET" : "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+      });
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const pendingOf = async (threadId: string) =>
+      ((await call(`/threads/${threadId}/state`, "key-ana")).interrupts as Array<{ id: string }>).map((i) => i.id);
+    await fc.assert(
+      fc.asyncProperty(answer, async (a) => {
+        const threadId = (await call("/threads", "key-ana", {})).thread_id as string;
+        await call(`/threads/${threadId}/runs/wait`, "key-ana", {
+          assistant_id: "approval-flow",
+          input: { request: "r" },
+        });
+        const [review] = await pendingOf(threadId);
+        expect(review).toBeTruthy();
+        const command = JSON.parse(JSON.stringify(a.command).replaceAll('"REAL"', JSON.stringify(review)));
+        const text = JSON.stringify({
+          assistant_id: "approval-flow",
+          command,
+          ...(a.strategy ? { multitask_strategy: a.strategy } : {}),
+          ...(a.checkpoint ? { checkpoint_id: a.checkpoint } : {}),
+        });
+        const head = [`POST /threads/${threadId}/runs/wait HTTP/1.1`, "Host: 127.0.0.1", `x-api-key: ${a.user}`];
+        head.push("Content-Type: application/json");
+        const framed = a.chunked
+          ? `${[...head, "Transfer-Encoding: chunked"].join("\r\n")}\r\n\r\n${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n0\r\n\r\n`
+          : `${[...head, `Content-Length: ${Buffer.byteLength(text)}`].join("\r\n")}\r\n\r\n${text}`;
+        const got = await rawExchange(s.port, framed, { timeoutMs: ANSWER_MS * 5, done: completeAnswer });
+        record(got.status, "resume");
+        expect(got.status, bodyOf(got.bytes)).toBeDefined();
+        expect(got.status, bodyOf(got.bytes)).toBeLessThan(500);
+        const after = await pendingOf(threadId);
+        if (a.user !== "key-ana") {
+          // not theirs: a 404 that names no interrupt, and the pause still waits for its owner
+          expect(got.status).toBe(404);
+          expect(bodyOf(got.bytes)).not.toContain(review);
+          expect(after).toEqual([review]);
+        } else {
+          // one answer answers one pause at most: the thread waits at its first or its second gate, never past both
+          expect(after.length).toBe(1);
+        }
+      }),
+      { numRuns: Math.ceil(RUNS / 10), endOnFailure: true },
+    );
+  });
+
   it("no valid JSON that reaches SQL gets a 5xx", { timeout: 60_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(sqlCase, async (c) => {

@@ -6,7 +6,9 @@ import {
   TEST_QUERY_GENERATION_PROMPT,
   TEST_QUESTION_GENERATION_PROMPT,
 } from "../agent/prompts.js";
+import type { CoursePassage } from "../corpus/course-corpus.js";
 import type { LocalRetriever } from "../retrieval/local-retriever.js";
+import { passageMetadata } from "../retrieval/local-retriever.js";
 import type { Retriever } from "../retrieval/retriever.js";
 import { type ContextChunk, type TestSessionState, testSessionStateSchema } from "../state.js";
 import {
@@ -18,12 +20,13 @@ import {
   parseEvaluationJson,
 } from "./answer-evaluation.js";
 import {
-  aboutTopic,
+  isGeneralTopic,
   LETTERS,
   offlineQueries,
   offlineQuestions,
   parseQueriesJson,
   parseQuestionsJson,
+  passagesOnTopic,
   quizSeed,
 } from "./question-generation.js";
 import { testSummary } from "./test-summary.js";
@@ -118,9 +121,19 @@ export function createTestSubgraph(options: TestSubgraphOptions): CompiledGraph<
       const wanted = s.num_questions ?? 5;
       const topic = s.topic ?? "";
       const subject = options.corpus.passagesOf(s.asignatura);
-      // Only what the notes say about the topic: a topic they do not cover is declined, not replaced.
-      const context = s.context.filter((c) => aboutTopic({ ...c.metadata, texto: c.content }, topic));
-      const onTopic = subject.filter((p) => aboutTopic(p, topic));
+      // Only what the notes say about the topic, closest first: a topic they do not cover is declined,
+      // not replaced; the whole course takes every unit in turn.
+      const general = isGeneralTopic(topic, s.asignatura);
+      const onTopic = passagesOnTopic(subject, topic, s.asignatura);
+      const asChunk = (p: CoursePassage): ContextChunk => ({ content: p.texto, metadata: passageMetadata(p) });
+      // The retrieved chunks and the shipped passages on the topic, closest first.
+      const context = general
+        ? onTopic.slice(0, wanted * 2).map(asChunk)
+        : passagesOnTopic(
+            dedupe([...s.context, ...onTopic.map(asChunk)]).map((c) => ({ ...c.metadata, texto: c.content, chunk: c })),
+            topic,
+            s.asignatura,
+          ).map((c) => c.chunk);
       if (context.length === 0 && onTopic.length === 0) {
         const temas = [...new Set(subject.map((p) => p.tema))];
         const covered = temas.length > 0 ? ` Puedo hacerte un test sobre: ${temas.join("; ")}.` : "";

@@ -34,10 +34,13 @@ describe("request_clarification (seed, Phase 1)", () => {
     });
     const paused = await graph.invoke({ messages: [call] }, config);
     const value = paused.__interrupt__?.[0]?.value;
-    expect(value).toEqual({
+    expect(value).toMatchObject({
       type: "clarification_request",
       questions,
       display_text: "1. Wat is het adres van de inspectielocatie?\n2. Was de hygiëne in orde?",
+      // also LangChain's HITL request (issue 36), so agent-chat-ui can answer it
+      action_requests: [{ name: "request_clarification", args: { answer: "", address: "", hygiene_ok: "" } }],
+      review_configs: [{ action_name: "request_clarification", allowed_decisions: ["edit", "reject"] }],
     });
     expect(isClarificationRequest(value)).toBe(true);
     const done = await graph.invoke(new Command({ resume: "hoofdstraat 2, ja" }), config);

@@ -29,12 +29,15 @@ import {
   passagesOnTopic,
   quizSeed,
 } from "./question-generation.js";
+import { quizHitlRequest, readQuizReply } from "./quiz-hitl.js";
 import { testSummary } from "./test-summary.js";
 
 /**
  * What `answer_question` shows when it pauses: the seed's interrupt payload, declared as a choice
  * (`@trellis/protocol`'s `askChoice`: `kind`, `question`, lettered `options`) so every door — the
- * CLI, the studio, AG-UI — offers the four options without parsing the text.
+ * CLI, the studio, AG-UI — offers the four options without parsing the text. The pause also carries
+ * LangChain's HITL request (`action_requests`/`review_configs`, see `quiz-hitl.ts`) so agent-chat-ui
+ * and `useStream` pages can answer it; `/chat` and `/resume_chat` show only the seed's keys.
  *
  * @example
  * const info: InterruptInfo = { action: "answer_question", question_num: 1, total_questions: 5, question_text: "¿…?\nA) …", ...askChoice("¿…?", options) };
@@ -205,8 +208,31 @@ export function createTestSubgraph(options: TestSubgraphOptions): CompiledGraph<
           q.options.map((label, i) => ({ key: LETTERS[i] ?? String(i + 1), label })),
         ),
       };
-      const raw = ctx.interrupt<unknown>(payload);
-      const answer = typeof raw === "string" ? raw : JSON.stringify(raw);
+      const reply = readQuizReply(
+        ctx.interrupt<unknown>({ ...payload, ...quizHitlRequest(q, idx + 1, payload.total_questions) }),
+      );
+      if (reply.kind === "invalid") {
+        return { pending_feedback: `❌ ${reply.reason} Te repito la pregunta ${idx + 1}.` };
+      }
+      if (reply.kind === "stop") {
+        // "Reject" without a message in a stock UI: the test ends here; the rest count as unanswered.
+        return {
+          messages: [userMessage("(terminar el test)")],
+          pending_feedback: `⏹️ Test terminado en la pregunta ${idx + 1}.`,
+          current_question_index: s.questions.length,
+        };
+      }
+      if (reply.kind === "skip") {
+        return {
+          messages: [userMessage("(sin respuesta)")],
+          user_answers: [...s.user_answers, "(sin respuesta)"],
+          scores: [...s.scores, false],
+          feedback_history: [...s.feedback_history, "sin respuesta"],
+          pending_feedback: `⏭️ Sin respuesta. La respuesta correcta es la ${correctAnswerHint(q)}.`,
+          current_question_index: idx + 1,
+        };
+      }
+      const answer = reply.text;
       if (answerLetter(answer, q) === undefined) {
         // Not an option: the question is asked again, with the reason; it is not used up.
         const shown = answer.trim().length > 80 ? `${answer.trim().slice(0, 80)}…` : answer.trim();

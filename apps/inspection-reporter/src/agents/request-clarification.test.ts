@@ -4,7 +4,13 @@ import { assistantMessage, type Message, type Tool, tool } from "@trellis/models
 import { describe, expect, it } from "vitest";
 import { AGENT_IDS } from "./agent-definitions.js";
 import { getToolsForAgent } from "./agent-tools.js";
-import { formatQuestions, isClarificationRequest, requestClarification } from "./request-clarification.js";
+import {
+  clarificationRequest,
+  formatQuestions,
+  isClarificationRequest,
+  readClarificationReply,
+  requestClarification,
+} from "./request-clarification.js";
 import { UserSettingsStore } from "./user-settings.js";
 
 const questions = [
@@ -86,6 +92,23 @@ describe("request_clarification (seed, Phase 1)", () => {
       "history-agent": ["transfer_to_general", "get_inspection_history"],
       "regulation-agent": ["transfer_to_general", "search_regulations"],
       "reporting-agent": ["request_clarification", "transfer_to_general", "verify_inspection_data"],
+    });
+  });
+
+  it("offers approve only when every question confirms a noted value, and approve then confirms them", () => {
+    const confirm = [
+      {
+        question: 'Wat is het adres van de inspectielocatie? (Ik heb "Zwolle" genoteerd; klopt dat?)',
+        field: "address",
+      },
+    ];
+    expect(clarificationRequest(confirm).review_configs[0]?.allowed_decisions).toEqual(["approve", "edit", "reject"]);
+    expect(clarificationRequest(questions).review_configs[0]?.allowed_decisions).toEqual(["edit", "reject"]);
+    expect(readClarificationReply({ decisions: [{ type: "approve" }] }, confirm)).toEqual({
+      reply: '{"address":"ja"}',
+    });
+    expect(readClarificationReply({ decisions: [{ type: "approve" }] }, questions)).toMatchObject({
+      again: expect.stringContaining("is not one of edit, reject"),
     });
   });
 });

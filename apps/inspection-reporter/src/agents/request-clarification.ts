@@ -67,6 +67,9 @@ const NON_ANSWER = new RegExp(
     ")[\\s?!.…]*$",
   "i",
 );
+/** A reply that starts by asking for time; what follows is group 1. */
+const WAIT_FIRST =
+  /^(?:wacht(?:\s+(?:even|eens|ff|effe))?|momentje|(?:een\s+)?moment(?:je)?|ogenblik(?:je)?|even\s+wachten|sec(?:onde|ondje)?|hou?\s+even)\b[\s,.;:!…-]+(.*)$/i;
 /** A question back: starts with a question word and ends with a question mark. */
 const QUESTION_BACK =
   /^(?:wat|wie|waar|welke|welk|waarom|hoe|wanneer|kun|kunt|mag|moet|bedoel|bedoelt|is het|gaat het|hoezo)\b[^0-9]*\?\s*$/i;
@@ -82,6 +85,11 @@ const QUESTION_BACK =
  */
 export function notAnAnswer(reply: string): string | undefined {
   const text = reply.trim();
+  // "momentje, ik pak mijn aantekeningen": asking for time, with no answer in what follows
+  const waiting = WAIT_FIRST.exec(text);
+  if (waiting && !/\d|\b(ja|nee|wel|geen|klopt)\b/i.test(waiting[1] ?? "")) {
+    return "Geen probleem, neem de tijd; ik heb niets genoteerd. Ik wacht op uw antwoord op:";
+  }
   if (!NON_ANSWER.test(text) && !QUESTION_BACK.test(text)) return undefined;
   return /\?|bedoel|snap|begrijp|herhaal|vraag|uitleggen|huh|wat|pardon|sorry|hè/i.test(text)
     ? `«${shorten(text)}» is geen antwoord, dus ik heb niets genoteerd. Ik bedoel de volgende vragen; beantwoord ze in één bericht (bijvoorbeeld per regel of met komma's ertussen):`

@@ -85,7 +85,8 @@ export function mapAnswers(questions: readonly ClarificationQuestion[], response
     const q = questions[0] as ClarificationQuestion;
     const labelled = LABELLED.find((l) => l.field === q.field && l.label.test(text));
     const own = labelled ? text.replace(labelled.label, "") : text;
-    return [{ field: fieldOf(q, 0), answer: q.field?.includes("kvk") ? (kvkNumber(own) ?? own) : own }];
+    const typed = q.field?.includes("kvk") ? kvkNumber(own) : q.field === "address" ? streetAddress(own) : undefined;
+    return [{ field: fieldOf(q, 0), answer: typed ?? own }];
   }
   let parts = splitResponse(text);
   const answers = new Map<number, string>();
@@ -98,7 +99,14 @@ export function mapAnswers(questions: readonly ClarificationQuestion[], response
   for (const [i, q] of questions.entries()) {
     const labelled = LABELLED.find((l) => l.field === q.field);
     const said = labelled ? parts.find((p) => labelled.label.test(p)) : undefined;
-    if (said && labelled) {
+    if (said && labelled && q.field === "address") {
+      // "Het adres is Lange Nieuwstraat 12 in Utrecht", "Adres: Breestraat 8, Leiden": the street and its city
+      const from = parts.indexOf(said);
+      const value = said.replace(labelled.label, "");
+      const address = streetAddress([value, ...parts.slice(from + 1)].join(", ")) ?? value;
+      const folded = address.toLowerCase();
+      take(i, address, (p) => p === said || (parts.indexOf(p) > from && folded.includes(p.toLowerCase())));
+    } else if (said && labelled) {
       const value = said.replace(labelled.label, "");
       take(i, q.field === "kvk_number" ? (kvkNumber(value) ?? value) : value, (p) => p === said);
     } else if (q.field?.includes("kvk")) {

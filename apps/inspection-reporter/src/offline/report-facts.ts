@@ -17,17 +17,17 @@ const PARTICLE = "(?:de|het|van|der|den|'t|’t|en|&|la|le|du|da|del|di)";
 const NAME = `${NAME_WORD}(?:\\s+(?:${PARTICLE}\\s+)*${NAME_WORD})*`;
 /** "voor Restaurant Bella Rosa", "bij Bakkerij De Gouden Korenaar", "van het bedrijf Visgilde". */
 const NAME_AFTER = new RegExp(
-  `\\b(?:voor|van|bij|over)\\s+(?:(?:het\\s+)?bedrijf\\s+|de\\s+zaak\\s+|firma\\s+)?(${NAME})`,
+  `\\b(?:voor|van|bij|over|aan)\\s+(?:(?:het\\s+)?bedrijf\\s+|de\\s+zaak\\s+|firma\\s+)?(${NAME})`,
   "gu",
 );
 /** A name written right before its KVK number: "Restaurant Bella Rosa (KVK 9225 1854)". */
-const NAME_BEFORE_KVK = new RegExp(`(${NAME})\\s*[(,]?\\s*(?:KVK|kvk|Kvk|KvK)\\b`, "u");
+const NAME_BEFORE_KVK = new RegExp(`(?<!\\b(?:in|te)\\s)(${NAME})\\s*[(,]?\\s*(?:KVK|kvk|Kvk|KvK)\\b`, "u");
 /** Words that start a sentence before a name ("Vandaag Restaurant Bella Rosa (KVK …)"). */
 const LEADING_WORDS =
   /^(?:(?:Vandaag|Gisteren|Vanochtend|Vanmiddag|Vanavond|Zojuist|Net|Inspectie|Rapport|Bezoek|Bezocht|Bij|Voor|Bedrijf)\s+)+/;
 /** A business named in lower case: a kind of business and its name, up to the next small word. */
 const NAME_BY_KIND =
-  /\b(?:bij|voor|van)\s+((?:bakkerij|slagerij|restaurant|caf[eé]|snackbar|hotel|lunchroom|viswinkel|supermarkt|eetcaf[eé]|pizzeria|kantine|bistro|brasserie|ijssalon|traiteur|cateraar|catering|toko|shoarmazaak|grillroom|frituur|banketbakkerij|kaaswinkel|groentewinkel|poelier)(?:\s+(?!(?:aan|in|op|te|met|kvk|en|was|is|heeft)\b)[\p{L}'’&-]+){1,4})/iu;
+  /\b(?:bij|voor|van|aan)\s+([\p{L}]*(?:bakkerij|slagerij|restaurant|caf[eé]|cafetaria|snackbar|hotel|lunchroom|viswinkel|supermarkt|eetcaf[eé]|eethuis|pizzeria|kantine|bistro|brasserie|ijssalon|traiteur|cateraar|catering|toko|shoarmazaak|grillroom|frituur|kaaswinkel|groentewinkel|poelier|broodjeszaak|bar|foodtruck|viskraam|sushibar|wokrestaurant|bakker|slager|zorginstelling|kinderdagverblijf)(?:\s+(?!(?:aan|in|op|te|met|kvk|en|was|is|heeft)\b)[\p{L}'’&-]+){1,4})/iu;
 const STREET = new RegExp(
   `((?:${CAP}[\\p{L}'.-]*\\s+){0,2}[\\p{L}'.-]*${STREET_END}\\s+\\d+(?:\\s?-?\\s?[a-zA-Z](?![\\p{L}]))?)`,
   "u",

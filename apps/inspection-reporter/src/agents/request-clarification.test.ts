@@ -1,6 +1,7 @@
 import { createToolNode } from "@trellis/agents";
 import { Command, channel, END, MemorySaver, START, StateGraph } from "@trellis/core";
 import { assistantMessage, type Message, type Tool, tool } from "@trellis/models";
+import { readPause } from "@trellis/protocol";
 import { describe, expect, it } from "vitest";
 import { AGENT_IDS } from "./agent-definitions.js";
 import { getToolsForAgent } from "./agent-tools.js";
@@ -48,6 +49,8 @@ describe("request_clarification (seed, Phase 1)", () => {
       action_requests: [{ name: "request_clarification", args: { answer: "", address: "", hygiene_ok: "" } }],
       review_configs: [{ action_name: "request_clarification", allowed_decisions: ["edit", "reject"] }],
     });
+    // the studio and the CLI (which read the declared kind first) still ask for a typed reply
+    expect(readPause(value)).toMatchObject({ kind: "text" });
     expect(isClarificationRequest(value)).toBe(true);
     const done = await graph.invoke(new Command({ resume: "hoofdstraat 2, ja" }), config);
     expect(done.messages.at(-1)).toMatchObject({

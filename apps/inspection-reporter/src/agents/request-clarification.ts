@@ -7,6 +7,7 @@ import {
 } from "@trellis/agents";
 import { interrupt } from "@trellis/core";
 import { type Tool, tool } from "@trellis/models";
+import { askText, type TextPause } from "@trellis/protocol";
 import * as z from "zod";
 
 /** One verification question, as `verify_inspection_data` returns it. */
@@ -25,7 +26,7 @@ export interface ClarificationQuestion {
  * reject with a message (the message is the answer), reject without one (stop verifying; the draft is
  * kept), and — when every question only asks to confirm a value already noted — approve (confirm them).
  */
-export interface ClarificationRequest extends ToolReviewRequest {
+export interface ClarificationRequest extends ToolReviewRequest, TextPause {
   type: "clarification_request";
   questions: ClarificationQuestion[];
   /** The numbered questions, as the frontend shows them (after the reason when asked again). */
@@ -125,10 +126,14 @@ export function clarificationRequest(questions: ClarificationQuestion[], reason?
   const args: Record<string, unknown> = { answer: "" };
   for (const q of questions) if (q.field) args[q.field] = "";
   const allowed = allowedDecisions(questions);
+  const display = reason ? `${reason}\n${numbered}` : numbered;
   return {
     type: "clarification_request",
     questions,
-    display_text: reason ? `${reason}\n${numbered}` : numbered,
+    display_text: display,
+    // declared as a text question, so the studio and the CLI keep asking for a typed reply (the HITL keys
+    // below are for stock UIs, which read only those)
+    ...askText(display),
     ...(reason ? { not_an_answer: reason } : {}),
     ...hitlRequest([
       {

@@ -116,7 +116,8 @@ export function interpretAnswer(spec, raw, source) {
       return undefined;
     }
     case "kvk": {
-      const digits = text.replace(/[\s.-]/g, "");
+      // "12345678", "1234 5678", "KVK is 12345678": exactly eight digits, however written
+      const digits = text.replace(/\D/g, "");
       return /^\d{8}$/.test(digits) ? { value: digits, confidence: 0.95, source } : undefined;
     }
     case "address": {
@@ -126,9 +127,25 @@ export function interpretAnswer(spec, raw, source) {
         ? { value: address, confidence: 0.9, source }
         : { value: address, confidence: 0.5, source };
     }
-    default:
-      return text.length >= 2 ? { value: text, confidence: source === "answer" ? 0.9 : 0.85, source } : undefined;
+    default: {
+      // "ja, schimmel in de opslag" to "which violations?": the description, without the yes
+      const said = spec.field === "violation_details" ? text.replace(/^(?:ja|yes|klopt)\b[\s,:;.-]*/i, "") : text;
+      return said.length >= 2 ? { value: said, confidence: source === "answer" ? 0.9 : 0.85, source } : undefined;
+    }
   }
+}
+
+/**
+ * The description a yes carries: "ja, de koelkast was 9 graden" → "de koelkast was 9 graden"; undefined
+ * for a bare yes or a no.
+ * @param {unknown} raw
+ * @returns {string | undefined}
+ */
+export function descriptionAfterYes(raw) {
+  if (typeof raw !== "string") return undefined;
+  const m = /^(?:ja|yes|klopt|wel)\b[\s,:;.-]*(.+)$/is.exec(raw.trim());
+  const rest = m?.[1]?.trim().replace(/[.!]+$/, "");
+  return rest && rest.length >= 3 ? rest : undefined;
 }
 
 /**

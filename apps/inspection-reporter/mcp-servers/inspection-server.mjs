@@ -6,7 +6,14 @@ import { resolve } from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import * as z from "zod";
-import { assess, FIELDS, fieldSpec, interpretAnswer, verificationQuestions } from "./inspection-fields.mjs";
+import {
+  assess,
+  descriptionAfterYes,
+  FIELDS,
+  fieldSpec,
+  interpretAnswer,
+  verificationQuestions,
+} from "./inspection-fields.mjs";
 import { missingForVerdict, renderReport, verdict } from "./report-markdown.mjs";
 import { ReportStore } from "./report-store.mjs";
 
@@ -118,6 +125,18 @@ export function createInspectionServer(options) {
         if (value) {
           report.data[field] = value;
           accepted.push(field);
+          // "ja, de koelkast was 9 graden": the yes and the description the inspector gave with it
+          const described =
+            field === "violations_found" && value.value === true ? descriptionAfterYes(answer) : undefined;
+          const detailsSpec = fieldSpec("violation_details");
+          if (described && detailsSpec && !answers.some((a) => a.field === "violation_details")) {
+            const details = interpretAnswer(detailsSpec, described, "answer");
+            if (details) {
+              report.data.violation_details = details;
+              report.data[field] = { ...value, confidence: 0.95 };
+              accepted.push("violation_details");
+            }
+          }
         } else rejected.push({ field, reason: `antwoord "${String(answer)}" niet bruikbaar` });
       }
       report.rounds += 1;

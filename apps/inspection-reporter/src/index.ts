@@ -41,6 +41,13 @@ export {
   type InspectionReporterOptions,
 } from "./inspection-reporter.js";
 export {
+  bundledMcpServer,
+  type McpServerConfig,
+  type McpServersConfig,
+  mcpConfigFromEnv,
+  parseMcpConfig,
+} from "./mcp/mcp-config.js";
+export {
   MCP_SERVER_NAMES,
   type McpRestartPolicy,
   type McpServerName,

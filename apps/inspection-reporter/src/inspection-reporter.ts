@@ -5,6 +5,7 @@ import { type AgentModels, agentModelsFromEnv } from "./agent-models.js";
 import type { AgentId } from "./agents/agent-definitions.js";
 import { buildInspectionGraph, type InspectionGraph } from "./agents/inspection-graph.js";
 import { UserSettingsStore } from "./agents/user-settings.js";
+import { type McpServersConfig, mcpConfigFromEnv } from "./mcp/mcp-config.js";
 import { type McpRestartPolicy, type McpServers, startMcpServers } from "./mcp/mcp-servers.js";
 import { consoleLogger, type Logger } from "./orchestrator/logger.js";
 
@@ -24,6 +25,11 @@ export interface InspectionReporterOptions {
   logger?: Logger;
   /** How an MCP server that exited is restarted (backoff, how long tool calls wait for it). */
   mcpRestart?: McpRestartPolicy;
+  /**
+   * MCP servers to run instead of the bundled ones (command, args, env per server). Default
+   * `INSPECTION_MCP_CONFIG` (a JSON file, or inline JSON), else the bundled servers.
+   */
+  mcpServers?: McpServersConfig;
 }
 
 /**
@@ -72,7 +78,12 @@ export async function createInspectionReporter(options: InspectionReporterOption
     ? { models: { ...options.models }, label: "custom" }
     : agentModelsFromEnv(env);
   const settings = new UserSettingsStore(join(dataDir, "user-settings.json"));
-  const mcp = await startMcpServers({ dataDir, ...(options.mcpRestart ? { restart: options.mcpRestart } : {}) });
+  const servers = options.mcpServers ?? mcpConfigFromEnv(env);
+  const mcp = await startMcpServers({
+    dataDir,
+    ...(options.mcpRestart ? { restart: options.mcpRestart } : {}),
+    ...(servers ? { servers } : {}),
+  });
   const graph = buildInspectionGraph({
     models: chosen.models,
     mcpTools: mcp.tools,

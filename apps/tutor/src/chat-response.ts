@@ -34,7 +34,7 @@ export function toChatResponse(
   const response: ChatResponse = {
     message: lastAiMessage(pending && pausedMessages ? pausedMessages : result.messages),
     interrupted: pending !== undefined,
-    interrupt_info: pending ? (pending.value as InterruptInfo) : null,
+    interrupt_info: pending ? seedInterruptInfo(pending.value) : null,
   };
   if (!pending && result.thinking) response.thinking = result.thinking;
   return response;
@@ -46,4 +46,18 @@ function lastAiMessage(messages: readonly Message[]): string {
     if (m?.role === "assistant" && m.content.trim() !== "") return m.content;
   }
   return "";
+}
+
+/** The keys of LangChain's HITL request the pause also carries, for stock UIs; not part of the seed's shape. */
+const HITL_KEYS = new Set(["actionRequests", "reviewConfigs", "action_requests", "review_configs"]);
+
+/**
+ * A pause's value as the seed's `interrupt_info`: without the HITL request keys stock UIs read.
+ *
+ * @example
+ * seedInterruptInfo(pending.value).question_num; // 1
+ */
+export function seedInterruptInfo(value: unknown): InterruptInfo {
+  if (typeof value !== "object" || value === null) return value as InterruptInfo;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !HITL_KEYS.has(key))) as unknown as InterruptInfo;
 }

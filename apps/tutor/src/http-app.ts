@@ -2,6 +2,7 @@ import { TrellisError } from "@trellis/checkpoint";
 import { httpStatusOf } from "@trellis/server";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
+import { seedInterruptInfo } from "./chat-response.js";
 import type { GraphAgent } from "./graph-agent.js";
 import { LocalRetriever } from "./retrieval/local-retriever.js";
 import type { InterruptInfo } from "./test-session/test-graph.js";
@@ -87,7 +88,7 @@ export function createTutorApp(agent: GraphAgent, options: { corpus?: LocalRetri
       const body = {
         error: details?.error_code ?? error.code,
         reason: error.message,
-        ...(details?.interrupt_info ? { interrupt_info: details.interrupt_info } : {}),
+        ...(details?.interrupt_info ? { interrupt_info: seedInterruptInfo(details.interrupt_info) } : {}),
       };
       return c.json(body, httpStatusOf(error.code) as 400);
     }

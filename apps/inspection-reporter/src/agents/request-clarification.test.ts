@@ -1,10 +1,17 @@
 import { createToolNode } from "@trellis/agents";
 import { Command, channel, END, MemorySaver, START, StateGraph } from "@trellis/core";
 import { assistantMessage, type Message, type Tool, tool } from "@trellis/models";
+import { readPause } from "@trellis/protocol";
 import { describe, expect, it } from "vitest";
 import { AGENT_IDS } from "./agent-definitions.js";
 import { getToolsForAgent } from "./agent-tools.js";
-import { formatQuestions, isClarificationRequest, requestClarification } from "./request-clarification.js";
+import {
+  clarificationRequest,
+  formatQuestions,
+  isClarificationRequest,
+  readClarificationReply,
+  requestClarification,
+} from "./request-clarification.js";
 import { UserSettingsStore } from "./user-settings.js";
 
 const questions = [
@@ -34,11 +41,16 @@ describe("request_clarification (seed, Phase 1)", () => {
     });
     const paused = await graph.invoke({ messages: [call] }, config);
     const value = paused.__interrupt__?.[0]?.value;
-    expect(value).toEqual({
+    expect(value).toMatchObject({
       type: "clarification_request",
       questions,
       display_text: "1. Wat is het adres van de inspectielocatie?\n2. Was de hygiëne in orde?",
+      // also LangChain's HITL request (issue 36), so agent-chat-ui can answer it
+      action_requests: [{ name: "request_clarification", args: { answer: "", address: "", hygiene_ok: "" } }],
+      review_configs: [{ action_name: "request_clarification", allowed_decisions: ["edit", "reject"] }],
     });
+    // the studio and the CLI (which read the declared kind first) still ask for a typed reply
+    expect(readPause(value)).toMatchObject({ kind: "text" });
     expect(isClarificationRequest(value)).toBe(true);
     const done = await graph.invoke(new Command({ resume: "hoofdstraat 2, ja" }), config);
     expect(done.messages.at(-1)).toMatchObject({
@@ -83,6 +95,23 @@ describe("request_clarification (seed, Phase 1)", () => {
       "history-agent": ["transfer_to_general", "get_inspection_history"],
       "regulation-agent": ["transfer_to_general", "search_regulations"],
       "reporting-agent": ["request_clarification", "transfer_to_general", "verify_inspection_data"],
+    });
+  });
+
+  it("offers approve only when every question confirms a noted value, and approve then confirms them", () => {
+    const confirm = [
+      {
+        question: 'Wat is het adres van de inspectielocatie? (Ik heb "Zwolle" genoteerd; klopt dat?)',
+        field: "address",
+      },
+    ];
+    expect(clarificationRequest(confirm).review_configs[0]?.allowed_decisions).toEqual(["approve", "edit", "reject"]);
+    expect(clarificationRequest(questions).review_configs[0]?.allowed_decisions).toEqual(["edit", "reject"]);
+    expect(readClarificationReply({ decisions: [{ type: "approve" }] }, confirm)).toEqual({
+      reply: '{"address":"ja"}',
+    });
+    expect(readClarificationReply({ decisions: [{ type: "approve" }] }, questions)).toMatchObject({
+      again: expect.stringContaining("is not one of edit, reject"),
     });
   });
 });

@@ -1,25 +1,11 @@
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { mcpContentText } from "@trellis/agents";
 import { type JsonSchema, type Tool, tool } from "@trellis/models";
+import { MCP_SERVER_NAMES, type McpServerName, type McpServersConfig, resolveMcpServer } from "./mcp-config.js";
 
-/** The MCP servers shipped with the app (in `mcp-servers/`). */
-export type McpServerName = "inspection" | "regulation" | "history";
-
-/** Every server, in start order. */
-export const MCP_SERVER_NAMES: readonly McpServerName[] = ["inspection", "regulation", "history"];
-
-/**
- * Path of a shipped MCP server's script. The scripts are plain ES modules, so they run from the
- * sources and from `dist` alike (this file sits two levels below the package root in both).
- *
- * @example
- * spawn(process.execPath, [mcpServerScript("regulation"), "--stdio"]);
- */
-export function mcpServerScript(name: McpServerName): string {
-  return fileURLToPath(new URL(`../../mcp-servers/${name}-server.mjs`, import.meta.url));
-}
+export type { McpServerConfig, McpServerName, McpServersConfig } from "./mcp-config.js";
+export { bundledMcpServer, MCP_SERVER_NAMES, mcpServerScript, parseMcpConfig } from "./mcp-config.js";
 
 /** How a server that exited is started again. */
 export interface McpRestartPolicy {
@@ -42,8 +28,10 @@ export interface McpRestartPolicy {
 export interface StartMcpServersOptions {
   /** Where the inspection server keeps its reports (`<dataDir>/reports`). */
   dataDir: string;
-  /** Extra environment for the server processes. */
+  /** Extra environment for every server process. */
   env?: Record<string, string>;
+  /** Servers to run instead of the bundled ones (command, args, env per server); the rest are bundled. */
+  servers?: McpServersConfig;
   /** How exited servers are restarted. */
   restart?: McpRestartPolicy;
 }
@@ -162,14 +150,17 @@ class SupervisedServer {
   async #connect(): Promise<Connection> {
     this.#starting ??= (async () => {
       const client = new Client({ name: `inspection-reporter/${this.name}`, version: "0.1.0" });
+      const spec = resolveMcpServer(this.name, this.#options.servers);
       const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [mcpServerScript(this.name), "--stdio"],
+        command: spec.command,
+        args: spec.args ?? [],
         env: {
           ...getDefaultEnvironment(),
           ...this.#options.env,
           INSPECTION_DATA_DIR: this.#options.dataDir,
+          ...spec.env,
         },
+        ...(spec.cwd ? { cwd: spec.cwd } : {}),
         stderr: "inherit",
       });
       const connection: Connection = { client, transport, closed: false, upAt: Date.now() };
@@ -354,7 +345,8 @@ async function supervisedTools(server: SupervisedServer): Promise<Tool[]> {
 }
 
 /**
- * Starts the three MCP servers as child processes over stdio, connects an MCP client to each and
+ * Starts the three MCP servers as child processes over stdio — the bundled scripts, or the command,
+ * args and env that `servers` gives for a name —, connects an MCP client to each and
  * loads their tools. The servers are supervised: one that exits (crash, kill) is started again with
  * exponential backoff, tool calls made meanwhile wait for it, and `status()` tells `/health` how each
  * server is. If one fails to start the first time, the others are closed again.

@@ -2,7 +2,7 @@ import { createHandoffTool } from "@trellis/agents";
 import { tool, userMessage } from "@trellis/models";
 import { describe, expect, it } from "vitest";
 import { createOfflineModels } from "./offline-models.js";
-import { reportFacts } from "./reporting-rules.js";
+import { reportFacts } from "./report-facts.js";
 
 const stub = (name: string) =>
   tool({ name, description: name, parameters: { type: "object", properties: {} }, fn: () => "" });

@@ -13,51 +13,12 @@ import {
   toolJson,
 } from "./conversation-reading.js";
 import { REPORT_INTENT } from "./general-rules.js";
+import { reportFacts } from "./report-facts.js";
+
+export { reportFacts } from "./report-facts.js";
 
 const CANCEL = /^(stop|stoppen|annuleer|annuleren|laat maar|afbreken)\b/i;
 const CONTINUE = /\b(af|afmaken|afronden|verder|hervat|hervatten|vervolg|vervolgen|voltooi|voltooien)\b/i;
-const STREET =
-  /\b([A-Za-zÀ-ÿ'.-]+(?:straat|weg|laan|plein|kade|gracht|dijk|singel|markt|pad|hof)\s+\d+\s?[a-zA-Z]?)\b/i;
-
-/** A company name written right before its KVK number: "Restaurant Bella Rosa (KVK 9225 1854)". */
-const NAME_BEFORE_KVK =
-  /((?:[A-Z\u00C0-\u00DE][\p{L}'’&.-]*|'t)(?:\s+(?:[A-Z\u00C0-\u00DE][\p{L}'’&.-]*|de|het|van|der|'t|en|&))*)\s*[(,]?\s*(?:KVK|kvk|Kvk|KvK)\b/u;
-/** Words that start a sentence before a company name ("Vandaag Restaurant Bella Rosa (KVK …)"). */
-const LEADING_WORDS =
-  /^(?:(?:vandaag|gisteren|vanochtend|vanmiddag|vanavond|zojuist|net|inspectie|rapport|bezoek|bezocht|bij|voor|bedrijf)\s+)+/i;
-const HYGIENE_BAD = /\bhygi[eë]ne\b[^.;:!?]{0,20}?\b(?:niet\s+in\s+orde|niet\s+goed|onvoldoende|slecht|matig)\b/i;
-const HYGIENE_OK = /\bhygi[eë]ne\b[^.;:!?]{0,20}?\b(?:in\s+orde|goed|prima|uitstekend|voldoende|netjes)\b/i;
-const NO_VIOLATIONS = /\bgeen\s+(?:\w+\s+)?overtredingen\b/i;
-const VIOLATIONS = /\b(?:wel\s+)?overtredingen\s+(?:geconstateerd|gevonden|aangetroffen|vastgesteld)\b/i;
-
-/**
- * What the inspector's request says about the report: company name ("voor Restaurant Bella Rosa", or
- * the name written before its KVK number), KVK number (8 digits), a street address, and — in their own
- * words — whether hygiene was in order ("de hygiëne was in orde", "hygiëne niet in orde") and whether
- * violations were found ("geen overtredingen", "overtredingen geconstateerd"). Only what is stated.
- *
- * @example
- * reportFacts("Maak een inspectierapport voor Restaurant Bella Rosa, KVK 92251854");
- * // { company_name: "Restaurant Bella Rosa", kvk_number: "92251854" }
- */
-export function reportFacts(text: string): Record<string, string | boolean> {
-  const facts: Record<string, string | boolean> = {};
-  const company =
-    /\b(?:voor|van|bij)\s+(?!het\b|de\b|een\b)(.+?)(?=\s*(?:,|\(|\bkvk\b|\bmet\b|\bop\b|\bin\b|\bte\b|[.?!:;]|$))/i
-      .exec(text)?.[1]
-      ?.trim() ?? NAME_BEFORE_KVK.exec(text)?.[1]?.trim().replace(LEADING_WORDS, "");
-  if (company && company.length >= 3 && !/^\d+$/.test(company)) facts.company_name = company;
-  const kvk = /\b(\d{8})\b/.exec(text.replace(/(\d{4})[\s.](\d{4})/g, "$1$2"))?.[1];
-  if (kvk) facts.kvk_number = kvk;
-  const street = STREET.exec(text)?.[1];
-  if (street) facts.address = street;
-  if (HYGIENE_BAD.test(text)) facts.hygiene_ok = false;
-  else if (HYGIENE_OK.test(text)) facts.hygiene_ok = true;
-  if (NO_VIOLATIONS.test(text)) facts.violations_found = false;
-  else if (VIOLATIONS.test(text)) facts.violations_found = true;
-  return facts;
-}
-
 function needsVerification(result: Record<string, unknown>): boolean {
   const completion = Number(result.completion_percentage ?? 0);
   const confidence = Number(result.overall_confidence ?? 0);

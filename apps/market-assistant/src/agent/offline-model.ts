@@ -20,7 +20,12 @@ export interface OfflinePlan {
 }
 
 const PRONOUN =
-  /\b(they|them|their|theirs|it|its|this company|that company|the company|these companies|those companies)\b/i;
+  /\b(these companies|those companies|this company|that company|the company|they|them|their|theirs|those|these|it|its)\b/i;
+/** Pronouns that point at the previous answer's list ("which of those", "among them"). */
+const SET_PRONOUN = /\b(those|these|them|the above|that list)\b/i;
+/** A question about a set as a whole: one query over all its companies, not one per company. */
+const SET_QUESTION =
+  /\b(combined|total|sum|together|altogether|average|mean|how many|which of|which one|biggest|largest|smallest|highest|lowest|most|least|rank|ranked|top|below|above|under|over|more than|less than|at least|at most)\b/i;
 const COMPARE = /\b(compare|comparison|comparing|versus|vs\.?|against|difference between|differ)\b/i;
 const SMALL_TALK = /^\s*(hi|hello|hey|thanks|thank you|good (morning|afternoon|evening))\b[\s!.,]*$/i;
 const HOLDINGS_WORDS = /\bown(s|ed)?\b|\bsubsidiar|\bholdings?\b|\bstakes?\b/i;
@@ -110,17 +115,17 @@ export function planFromTurns(turns: readonly TranscriptTurn[], directory: Compa
   let resolvedQuestion = question;
   const pronoun = PRONOUN.exec(question);
   if (entities.length === 0 && pronoun) {
-    subject = referents(turns.slice(0, lastHuman), directory);
+    subject = referents(turns.slice(0, lastHuman), directory, SET_PRONOUN.test(question));
     if (subject.length > 0) {
       plan.resolved = subject.map((e) => e.name);
-      if (subject.length > 1 && !COMPARE.test(question)) {
+      if (subject.length > 1 && !COMPARE.test(question) && !SET_QUESTION.test(question)) {
         return {
           ...plan,
           queries: subject.map((e) => replacePronoun(question, pronoun[0], e.name)),
           labels: subject.map((e) => e.name),
         };
       }
-      resolvedQuestion = replacePronoun(question, pronoun[0], subject.map((e) => e.name).join(" and "));
+      resolvedQuestion = replacePronoun(question, pronoun[0], joinNames(subject.map((e) => e.name)));
     }
   }
   if (COMPARE.test(question) && subject.length >= 2) {
@@ -134,12 +139,34 @@ export function planFromTurns(turns: readonly TranscriptTurn[], directory: Compa
   return { ...plan, queries: [resolvedQuestion], labels: subject.map((e) => e.name) };
 }
 
-/** Entities the latest earlier human turn named; else the first one the latest agent turn named. */
-function referents(earlier: readonly TranscriptTurn[], directory: CompanyDirectory): EntityMention[] {
+/**
+ * What a pronoun points at. The companies the previous answer listed (less those its question named:
+ * "JKH's holdings" lists JKH's companies, not JKH) when the pronoun points at a list ("which of those",
+ * "them") or when the previous question named no company ("top 3 banks" → "their combined profit" is
+ * about the three banks listed, not every bank); else the entities the latest earlier human turn named;
+ * else the first company the latest answer named.
+ */
+function referents(
+  earlier: readonly TranscriptTurn[],
+  directory: CompanyDirectory,
+  setPronoun: boolean,
+): EntityMention[] {
   const named = (text: string) => {
     const found = findEntities(text, directory);
     return found.companies.length > 0 ? found.companies : found.sectors;
   };
+  let agentAt = -1;
+  for (let i = earlier.length - 1; i >= 0 && agentAt < 0; i--) if (earlier[i]?.speaker === "Agent") agentAt = i;
+  let askedAt = -1;
+  for (let i = agentAt - 1; i >= 0 && askedAt < 0; i--) if (earlier[i]?.speaker === "Human") askedAt = i;
+  const asked = askedAt >= 0 ? findEntities((earlier[askedAt] as TranscriptTurn).text, directory).companies : [];
+  const listed =
+    agentAt >= 0
+      ? findEntities(answerBody((earlier[agentAt] as TranscriptTurn).text), directory).companies.filter(
+          (c) => !asked.some((a) => a.id === c.id),
+        )
+      : [];
+  if (listed.length > 0 && (setPronoun || (asked.length === 0 && listed.length > 1))) return listed;
   for (let i = earlier.length - 1; i >= 0; i--) {
     const turn = earlier[i] as TranscriptTurn;
     if (turn.speaker !== "Human") continue;
@@ -153,6 +180,19 @@ function referents(earlier: readonly TranscriptTurn[], directory: CompanyDirecto
     if (first) return [first];
   }
   return [];
+}
+
+/** An answer without the lines that are not its content: the resolved-question note and the notice. */
+function answerBody(text: string): string {
+  return text
+    .split("\n")
+    .filter((line) => !/^\(From our conversation|^\(.*sample data/i.test(line.trim()))
+    .join("\n");
+}
+
+function joinNames(names: readonly string[]): string {
+  if (names.length <= 2) return names.join(" and ");
+  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }
 
 function replacePronoun(question: string, pronoun: string, names: string): string {
@@ -188,7 +228,7 @@ function composeAnswer(plan: OfflinePlan, results: readonly string[]): string {
   const { bodies, notice } = splitNotice(results);
   const resolved =
     plan.resolved.length > 0
-      ? `(From our conversation, I took your question to be about ${plan.resolved.join(" and ")}.)\n\n`
+      ? `(From our conversation, I took your question to be about ${joinNames(plan.resolved)}.)\n\n`
       : "";
   const footer = notice ? `\n\n${notice}` : "";
   if (bodies.length === 1) return `${resolved}Here is what the company database says:\n\n${bodies[0]}${footer}`;

@@ -179,6 +179,21 @@ export class CompanyGraph {
     return (await this.#db.query<SummaryRow>(sql, params)).map(toSummary);
   }
 
+  /**
+   * Every company (listed or not) with its sector and latest figures, by id; with `sectorId`, only the
+   * companies of that sector and the sectors below it. Filters, counts and sums over the data read this.
+   */
+  async companies(options: { sectorId?: string } = {}): Promise<CompanySummary[]> {
+    if (options.sectorId === undefined) {
+      return (await this.#db.query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM ${SUMMARY_FROM} ORDER BY c.id`)).map(
+        toSummary,
+      );
+    }
+    const sql = `WITH RECURSIVE ${SECTOR_TREE} SELECT ${SUMMARY_COLUMNS} FROM ${SUMMARY_FROM}
+      WHERE c.sector_id IN (SELECT id FROM sector_tree) ORDER BY c.id`;
+    return (await this.#db.query<SummaryRow>(sql, [options.sectorId])).map(toSummary);
+  }
+
   /** Everything `companyId` holds, directly and through its subsidiaries, nearest first. */
   async holdings(companyId: string): Promise<OwnershipLink[]> {
     const sql = `WITH RECURSIVE chain(company_id, via_id, depth, direct_pct, effective_pct, path) AS (

@@ -1,9 +1,44 @@
 import type { CompanyDirectory, RankMetric, RankOrder } from "../companies/company-graph.js";
 import { findEntities } from "../companies/entity-matcher.js";
+import {
+  asksAggregate,
+  asksCount,
+  asksSectorRanking,
+  type FigureCondition,
+  figureConditions,
+  stakeThreshold,
+} from "./question-filters.js";
 
 /** One piece of work the supervisor hands to a worker. */
 export type SupervisorTask =
-  | { id: string; kind: "rank"; metric: RankMetric; order: RankOrder; limit: number; sectorId?: string }
+  | {
+      id: string;
+      kind: "rank";
+      metric: RankMetric;
+      order: RankOrder;
+      limit: number;
+      sectorId?: string;
+      /** Rank only these companies ("which of those is biggest"). */
+      companyIds?: string[];
+    }
+  | { id: string; kind: "sector_rank"; metric: RankMetric; order: RankOrder; limit: number }
+  | {
+      id: string;
+      kind: "filter";
+      conditions: FigureCondition[];
+      count: boolean;
+      sectorId?: string;
+      companyIds?: string[];
+      listedOnly?: boolean;
+    }
+  | { id: string; kind: "aggregate"; companyIds: string[]; metrics: RankMetric[]; op: "sum" | "avg" }
+  | {
+      id: string;
+      kind: "stake_filter";
+      companyId: string;
+      minStake: { op: "gt" | "gte"; value: number };
+      metric?: RankMetric;
+    }
   | { id: string; kind: "not_in_data"; what: string; companyIds: string[] }
   | { id: string; kind: "sector_companies"; sectorId: string }
   | { id: string; kind: "sector_metrics"; sectorId: string }
@@ -75,9 +110,9 @@ const NOT_IN_DATA: readonly { what: string; words: RegExp }[] = [
 ];
 
 const OWNERS =
-  /\bwho\s+(owns|controls|holds)\b|\bowners?\b|\bparent( company)?\b|\bshareholders?\b|\bbelongs? to\b|\bcontrolled by\b/;
+  /\bwho\s+(?:\w+\s+){0,2}(owns|controls|holds|is behind)\b|\bowners?\b|\bparent( company)?\b|\bshareholders?\b|\bbelongs? to\b|\bcontrolled by\b|\bultimate(ly)?\b|\bowned by (whom|who|which)\b|\b(which|what) (company|group|firm) (\w+ )?(owns|controls)\b|\btop of the (ownership )?chain\b|\bownership chain\b/;
 const HOLDINGS =
-  /\bown(s|ed)?\b|\bsubsidiar(y|ies)\b|\bholdings?\b|\bstakes?\b|\bportfolio\b|\binvest(s|ed|ments?)?\b|\bgroup companies\b/;
+  /\bown(s|ed)?\b|\bholds?\b|\bcontrols?\b|\bsubsidiar(y|ies)\b|\bholdings?\b|\bstakes?\b|\bportfolio\b|\binvest(s|ed|ments?)?\b|\bgroup companies\b/;
 const METRICS =
   /\bprofitab(le|ility)\b|\bfinancials?\b|\bmetrics?\b|\brevenue\b|\bsales\b|\bprofits?\b|\bearnings\b|\broe\b|\breturn on equity\b|\bp\/?e\b|\bdividends?\b|\bmargins?\b|\bassets\b|\bperformance\b|\bratios?\b|\bfigures\b/;
 
@@ -111,6 +146,11 @@ export function planQuestion(question: string, directory: CompanyDirectory): Sup
   );
 
   for (const m of missing) tasks.push({ kind: "not_in_data", what: m.what, companyIds: companies });
+  const special = setTasks(question, rest, { companies, sectors, ranked });
+  if (special.length > 0) {
+    tasks.push(...special);
+    return tasks.slice(0, MAX_TASKS).map((t, i) => ({ ...t, id: `t${i + 1}` }) as SupervisorTask);
+  }
   if (ranked && companies.length === 0) {
     const metric = rankMetric(rest);
     if (metric !== undefined) {
@@ -137,6 +177,83 @@ export function planQuestion(question: string, directory: CompanyDirectory): Sup
     for (const sectorId of sectors) tasks.push({ kind: "sector_companies", sectorId });
   }
   return tasks.slice(0, MAX_TASKS).map((t, i) => ({ ...t, id: `t${i + 1}` }) as SupervisorTask);
+}
+
+/**
+ * Tasks over sets and sectors: sectors ranked by a total, companies filtered by figures ("P/E below
+ * 4"), counts, sums over named companies ("combined net profit of A, B and C"), a ranking among named
+ * companies ("which of A, B and C is biggest"), and a holder's companies above a stake. Empty when the
+ * question asks none of these.
+ */
+function setTasks(
+  question: string,
+  rest: string,
+  found: { companies: string[]; sectors: string[]; ranked: boolean },
+): TaskSpec[] {
+  const { companies, sectors } = found;
+  const order: RankOrder = ASCENDING.test(rest) ? "asc" : "desc";
+  const stake = stakeThreshold(rest);
+  if (stake && companies.length === 1 && (HOLDINGS.test(rest) || /\bown/.test(rest))) {
+    const metric = METRICS.test(rest) || SIZE.test(rest) ? rankMetric(rest) : undefined;
+    return [
+      { kind: "stake_filter", companyId: companies[0] as string, minStake: stake, ...(metric ? { metric } : {}) },
+    ];
+  }
+  if (asksSectorRanking(rest) && companies.length === 0 && sectors.length === 0) {
+    const metric = rankMetric(rest) ?? "market_cap";
+    const limit = /\bwhich\s+sector\s+(has|is|had|makes|earns)\b|\bwhat sector\b/.test(rest)
+      ? 1
+      : rankLimit(question.toLowerCase());
+    return [{ kind: "sector_rank", metric, order, limit }];
+  }
+  const conditions: FigureCondition[] = figureConditions(rest);
+  const count = asksCount(rest);
+  const scope = {
+    ...(sectors.length === 1 ? { sectorId: sectors[0] as string } : {}),
+    ...(companies.length >= 2 ? { companyIds: companies } : {}),
+  };
+  if (conditions.length > 0) return [{ kind: "filter", conditions, count, ...scope }];
+  if (count && !(companies.length === 1 && HOLDINGS.test(rest))) {
+    return [{ kind: "filter", conditions: [], count: true, listedOnly: /\blisted\b/.test(rest), ...scope }];
+  }
+  const aggregate = asksAggregate(rest);
+  if (aggregate && companies.length >= 2) {
+    const metrics = metricsNamed(rest);
+    return [
+      {
+        kind: "aggregate",
+        companyIds: companies,
+        metrics: metrics.length > 0 ? metrics : ["market_cap"],
+        op: aggregate,
+      },
+    ];
+  }
+  if (found.ranked && companies.length >= 2 && !COMPARES.test(rest)) {
+    const metric = rankMetric(rest) ?? "market_cap";
+    const limit =
+      /\bwhich (one |of )|\bwhich (has|is|had|makes|earns|pays)\b|\bwho\b|\bis (the )?(biggest|largest|smallest|highest|lowest)\b/.test(
+        rest,
+      )
+        ? 1
+        : companies.length;
+    return [{ kind: "rank", metric, order, limit, companyIds: companies }];
+  }
+  return [];
+}
+
+const COMPARES = /\b(compare|comparison|versus|vs\.?|against|difference between)\b/;
+
+/** Every figure a question names, in a fixed order. */
+function metricsNamed(text: string): RankMetric[] {
+  const out: RankMetric[] = [];
+  if (/\bmarket cap|\bmarket value|\bvaluation\b/.test(text)) out.push("market_cap");
+  if (/\brevenue|\bsales\b|\bturnover\b/.test(text)) out.push("revenue");
+  if (/\bnet profit|\bprofits?\b|\bearnings\b|\bnet income\b/.test(text)) out.push("net_profit");
+  if (/\bassets\b/.test(text)) out.push("total_assets");
+  if (/\broe\b|\breturn on equity\b/.test(text)) out.push("roe");
+  if (/\bp\/?e\b|price.to.earnings/.test(text)) out.push("pe_ratio");
+  if (/\bdividend/.test(text)) out.push("dividend_yield");
+  return out;
 }
 
 /** The metric a ranking asks for; `undefined` when it names none the database holds and is not about size. */

@@ -11,6 +11,7 @@ import {
   sectorMetricsText,
 } from "../companies/company-text.js";
 import { planQuestion, type SupervisorTask, type TaskKind } from "./question-plan.js";
+import { aggregateText, filterText, sectorRankText, setRankText, stakeFilterText } from "./set-tasks.js";
 
 /** What a worker found for one task. */
 export interface Finding {
@@ -24,6 +25,10 @@ export type WorkerName = "market_analyst" | "ownership_analyst" | "financial_ana
 
 const WORKER_OF: Record<TaskKind, WorkerName> = {
   rank: "market_analyst",
+  sector_rank: "market_analyst",
+  filter: "market_analyst",
+  aggregate: "financial_analyst",
+  stake_filter: "ownership_analyst",
   sector_companies: "market_analyst",
   holdings: "ownership_analyst",
   owners: "ownership_analyst",
@@ -118,6 +123,7 @@ async function runTask(companies: CompanyGraph, task: SupervisorTask): Promise<s
   const sectorName = (id: string) => sectors.find((s) => s.id === id)?.name ?? id;
   switch (task.kind) {
     case "rank": {
+      if (task.companyIds) return setRankText(companies, { ...task, companyIds: task.companyIds }, currency);
       const rows = await companies.rank(task);
       return rankingText(rows, {
         metric: task.metric,
@@ -127,6 +133,18 @@ async function runTask(companies: CompanyGraph, task: SupervisorTask): Promise<s
         ...(task.sectorId ? { sectorName: sectorName(task.sectorId) } : {}),
       });
     }
+    case "sector_rank":
+      return sectorRankText(companies, task, currency);
+    case "filter":
+      return filterText(companies, task, {
+        currency,
+        ...(task.sectorId ? { scope: `in ${sectorName(task.sectorId)}` } : {}),
+        ...(task.companyIds ? { scope: `among ${task.companyIds.map(companyName).join(", ")}` } : {}),
+      });
+    case "aggregate":
+      return aggregateText(companies, task, currency);
+    case "stake_filter":
+      return stakeFilterText(companies, { ...task, holder: companyName(task.companyId) }, currency);
     case "sector_companies":
       return sectorCompaniesText(
         sectorName(task.sectorId),

@@ -22,7 +22,7 @@ describe("the offline tutor model", () => {
     });
     expect((await ask("Ponme a prueba")).toolCalls?.[0]).toMatchObject({
       name: "generate_test",
-      args: { topic: "Desarrollo de Software", num_questions: 5 },
+      args: { topic: "toda la asignatura", num_questions: 5 },
     });
     expect((await ask("¿Cuál es el horario de tutorías?")).toolCalls?.[0]).toMatchObject({
       name: "get_guia",

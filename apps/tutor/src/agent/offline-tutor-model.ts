@@ -11,12 +11,11 @@ import {
 import { foldAccents, isStopword, searchTerms, sentences, tokenize } from "../retrieval/spanish-text.js";
 import type { DifficultyLevel } from "../state.js";
 import { levelOfPrompt } from "./prompts.js";
+import { readQuizRequest, WHOLE_COURSE_TOPIC } from "./quiz-request.js";
 import { RAG_TIMEOUT_MESSAGE, RAG_UNAVAILABLE_MESSAGE } from "./tool-nodes.js";
 
 const GUIDE_PATTERN =
-  /gu[ií]a( docente)?|c[oó]mo se eval[uú]a (la asignatura|el curso|esta asignatura)|criterios de evaluaci[oó]n|evaluaci[oó]n de la asignatura|nota final|profesor(ado)?|qui[eé]n (imparte|da) |tutor[ií]as|horario|bibliograf[ií]a|temario|cr[eé]ditos|examen final/i;
-const TEST_PATTERN =
-  /\b(hazme|haz|ponme|pon|quiero|genera|prepara|preparame|prepárame|empieza|empezar|hacer)\b.*\b(test|examen|cuestionario|preguntas)\b|\bponme a prueba\b|\bev[aá]l[uú]ame\b/i;
+  /gu[ií]a( docente)?|c[oó]mo se eval[uú]a (la asignatura|el curso|esta asignatura)|criterios de evaluaci[oó]n|evaluaci[oó]n de la asignatura|nota final|profesor(ado)?|qui[eé]n (imparte|da) |tutor[ií]as|horario|bibliograf[ií]a|libros? (recomendad|de texto|de consulta)|qu[eé] libros|lecturas recomendadas|temario|cr[eé]ditos|examen final/i;
 const GREETING = /^\s*(hola|buenas( tardes| noches)?|buenos d[ií]as|hey|saludos)[\s!.,¡]*$/i;
 
 const HELP =
@@ -43,11 +42,15 @@ export function createOfflineTutorModel(): RuleChatModel {
       { name: "tool-error", when: (ctx) => ctx.last?.role === "tool", reply: (ctx) => toolErrorAnswer(ctx) },
       { name: "greeting", when: GREETING, reply: `¡Hola! Soy el asistente de la asignatura. ${HELP}` },
       {
+        name: "test",
+        when: (ctx) => ctx.last?.role === "user" && readQuizRequest(messageText(ctx.last)) !== undefined,
+        reply: testCall,
+      },
+      {
         name: "guia",
         when: GUIDE_PATTERN,
         reply: (ctx) => ({ toolCalls: [{ name: "get_guia", args: guiaArgs(ctx.text) }] }),
       },
-      { name: "test", when: TEST_PATTERN, reply: testCall },
       {
         name: "search",
         when: /\S/,
@@ -100,10 +103,10 @@ function guiaArgs(text: string): { seccion?: string } {
 }
 
 function testCall(ctx: RuleContext): RuleReply {
-  const count = Number(/(\d+)\s*preguntas/i.exec(ctx.text)?.[1] ?? 5);
-  const topicMatch = /\b(?:sobre|acerca de|del tema|de tema)\s+(.+?)[\s?.!]*$/i.exec(ctx.text);
-  const subject = /asignatura ([^.\n]+)\./.exec(systemPrompt(ctx) ?? "")?.[1];
-  const topic = topicMatch?.[1]?.trim() || subject || "la asignatura";
+  const request = readQuizRequest(messageText(ctx.last));
+  const count = request?.numQuestions ?? 5;
+  // No topic said, or the whole course said: the whole subject.
+  const topic = request?.topic ?? WHOLE_COURSE_TOPIC;
   return { toolCalls: [{ name: "generate_test", args: { topic, num_questions: Math.min(Math.max(count, 1), 10) } }] };
 }
 

@@ -4,7 +4,7 @@ import type { DifficultyLevel } from "../state.js";
 const TOOLS_GUIDE = `Herramientas:
 - rag_search: busca en los documentos de la asignatura. Úsala para cualquier pregunta sobre el contenido del curso.
 - get_guia: consulta la guía docente (evaluación, profesorado, temario, bibliografía, tutorías). La asignatura se añade sola.
-- generate_test: empieza un test de opción múltiple cuando el estudiante lo pida (tema y número de preguntas).
+- generate_test: empieza un test de opción múltiple cuando el estudiante lo pida (tema y número de preguntas). Si pide un test de toda la asignatura, de todo el temario o no dice tema, usa topic "toda la asignatura"; usa el número de preguntas que pida.
 Responde siempre en español y solo con información de los documentos recuperados; si no aparece, dilo.`;
 
 /** Marker line each system prompt carries with its level (the offline model reads it). */

@@ -1,5 +1,6 @@
-import type { CoursePassage } from "../corpus/course-corpus.js";
-import { foldAccents, searchTerms, sentences } from "../retrieval/spanish-text.js";
+import { type CoursePassage, subjectName } from "../corpus/course-corpus.js";
+import { courseSynonyms } from "../retrieval/course-synonyms.js";
+import { foldAccents, isStopword, searchTerms, sentences, stem, tokenize } from "../retrieval/spanish-text.js";
 import type { ContextChunk, MultipleChoiceTest } from "../state.js";
 
 /**
@@ -130,32 +131,132 @@ function answerPositions(count: number, random: () => number): number[] {
 }
 
 /**
- * Whether a text is about `topic`: it names one of the topic's terms in its concept, or all of them in
- * its unit's title or its text. A topic with no terms (or "la asignatura") covers everything.
+ * How closely a passage is about `topic`: 1 when the topic names its concept (every word of the topic,
+ * or one of the course's synonyms for it, is in the concept — or the concept's words are all in the
+ * topic), 2 when the topic names its unit ("patrones de diseño", "tema 2"), 3 when its text says the
+ * topic's words in a row, 0 when it is not about it. A general topic ({@link isGeneralTopic}) covers
+ * every passage at 1.
+ *
+ * @example
+ * topicTier({ concepto: "idempotencia", tema: "Tema 4. Infraestructura como código", texto: "…" }, "infraestructura como código"); // 2
+ * topicTier({ concepto: "infraestructura virtual", tema: "Tema 1. …", texto: "…" }, "infraestructura como código"); // 0
+ */
+export function topicTier(
+  passage: { concepto?: unknown; tema?: unknown; texto: string },
+  topic: string,
+  asignatura?: string | null,
+): 0 | 1 | 2 | 3 {
+  if (isGeneralTopic(topic, asignatura)) return 1;
+  const groups = topicGroups(topic);
+  if (groups.length === 0) return 0;
+  const termsOf = (text: unknown) => new Set(typeof text === "string" ? searchTerms(text) : []);
+  const covers = (terms: ReadonlySet<string>, prefix = false) =>
+    groups.every((alts) =>
+      alts.some((a) =>
+        a.every((t) => terms.has(t) || (prefix && t.length >= 4 && [...terms].some((c) => c.startsWith(t)))),
+      ),
+    );
+  const concept = termsOf(passage.concepto);
+  const topicTerms = new Set(groups.flat(2));
+  // The concept: named by the topic ("docker" names "Dockerfile" and "Docker Compose"), or naming it.
+  if (covers(concept, true) || (concept.size > 0 && [...concept].every((t) => topicTerms.has(t)))) return 1;
+  if (covers(termsOf(passage.tema))) return 2;
+  const words = searchTerms(passage.texto).join(" ");
+  const phrases = groups.reduce<string[]>(
+    (acc, alts) => acc.flatMap((p) => alts.map((a) => `${p} ${a.join(" ")}`.trim())),
+    [""],
+  );
+  return phrases.some((p) => ` ${words} `.includes(` ${p} `)) ? 3 : 0;
+}
+
+/**
+ * Whether a passage is about `topic` at all ({@link topicTier} above 0).
  *
  * @example
  * aboutTopic({ concepto: "patrón Observador", tema: "Tema 3. Patrones de diseño", texto: "…" }, "patrones de diseño"); // true
  */
-export function aboutTopic(passage: { concepto?: unknown; tema?: unknown; texto: string }, topic: string): boolean {
-  const terms = [...new Set(searchTerms(topic))];
-  if (isGeneralTopic(topic)) return true;
-  const has = (text: unknown) => new Set(typeof text === "string" ? searchTerms(text) : []);
-  const concept = has(passage.concepto);
-  if (terms.some((t) => concept.has(t))) return true;
-  const tema = has(passage.tema);
-  const texto = has(passage.texto);
-  return terms.every((t) => tema.has(t)) || terms.every((t) => texto.has(t));
+export function aboutTopic(
+  passage: { concepto?: unknown; tema?: unknown; texto: string },
+  topic: string,
+  asignatura?: string | null,
+): boolean {
+  return topicTier(passage, topic, asignatura) > 0;
 }
 
 /**
- * Whether a test topic means the whole subject ("la asignatura", "el temario", nothing).
+ * The passages about `topic`, closest first ({@link topicTier}; those that only mention it in their text
+ * only when no passage is about it); for the whole course, every passage,
+ * one unit after another in turn so a short quiz still spans the syllabus.
  *
  * @example
- * isGeneralTopic("la asignatura"); // true
+ * passagesOnTopic(retriever.passagesOf("iv"), "infraestructura como código", "iv").map((p) => p.concepto); // ["infraestructura como código", "idempotencia"]
  */
-export function isGeneralTopic(topic: string): boolean {
+export function passagesOnTopic<P extends { concepto?: unknown; tema?: unknown; texto: string }>(
+  passages: readonly P[],
+  topic: string,
+  asignatura?: string | null,
+): P[] {
+  if (isGeneralTopic(topic, asignatura)) return acrossUnits(passages);
+  const tiered = passages.map((p, i) => ({ p, i, tier: topicTier(p, topic, asignatura) })).filter((x) => x.tier > 0);
+  // A passage that only mentions the topic in passing counts only when none is about it.
+  const about = tiered.some((x) => x.tier < 3) ? tiered.filter((x) => x.tier < 3) : tiered;
+  return about.sort((a, b) => a.tier - b.tier || a.i - b.i).map((x) => x.p);
+}
+
+/** Passages taken one unit after another in turn (the first of each unit, then the second…). */
+function acrossUnits<P extends { tema?: unknown }>(passages: readonly P[]): P[] {
+  const units = new Map<string, P[]>();
+  for (const p of passages) {
+    const key = String(p.tema ?? "");
+    units.set(key, [...(units.get(key) ?? []), p]);
+  }
+  const out: P[] = [];
+  for (let round = 0; out.length < passages.length; round++) {
+    for (const list of units.values()) {
+      const p = list[round];
+      if (p) out.push(p);
+    }
+  }
+  return out;
+}
+
+/** The topic's words, each with its alternatives: its own stem, or all the words of a course synonym. */
+function topicGroups(topic: string): string[][][] {
+  return tokenize(topic)
+    .filter((t) => !isStopword(t))
+    .map((t) => {
+      const synonym = searchTerms(courseSynonyms(t));
+      return synonym.length > 0 ? [[stem(t)], synonym] : [[stem(t)]];
+    });
+}
+
+const GENERAL_WORDS = new Set([
+  "asignatur",
+  "curs",
+  "temari",
+  "general",
+  "tod",
+  "materi",
+  "complet",
+  "enter",
+  "apunt",
+  "tem",
+]);
+
+/**
+ * Whether a test topic means the whole subject: "toda la asignatura", "el temario", nothing, or the
+ * subject's own name or code.
+ *
+ * @example
+ * isGeneralTopic("toda la asignatura"); // true
+ * isGeneralTopic("Infraestructura Virtual", "iv"); // true
+ */
+export function isGeneralTopic(topic: string, asignatura?: string | null): boolean {
   const terms = searchTerms(topic);
-  return terms.length === 0 || terms.every((t) => /^(asignatur|curs|temari|general|todo|materi)$/.test(t));
+  if (terms.length === 0 || terms.every((t) => GENERAL_WORDS.has(t))) return true;
+  if (!asignatura) return false;
+  const subject = new Set([...searchTerms(subjectName(asignatura)), foldAccents(asignatura)]);
+  return terms.every((t) => GENERAL_WORDS.has(t) || subject.has(t));
 }
 
 function passageFact(p: CoursePassage): Fact {

@@ -6,7 +6,9 @@ import {
   TEST_QUERY_GENERATION_PROMPT,
   TEST_QUESTION_GENERATION_PROMPT,
 } from "../agent/prompts.js";
+import type { CoursePassage } from "../corpus/course-corpus.js";
 import type { LocalRetriever } from "../retrieval/local-retriever.js";
+import { passageMetadata } from "../retrieval/local-retriever.js";
 import type { Retriever } from "../retrieval/retriever.js";
 import { type ContextChunk, type TestSessionState, testSessionStateSchema } from "../state.js";
 import {
@@ -18,20 +20,24 @@ import {
   parseEvaluationJson,
 } from "./answer-evaluation.js";
 import {
-  aboutTopic,
+  isGeneralTopic,
   LETTERS,
   offlineQueries,
   offlineQuestions,
   parseQueriesJson,
   parseQuestionsJson,
+  passagesOnTopic,
   quizSeed,
 } from "./question-generation.js";
+import { quizHitlRequest, readQuizReply } from "./quiz-hitl.js";
 import { testSummary } from "./test-summary.js";
 
 /**
  * What `answer_question` shows when it pauses: the seed's interrupt payload, declared as a choice
  * (`@trellis/protocol`'s `askChoice`: `kind`, `question`, lettered `options`) so every door — the
- * CLI, the studio, AG-UI — offers the four options without parsing the text.
+ * CLI, the studio, AG-UI — offers the four options without parsing the text. The pause also carries
+ * LangChain's HITL request (`action_requests`/`review_configs`, see `quiz-hitl.ts`) so agent-chat-ui
+ * and `useStream` pages can answer it; `/chat` and `/resume_chat` show only the seed's keys.
  *
  * @example
  * const info: InterruptInfo = { action: "answer_question", question_num: 1, total_questions: 5, question_text: "¿…?\nA) …", ...askChoice("¿…?", options) };
@@ -118,9 +124,19 @@ export function createTestSubgraph(options: TestSubgraphOptions): CompiledGraph<
       const wanted = s.num_questions ?? 5;
       const topic = s.topic ?? "";
       const subject = options.corpus.passagesOf(s.asignatura);
-      // Only what the notes say about the topic: a topic they do not cover is declined, not replaced.
-      const context = s.context.filter((c) => aboutTopic({ ...c.metadata, texto: c.content }, topic));
-      const onTopic = subject.filter((p) => aboutTopic(p, topic));
+      // Only what the notes say about the topic, closest first: a topic they do not cover is declined,
+      // not replaced; the whole course takes every unit in turn.
+      const general = isGeneralTopic(topic, s.asignatura);
+      const onTopic = passagesOnTopic(subject, topic, s.asignatura);
+      const asChunk = (p: CoursePassage): ContextChunk => ({ content: p.texto, metadata: passageMetadata(p) });
+      // The retrieved chunks and the shipped passages on the topic, closest first.
+      const context = general
+        ? onTopic.slice(0, wanted * 2).map(asChunk)
+        : passagesOnTopic(
+            dedupe([...s.context, ...onTopic.map(asChunk)]).map((c) => ({ ...c.metadata, texto: c.content, chunk: c })),
+            topic,
+            s.asignatura,
+          ).map((c) => c.chunk);
       if (context.length === 0 && onTopic.length === 0) {
         const temas = [...new Set(subject.map((p) => p.tema))];
         const covered = temas.length > 0 ? ` Puedo hacerte un test sobre: ${temas.join("; ")}.` : "";
@@ -192,8 +208,31 @@ export function createTestSubgraph(options: TestSubgraphOptions): CompiledGraph<
           q.options.map((label, i) => ({ key: LETTERS[i] ?? String(i + 1), label })),
         ),
       };
-      const raw = ctx.interrupt<unknown>(payload);
-      const answer = typeof raw === "string" ? raw : JSON.stringify(raw);
+      const reply = readQuizReply(
+        ctx.interrupt<unknown>({ ...payload, ...quizHitlRequest(q, idx + 1, payload.total_questions) }),
+      );
+      if (reply.kind === "invalid") {
+        return { pending_feedback: `❌ ${reply.reason} Te repito la pregunta ${idx + 1}.` };
+      }
+      if (reply.kind === "stop") {
+        // "Reject" without a message in a stock UI: the test ends here; the rest count as unanswered.
+        return {
+          messages: [userMessage("(terminar el test)")],
+          pending_feedback: `⏹️ Test terminado en la pregunta ${idx + 1}.`,
+          current_question_index: s.questions.length,
+        };
+      }
+      if (reply.kind === "skip") {
+        return {
+          messages: [userMessage("(sin respuesta)")],
+          user_answers: [...s.user_answers, "(sin respuesta)"],
+          scores: [...s.scores, false],
+          feedback_history: [...s.feedback_history, "sin respuesta"],
+          pending_feedback: `⏭️ Sin respuesta. La respuesta correcta es la ${correctAnswerHint(q)}.`,
+          current_question_index: idx + 1,
+        };
+      }
+      const answer = reply.text;
       if (answerLetter(answer, q) === undefined) {
         // Not an option: the question is asked again, with the reason; it is not used up.
         const shown = answer.trim().length > 80 ? `${answer.trim().slice(0, 80)}…` : answer.trim();

@@ -140,7 +140,7 @@ describe("test session through /chat and /resume_chat", () => {
   it("a restarted server resumes the test at the right question, without regenerating it", async () => {
     const first = startAgent();
     await post(first.app, "/chat", {
-      query: "Ponme a prueba con un examen de 5 preguntas sobre pruebas",
+      query: "Ponme a prueba con un examen de 5 preguntas sobre toda la asignatura",
       id: "luis",
       asignatura: "DS",
     });

@@ -125,6 +125,8 @@ export const agentStateSchema = {
   conversation_id: channel.value(""),
   channel: channel.value<TwiChannel>("cli", { schema: fields.channel }),
   message: channel.value("", { schema: fields.message }),
+  /** The id of the chat message the last request was read from (LangGraph's `{ messages }` input). */
+  request_message_id: channel.value<string | null>(null),
 
   intent: channel.value<Intent | null>(null),
   processed_input: channel.value<ProcessedInput | null>(null),

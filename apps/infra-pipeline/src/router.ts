@@ -56,7 +56,7 @@ export const QUERY_WORDS = [
  * Past tenses ("were created") describe, they do not ask.
  */
 const CHANGE_FORMS =
-  /\b(?:(?:creat|delet|updat|modif|scal|remov|deploy|provision|migrat|upgrad|chang|enabl|disabl|decommission|destroy)(?:e|es|s|ies|y|ing)?|add(?:s|ing)?|set(?:s|ting)?(?:\s+up)?|spin(?:s|ning)?\s+up|stand\s+up|tear(?:s|ing)?\s+down|get\s+rid\s+of|turn(?:s|ing)?\s+(?:on|off)|suspend(?:s|ing)?|build(?:s|ing)?|launch(?:es|ing)?|make|configure|need|want|would\s+like|give\s+me)\b/;
+  /\b(?:(?:creat|delet|updat|modif|scal|remov|deploy|provision|migrat|upgrad|chang|enabl|disabl|decommission|destroy)(?:e|es|s|ies|y|ing)?|add(?:s|ing)?|set(?:s|ting)?(?:\s+up)?|spin(?:s|ning)?\s+up|stand\s+up|tear(?:s|ing)?\s+down|get\s+rid\s+of|turn(?:s|ing)?\s+(?:on|off)|suspend(?:s|ing)?|build(?:s|ing)?|launch(?:es|ing)?|make|configure|need|want|would\s+like|give\s+me|strip(?:s|ping)?|switch(?:es|ing)?\s+(?:on|off)|block(?:s|ing)?)\b|\b(?:i|we)'d\s+like\b/;
 /** A question about what exists ("how many resources did we deploy?"): a query even with a change verb in it. */
 const QUESTION_OPENING =
   /^\s*(?:how\s+(?:many|much)|which|what|did\s+(?:we|you|i)|do\s+(?:we|you|i)\s+have|have\s+(?:we|you)|are\s+there|is\s+there|where|when|who)\b/;

@@ -62,6 +62,14 @@ const VERBS: Array<[ChangeAction, RegExp]> = [
   ],
 ];
 
+/** Verbs: never a purpose in front of a resource ("delete S3 bucket …"), but fine after "for" ("for deploy alerts"). */
+const VERB_WORDS = new Set(
+  (
+    "create make provision add delete remove destroy decommission drop tear down update modify change enable " +
+    "disable set upgrade scale migrate deploy please also up spin stand build launch need want"
+  ).split(" "),
+);
+
 /** Words that never name a purpose. */
 export const STOP_WORDS = new Set(
   (
@@ -69,14 +77,14 @@ export const STOP_WORDS = new Set(
     "queues table tables topic topics public private encrypted versioned fifo kms env environment versioning " +
     "encryption retention days day is be it keyed by named called using as partition hash key this existing old " +
     "another some two three both each one from its their setting settings access " +
-    "create make provision add delete remove destroy decommission drop tear down update modify change enable " +
-    "disable set upgrade scale migrate deploy please also up spin stand build launch need want " +
     "dev development tst test testing staging prd prod production"
   ).split(" "),
 );
 
+const isStop = (w: string) => STOP_WORDS.has(w) || VERB_WORDS.has(w);
+
 const looksLikeName = (w: string | undefined): w is string =>
-  w !== undefined && !STOP_WORDS.has(w) && /[-._0-9]/.test(w) && new RegExp(`^${NAME}$`).test(w);
+  w !== undefined && !isStop(w) && /[-._0-9]/.test(w) && new RegExp(`^${NAME}$`).test(w);
 
 interface Mention {
   kind: ResourceKind;
@@ -136,7 +144,11 @@ function purposesAfter(segment: string, plural: boolean): string[] {
   const out: string[] = [];
   for (const part of parts) {
     const picked: string[] = [];
-    for (const w of part.split(/[^a-z0-9-]+/).filter(Boolean)) {
+    // "for invoices and for receipts": each part may repeat the "for"
+    for (const w of part
+      .replace(/^\s*(?:for|the|our|my)\s+/, "")
+      .split(/[^a-z0-9-]+/)
+      .filter(Boolean)) {
       if (STOP_WORDS.has(w) || /^\d/.test(w)) break;
       picked.push(w);
       if (picked.length === 2) break;
@@ -154,7 +166,7 @@ function nameNear(before: string, after: string): string | undefined {
   const named = new RegExp(`^[^.;]*?\\b(?:named|called)\\s+["'\`]?(${NAME})`).exec(after)?.[1];
   if (named) return named;
   const quoted = new RegExp(`^\\s*(?:\\S+\\s+){0,3}?["'\`](${NAME})["'\`]`).exec(after)?.[1];
-  if (quoted && !STOP_WORDS.has(quoted)) return quoted;
+  if (quoted && !isStop(quoted)) return quoted;
   const prev = new RegExp(`["'\`]?(${NAME})["'\`]?\\s+(?:s3\\s+|sqs\\s+|sns\\s+|dynamodb\\s+)?$`).exec(before)?.[1];
   if (looksLikeName(prev)) return prev;
   return undefined;
@@ -163,7 +175,7 @@ function nameNear(before: string, after: string): string | undefined {
 /** "the logs bucket", "an orders queue": the word in front of a mention. */
 function purposeBefore(before: string): string | undefined {
   const w = /([a-z0-9-]+)\s+(?:s3\s+|sqs\s+|sns\s+|dynamodb\s+)?$/.exec(before)?.[1];
-  return w && !STOP_WORDS.has(w) && !/^\d/.test(w) ? w : undefined;
+  return w && !isStop(w) && !/^\d/.test(w) ? w : undefined;
 }
 
 /** The verb in force at a position: the last one before it, else the first one after it. */

@@ -78,7 +78,7 @@ const CREATE_WORDS = [
 const SMALL_TALK = new Set(
   (
     "szia sziasztok helló hello hali hi hey jó napot reggelt estét kívánok köszönöm köszi kösz üdv üdvözlöm " +
-    "thanks thank you ok oké okay teszt test good morning"
+    "thanks thank you ok oké okay teszt test good morning szépen nagyon viszlát viszontlátásra üdvözlettel minden is"
   ).split(" "),
 );
 

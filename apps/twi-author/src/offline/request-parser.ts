@@ -246,7 +246,10 @@ function pointsOf(aside: string): string[] {
  * // { action: "Húzza meg a csavart kattanásig.", keyPoints: ["egyenletesen"], rationale: "A túlhúzás elszakítja a menetet." }
  */
 export function parseStep(text: string): TwiStep {
-  let rest = text.trim();
+  // a sequence word opening a step is not part of its action ("Először ellenőrizze …")
+  let rest = text
+    .trim()
+    .replace(/^(?:először|elsőként|aztán|majd|utána|ezután|azután|végül|first|then|next|finally)[,]?\s+/iu, "");
   let rationale = "";
   const why = RATIONALE_SPLIT.exec(maskParens(rest));
   if (why && why.index > 0) {
@@ -257,7 +260,14 @@ export function parseStep(text: string): TwiStep {
     rest = rest.slice(0, why.index);
   }
   const { rest: action, inner } = asides(rest);
-  const keyPoints = inner.flatMap(pointsOf);
+  // an aside that gives its reason ("(óvatosan, mert nyomás alatt lehet)"): the key point, and the
+  // step's reason when the step states none outside
+  const keyPoints = inner.flatMap((aside) => {
+    const because = RATIONALE_SPLIT.exec(maskParens(aside));
+    if (!because || because.index === 0 || rationale !== "") return pointsOf(aside);
+    rationale = aside.slice(because.index + because[0].length);
+    return pointsOf(aside.slice(0, because.index));
+  });
   rest = action;
   const marked = KEY_POINT_MARKERS.exec(maskParens(rest));
   if (marked && marked.index > 0) {
@@ -305,7 +315,9 @@ function jobPhrase(text: string): string {
  * extractTask("Write a TWI for pallet wrapping."); // "pallet wrapping"
  */
 export function extractTask(intro: string): string | null {
-  const first = (intro.split(/(?<=[.!?])\s+|\r?\n/)[0] ?? "").trim();
+  const first = (intro.split(/(?<=[.!?:])\s+|:\s*$|\r?\n/)[0] ?? "").trim();
+  const anchored = aroundDocumentWord(first);
+  if (anchored !== undefined) return anchored;
   let rest = first;
   for (const opener of REQUEST_OPENERS) rest = rest.replace(opener, "");
   const withoutDoc = jobPhrase(rest.replace(DOCUMENT_WORDS, ""));
@@ -313,8 +325,53 @@ export function extractTask(intro: string): string | null {
     // No request wording at all: the sentence itself may name the job only if it is short.
     if (rest.split(/\s+/).length > 12) return null;
   }
-  const task = withoutDoc.replace(/[.!?:]+$/, "").trim();
-  if (task === "" || /^(?:twi|egy|a|az|valamit|something)$/i.test(task)) return null;
+  return taskOrNull(withoutDoc);
+}
+
+/** A word for the document asked for, in any case ("munkautasításra", "TWI-t", "leírása", "útmutatót"). */
+const DOC_WORD =
+  /(?<![\p{L}\d-])(?:twi(?:-[a-zé]+)?|(?:munkautasítás|utasítás|útmutató|leírás|munkaleírás|oktatóanyag|instrukció|eljárásrend|betanítás)\p{L}*|(?:job|work)\s+instructions?|sop)(?![\p{L}])/iu;
+/** Words around the document word that ask, never name the job. */
+const ASKING =
+  /^(?:(?:kérlek|kérem|légyszi|légy szíves|szükségem|szükség|lenne|van|volna|kellene|kéne|kell|kérek|kérnék|szeretnék|írj|írjon|írd meg|készíts|készítsen|csinálj|egy|új|nekem|nekünk|róla|erről|arról|please|write|create|make|a|an|the)[,]?(?:\s+|$))+/iu;
+/** The job is written with a case ending that names a topic ("-ról", "-hoz", "arról, hogyan") or "for …". */
+const NAMES_A_JOB =
+  /\p{L}{3,}(?:ról|ről|hoz|hez|höz)(?![\p{L}])|(?:^|\s)(?:arról|erről)|(?:^|\s)(?:for|on|about|covering)\s/iu;
+
+/**
+ * The job named next to the document word: after it ("…munkautasításra a címkenyomtató
+ * szalagcseréjéről"), or before it when what follows names no topic ("A csavarok meghúzásáról kérek
+ * egy TWI-t", "Forrasztás – TWI-t kérek róla"). `undefined` when the sentence has no document word.
+ */
+function aroundDocumentWord(sentence: string): string | null | undefined {
+  const doc = DOC_WORD.exec(sentence);
+  if (!doc) return undefined;
+  const after = jobPhrase(
+    sentence
+      .slice(doc.index + doc[0].length)
+      .trim()
+      .replace(ASKING, ""),
+  );
+  const before = sentence
+    .slice(0, doc.index)
+    .replace(ASKING, "")
+    .replace(
+      /(?:\s+(?:kérlek|kérem|kérek|kérnék|szeretnék|kellene|kéne|kell|lenne|egy|new|a|an|the|írj|készíts)|[\s,–—-])+$/iu,
+      "",
+    )
+    .trim();
+  const job = NAMES_A_JOB.test(after) || before === "" ? after : jobPhrase(before);
+  return taskOrNull(withoutClauses(job));
+}
+
+/** Cuts what follows the job: a relative clause, the audience, a list label ("…ről, ami így megy"). */
+function withoutClauses(text: string): string {
+  return text.replace(/\s*,\s*(?:ami|amely|ahol|amit|az?\s|lépések|which|that).*$/iu, "").replace(/[,\s]+$/u, "");
+}
+
+function taskOrNull(text: string): string | null {
+  const task = text.replace(/[.!?:]+$/, "").trim();
+  if (task === "" || /^(?:twi|egy|a|az|valamit|something|róla)$/i.test(task)) return null;
   return task;
 }
 
@@ -344,11 +401,12 @@ export function parseRequest(text: string): RequestFacts {
     else facts[key].push(...splitRules(body).map(sentence));
   }
   if (facts.steps.length === 0) {
-    // Steps written straight into the request: "…: 1. … 2. …", or sentences joined by "majd"/"then".
+    // Steps written straight into the request: "…: 1. … 2. …", a bulleted list on its own lines, or
+    // sentences joined by "majd"/"then". A list starts at "1." or at its first marked line ("a 3.
+    // jelölésig" is an ordinal, not a list).
     const afterFirst = intro.replace(/^[^.!?\n:]*[.!?:\n]\s*/, "");
-    const candidates = /\d\s*[.)]\s+\p{L}/u.test(intro)
-      ? splitItems(intro.slice(intro.search(/\d\s*[.)]\s+\p{L}/u)))
-      : [];
+    const listStart = intro.search(/(?:^|\s)1\s*[.)]\s+\p{L}|(?:^|\n)\s*[-•*–]\s+\p{L}/u);
+    const candidates = listStart >= 0 ? splitItems(intro.slice(listStart)) : [];
     const sequenced = candidates.length >= 2 ? candidates : afterFirst ? splitSequence(afterFirst) : [];
     if (sequenced.length >= 2) facts.steps.push(...sequenced.map(parseStep));
   }

@@ -1,9 +1,9 @@
 /**
  * The local deployment target (`INFRA_AGENT_TF_TARGET=local`): the reviewed module's resources rendered
  * as Terraform's built-in `terraform_data` resources — same types, labels and attributes — and applied
- * by the real `terraform`/`tofu` binary in a temporary directory with a local backend. The built-in
- * provider (`terraform.io/builtin/terraform`) needs no registry, so `init`, `plan` and `apply` run
- * offline. The acceptance criteria are then checked against what was applied (`show -json`), not
+ * by the real `terraform`/`tofu` binary in a temporary directory, on the environment's shared state
+ * (`state-backend.ts`: a local file, or Terraform's `pg` backend). The built-in provider
+ * (`terraform.io/builtin/terraform`) needs no registry, so `init`, `plan` and `apply` run offline. The acceptance criteria are then checked against what was applied (`show -json`), not
  * against the files.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -111,8 +111,10 @@ function conditionsOf(b: HclBlock): Record<string, Array<{ condition: string; er
 /**
  * Renders a module as a `main.tf.json` of `terraform_data` resources: each resource's evaluated
  * attributes and nested blocks in `input` (a reference to another resource stays as its expression
- * text), its lifecycle pre/postconditions kept with `self.x` read from the applied output. `removed`
- * blocks render nothing: the local target's state starts empty, so there is nothing to remove.
+ * text), its lifecycle pre/postconditions kept with `self.x` read from the applied output. With
+ * `deployed` (what the environment's state holds), the resources this module neither replaces nor
+ * removes (`removed` blocks) are kept as they are, so applying it changes only what the request asks.
+ * Nothing left renders `{}`.
  *
  * @example
  * renderLocalTarget(loadModule(files)).resource.terraform_data.aws_s3_bucket__logs.input.attributes.bucket; // "trellis-dev-logs"

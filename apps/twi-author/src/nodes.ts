@@ -341,8 +341,9 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
           ? `Javítás kérése: ${state.revision_feedback}`
           : `Döntés: ${state.status}`;
       return {
-        // an approval here is not the final one: the final approval's time is written at `approve` only
-        ...(state.status === "approved" ? { approval_timestamp: null } : {}),
+        // an approval here is not the final one: the final approval's time is written at `approve` only;
+        // the text it approved is the only one the final approval may publish
+        ...(state.status === "approved" ? { approval_timestamp: null, approved_draft: state.draft } : {}),
         messages: [{ id: `${conversationId}:review:${state.revision_count}`, role: "user", content: said }],
       };
     },
@@ -370,8 +371,24 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
           "WRONG_PAUSE",
         );
       }
-      const decided: AgentUpdate | undefined = state.status === "approved" && state.approval_timestamp ? {} : undefined;
       const conversationId = conversationIdOf(state, ctx);
+      if (state.approved_draft !== null && state.draft !== state.approved_draft) {
+        // the draft changed after the review let it through (a state update at the final pause): a new
+        // draft is reviewed again, never published straight away
+        return {
+          status: "review_needed",
+          approval_timestamp: null,
+          messages: [
+            {
+              id: `${conversationId}:changed-at-final:${state.revision_count}`,
+              role: "assistant",
+              content:
+                "A vázlat a felülvizsgálat után megváltozott: újra felülvizsgálatra kerül, a végső jóváhagyás előtt.",
+            },
+          ],
+        };
+      }
+      const decided: AgentUpdate | undefined = state.status === "approved" && state.approval_timestamp ? {} : undefined;
       const update =
         decided ??
         askAtPause("approve", state, ctx, {

@@ -127,7 +127,14 @@ export function decisionUpdate(
   switch (decision?.type) {
     case "approve":
       return pause === "review"
-        ? { update: { status: "approved", approval_timestamp: null, messages: [said("Döntés: approved")] } }
+        ? {
+            update: {
+              status: "approved",
+              approval_timestamp: null,
+              approved_draft: state.draft,
+              messages: [said("Döntés: approved")],
+            },
+          }
         : {
             update: {
               status: "approved",
@@ -159,6 +166,7 @@ export function decisionUpdate(
           draft,
           status: "approved",
           approval_timestamp: null,
+          approved_draft: draft,
           messages: [said(`Szerkesztett vázlat, jóváhagyva:\n${draft}`)],
         },
       };

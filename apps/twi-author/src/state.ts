@@ -132,6 +132,8 @@ export const agentStateSchema = {
   processed_input: channel.value<ProcessedInput | null>(null),
   draft: channel.value<string | null>(null),
   draft_metadata: channel.value<DraftMetadata | null>(null),
+  /** The draft as the review let it through: the final approval publishes only this text. */
+  approved_draft: channel.value<string | null>(null),
 
   revision_feedback: channel.value<string | null>(null, { schema: z.string().nullable() }),
   revision_count: channel.value(0, { schema: fields.revision_count }),

@@ -211,3 +211,22 @@ describe("LangGraph's chat convention: { messages } only", () => {
     expect(state).toMatchObject({ intent: "generate_twi", message: "Írj TWI-t a forrasztásról." });
   });
 });
+
+describe("the final pause publishes only the reviewed draft", () => {
+  it("a draft changed by a state update at the final pause goes back to the review; nothing is published", async () => {
+    const threadId = await request(PALLET_REQUEST);
+    await answer(threadId, { decisions: [{ type: "approve" }] });
+    const reviewed = String((await values(threadId)).draft);
+    const changed = reviewed.replace(/1\. CÍM\n.*/, "1. CÍM\nNem felülvizsgált cím");
+    await client().runs.wait(threadId, ASSISTANT, {
+      command: { update: { draft: changed, status: "approved", approval_timestamp: "2026-11-28T12:00:00.000Z" } },
+    });
+    const state = await values(threadId);
+    expect(state).toMatchObject({ status: "review_needed", pdf_url: null, draft: changed });
+    expect((await pending(threadId))[0]?.pause).toBe("review");
+    // reviewed and approved twice, it is published
+    await answer(threadId, { decisions: [{ type: "approve" }] });
+    await answer(threadId, { decisions: [{ type: "approve" }] });
+    expect(await values(threadId)).toMatchObject({ status: "completed", draft: changed });
+  });
+});

@@ -8,6 +8,7 @@
 import { hitlRequest, type ReviewDecisionType, readDecisions, type ToolReviewRequest } from "@trellis/agents";
 import { interrupt } from "@trellis/core";
 import { type Environment, PlanningOutput } from "./contracts.js";
+import { followsNamingConvention, type PipelinePolicy } from "./policy.js";
 
 /**
  * What an approval gate shows the person (the interrupt's value): the app's fields and LangChain's
@@ -109,6 +110,7 @@ export function readGateAnswer(
   request: ApprovalRequest,
   answer: unknown,
   plan: PlanningOutput | null,
+  policy?: PipelinePolicy,
 ): { decision: GateDecision } | { reason: string } {
   if (typeof answer === "object" && answer !== null && "decisions" in answer) {
     const read = readDecisions(answer, [
@@ -120,7 +122,7 @@ export function readGateAnswer(
     if (decision?.type === "reject") {
       return { decision: { approved: false, ...(decision.message ? { message: decision.message } : {}) } };
     }
-    if (decision?.type === "edit") return editedPlan(decision.editedAction ?? decision.edited_action, plan);
+    if (decision?.type === "edit") return editedPlan(decision.editedAction ?? decision.edited_action, plan, policy);
     return { reason: `${JSON.stringify(decision)} is not a decision this gate takes.` };
   }
   const approved = parseApproval(answer);
@@ -136,6 +138,7 @@ const EDITABLE = ["summary", "resources", "requirements", "acceptance_criteria",
 function editedPlan(
   edited: { args: Record<string, unknown> } | undefined,
   plan: PlanningOutput | null,
+  policy: PipelinePolicy | undefined,
 ): { decision: GateDecision } | { reason: string } {
   if (!plan) return { reason: "There is no plan to edit." };
   const args = edited?.args ?? {};
@@ -154,6 +157,18 @@ function editedPlan(
       reason: `The edited plan is not valid: ${issue?.path.join(".") || "plan"}: ${issue?.message ?? "invalid"}. Edit ${EDITABLE.join(", ")}.`,
     };
   }
+  // the review would refuse a name that breaks the policy on every retry: refuse it here, once, saying why
+  const misnamed = policy
+    ? parsed.data.resources.find(
+        (r) => r.action !== "delete" && !followsNamingConvention(policy, parsed.data.environment, r.name),
+      )
+    : undefined;
+  if (misnamed && policy) {
+    const expected = `${policy.project}-${parsed.data.environment}-<purpose>`;
+    return {
+      reason: `The edited plan names ${misnamed.kind} "${misnamed.name}", which breaks the naming policy: ${parsed.data.environment} names follow ${expected} (lowercase letters, digits and "-"). Rename it, or approve the plan as it was.`,
+    };
+  }
   return { decision: { approved: true, plan: parsed.data } };
 }
 
@@ -165,12 +180,16 @@ function editedPlan(
  * @example
  * const { approved } = askUntilDecided(request, plan);
  */
-export function askUntilDecided(request: ApprovalRequest, plan: PlanningOutput | null = null): GateDecision {
+export function askUntilDecided(
+  request: ApprovalRequest,
+  plan: PlanningOutput | null = null,
+  policy?: PipelinePolicy,
+): GateDecision {
   let answer = interrupt(request);
-  let read = readGateAnswer(request, answer, plan);
+  let read = readGateAnswer(request, answer, plan, policy);
   while ("reason" in read) {
     answer = interrupt({ ...request, not_a_decision: read.reason });
-    read = readGateAnswer(request, answer, plan);
+    read = readGateAnswer(request, answer, plan, policy);
   }
   return read.decision;
 }

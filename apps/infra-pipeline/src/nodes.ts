@@ -15,7 +15,8 @@ import type { ArtifactStore } from "./artifacts.js";
 import { Environment } from "./contracts.js";
 import type { ExecutorChoice } from "./deploy/executor.js";
 import { formatDeploymentOutput, formatIaCOutput, formatPlanningOutput, formatReviewOutput } from "./format.js";
-import { missingNameQuestion } from "./planning/plan-builder.js";
+import { missingNameQuestion, namingQuestion } from "./planning/plan-builder.js";
+import { parseRequest } from "./planning/request-parser.js";
 import type { PipelinePolicy } from "./policy.js";
 import { classifyIntent } from "./router.js";
 import { lastUserText, type PipelineState, type PipelineUpdate } from "./state.js";
@@ -71,6 +72,37 @@ const ENV_ALIASES: Record<string, Environment> = { prod: "prd", production: "prd
 
 const say = (name: string, content: string) => ({ role: "assistant" as const, name, content });
 
+/** Things people ask for that the pipeline does not plan, by the words that name them. */
+const OUT_OF_SCOPE: Array<[RegExp, string]> = [
+  [/\b(?:eks|kubernetes|k8s|cluster|node\s*groups?|nodes?|pods?)\b/i, "Kubernetes (EKS) clusters and their nodes"],
+  [/\b(?:ec2|instances?|vms?|servers?|autoscaling|asg)\b/i, "EC2 instances and auto-scaling groups"],
+  [/\b(?:rds|postgres\w*|mysql|aurora|databases?)\b/i, "RDS databases"],
+  [/\b(?:lambdas?|functions?)\b/i, "Lambda functions"],
+  [
+    /\b(?:vpcs?|vpns?|tunnels?|subnets?|security\s+groups?|load\s+balancers?|alb|elb|dns|route\s*53)\b/i,
+    "networking (VPCs, VPNs, subnets, load balancers, DNS)",
+  ],
+  [/\b(?:iam|roles?|policies|users?|permissions?)\b/i, "IAM roles, users and policies"],
+];
+
+/**
+ * The honest answer to a change the pipeline cannot plan: what it is, what the pipeline does plan, and
+ * that nothing ran.
+ *
+ * @example
+ * outOfScopeAnswer("scale the EKS cluster to 5 nodes"); // "I can't do that here: Kubernetes (EKS) clusters …"
+ */
+export function outOfScopeAnswer(request: string): string {
+  const what = OUT_OF_SCOPE.find(([re]) => re.test(request))?.[1];
+  return [
+    what
+      ? `I can't do that here: ${what} are outside what this pipeline manages.`
+      : "I can't tell which resource this change is about, and I will not guess.",
+    "I plan, review and deploy S3 buckets, SQS queues, DynamoDB tables and SNS topics: create them, change their settings (versioning, public access, encryption, retention, FIFO), or delete them.",
+    'Nothing was planned or changed. Rephrase the request for one of those (for example "create an SQS queue for orders"), or ask "list the resources in dev".',
+  ].join(" ");
+}
+
 type Node = (state: PipelineState, ctx: NodeContext) => Promise<PipelineUpdate> | PipelineUpdate;
 
 /**
@@ -105,7 +137,29 @@ export function createNodes(
       const environment = { data: checkTypedInputs(state) };
       ctx.emit({ node: "orchestrator", text: `intent: ${intent}` });
       if (intent === "change") {
-        const question = missingNameQuestion(userInput, environment.data, policy);
+        const parsed = parseRequest(userInput);
+        if (parsed.resources.length === 0) {
+          // outside what the pipeline plans: say so, and run no stage
+          ctx.emit({ node: "orchestrator", text: "no supported resource in the request: answering, not planning" });
+          return {
+            intent,
+            environment: environment.data,
+            current_agent: "clarify",
+            messages: [say("orchestrator", outOfScopeAnswer(userInput))],
+          };
+        }
+        // the environment the request names wins over the session's default, and the plan says so
+        const named = parsed.mentionedEnvironment;
+        if (named && named !== environment.data) {
+          ctx.emit({
+            node: "orchestrator",
+            text: `the request names ${named}: planning in ${named}, not the session's ${environment.data}`,
+          });
+          environment.data = named;
+        }
+        const question =
+          missingNameQuestion(userInput, environment.data, policy) ??
+          namingQuestion(userInput, environment.data, policy);
         if (question) {
           // The request names no resource to act on: ask, never plan against an invented name.
           ctx.emit({ node: "orchestrator", text: "the request names no resource: asking for its name" });
@@ -193,7 +247,7 @@ export function createNodes(
           cost_estimate: plan.cost_estimate,
         },
       );
-      const decision = askUntilDecided(request, plan);
+      const decision = askUntilDecided(request, plan, policy);
       const approved = decision.approved;
       if (decision.plan) {
         // the plan the person edited is the plan approved, recorded and implemented

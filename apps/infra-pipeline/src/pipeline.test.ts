@@ -199,13 +199,13 @@ describe("review loop", () => {
     expect(values.iac_output?.unresolved.map((u) => u.rule)).toEqual(["S3_PUBLIC_ACCESS_ENABLED", "S3_PUBLIC_POLICY"]);
   });
 
-  it("failed → end_failure at once (nothing the agents can implement)", async () => {
+  it("a change the pipeline cannot implement is answered at the orchestrator, running no stage (issue 35)", async () => {
     const events = await collect(f.pipeline.stream("create a vpn tunnel to the office", { environment: "dev" }));
-    expect(nodesOf(events)).toEqual(["orchestrator", "planning", "plan_approval", "iac", "review", "end_failure"]);
+    expect(nodesOf(events)).toEqual(["orchestrator"]);
     const { values } = await f.pipeline.status("req-test-1");
-    expect(values.review_status).toBe("failed");
+    expect(values.planning_output).toBeNull();
     expect(values.messages.at(-1)?.content).toMatch(
-      /^Pipeline failed after 0 retries\.\nError: Review failed: FAILED: 1 critical.*\nReview findings: 1 issues\n/,
+      /^I can't do that here: networking \(VPCs, VPNs, subnets, load balancers, DNS\) are outside what this pipeline manages\./,
     );
   });
 });

@@ -50,12 +50,23 @@ export const QUERY_WORDS = [
   "find",
 ] as const;
 
-const CHANGE_PATTERNS = CHANGE_WORDS.map((w) => new RegExp(`\\b${w}\\b`));
+/**
+ * The seed's change words in the other forms people write them ("deleting", "removes", "set up",
+ * "tear down", "spin up", "get rid of"), and the verbs it leaves out that ask for the same changes.
+ * Past tenses ("were created") describe, they do not ask.
+ */
+const CHANGE_FORMS =
+  /\b(?:(?:creat|delet|updat|modif|scal|remov|deploy|provision|migrat|upgrad|chang|enabl|disabl|decommission|destroy)(?:e|es|s|ies|y|ing)?|add(?:s|ing)?|set(?:s|ting)?(?:\s+up)?|spin(?:s|ning)?\s+up|stand\s+up|tear(?:s|ing)?\s+down|get\s+rid\s+of|turn(?:s|ing)?\s+(?:on|off)|suspend(?:s|ing)?|build(?:s|ing)?|launch(?:es|ing)?|make|configure|need|want|would\s+like|give\s+me|strip(?:s|ping)?|switch(?:es|ing)?\s+(?:on|off)|block(?:s|ing)?)\b|\b(?:i|we)'d\s+like\b/;
+/** A question about what exists ("how many resources did we deploy?"): a query even with a change verb in it. */
+const QUESTION_OPENING =
+  /^\s*(?:how\s+(?:many|much)|which|what|did\s+(?:we|you|i)|do\s+(?:we|you|i)\s+have|have\s+(?:we|you)|are\s+there|is\s+there|where|when|who)\b/;
+const CHANGE_PATTERNS = [...CHANGE_WORDS.map((w) => new RegExp(`\\b${w}\\b`)), CHANGE_FORMS];
 const QUERY_PATTERNS = QUERY_WORDS.map((w) => new RegExp(`\\b${w}\\b`));
 
 /**
- * Classifies a message as an infrastructure change, a query or conversation: change words win over
- * query words, anything else is conversation.
+ * Classifies a message as an infrastructure change, a query or conversation: a question about what
+ * exists is a query; otherwise change words (in their many forms) win over query words, anything else
+ * is conversation.
  *
  * @example
  * classifyIntent("create an S3 bucket for logs"); // "change"
@@ -64,6 +75,7 @@ const QUERY_PATTERNS = QUERY_WORDS.map((w) => new RegExp(`\\b${w}\\b`));
  */
 export function classifyIntent(userInput: string): Intent {
   const lower = userInput.toLowerCase();
+  if (QUESTION_OPENING.test(lower)) return "query";
   if (CHANGE_PATTERNS.some((p) => p.test(lower))) return "change";
   if (QUERY_PATTERNS.some((p) => p.test(lower))) return "query";
   return "conversation";

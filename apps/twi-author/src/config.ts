@@ -83,8 +83,13 @@ export interface TwiConfig {
   auditDb: string;
   /** PostgreSQL connection string for `audit_log`. */
   auditDatabaseUrl: string | undefined;
-  /** Directory of the PDFs. */
+  /** Directory of the PDFs (the filesystem store). */
   blobDir: string;
+  /**
+   * Where the PDFs go: the filesystem store (default, links signed by this app) or an Azure Storage
+   * account (`TWI_BLOB_STORE=azure`: SAS links signed with the account key).
+   */
+  blobStore: { kind: "fs" } | { kind: "azure"; connectionString: string; container: string };
   /** Public address of the app's routes (the server mounts them under `/apps/twi-author`). */
   publicBaseUrl: string;
   /** HMAC key of the PDF links. */
@@ -144,6 +149,7 @@ export function signingSecretFor(dataDir: string, env: Env): string {
  * | `TWI_CHECKPOINT_DB` | `<data>/checkpoints.sqlite` |
  * | `TWI_AUDIT_DB` / `TWI_AUDIT_DATABASE_URL` | `<data>/audit.sqlite` / unset (PostgreSQL when set) |
  * | `TWI_BLOB_DIR` | `<data>/blobs` |
+ * | `TWI_BLOB_STORE` | `fs`; `azure` with `TWI_AZURE_STORAGE_CONNECTION_STRING` (or `AZURE_STORAGE_CONNECTION_STRING`) and `TWI_AZURE_STORAGE_CONTAINER` (`twi-documents`) |
  * | `TWI_PUBLIC_BASE_URL` | `http://127.0.0.1:8123/apps/twi-author` |
  * | `TWI_URL_SIGNING_SECRET`, `TWI_URL_TTL_SECONDS` | key file in the data dir, 86400 |
  * | `TWI_TENANT_ID` | `local` |
@@ -186,6 +192,7 @@ export function loadTwiConfig(env: Env = process.env): TwiConfig {
     auditDb: resolve(read(env, "TWI_AUDIT_DB") ?? join(dataDir, "audit.sqlite")),
     auditDatabaseUrl: read(env, "TWI_AUDIT_DATABASE_URL"),
     blobDir: resolve(read(env, "TWI_BLOB_DIR") ?? join(dataDir, "blobs")),
+    blobStore: blobStoreFrom(env),
     publicBaseUrl: (read(env, "TWI_PUBLIC_BASE_URL") ?? "http://127.0.0.1:8123/apps/twi-author").replace(/\/+$/, ""),
     signingSecret: signingSecretFor(dataDir, env),
     urlTtlMs: ttl * 1000,
@@ -208,4 +215,19 @@ export function loadTwiConfig(env: Env = process.env): TwiConfig {
       tenantId: read(env, "TELEGRAM_TENANT_ID") ?? "telegram",
     },
   };
+}
+
+/** Reads `TWI_BLOB_STORE` and the Azure settings; throws naming what is missing or wrong. */
+function blobStoreFrom(env: Env): TwiConfig["blobStore"] {
+  const kind = (read(env, "TWI_BLOB_STORE") ?? "fs").toLowerCase();
+  if (kind === "fs") return { kind: "fs" };
+  if (kind !== "azure") throw new Error(`TWI_BLOB_STORE must be fs (the default) or azure, got "${kind}".`);
+  const connectionString =
+    read(env, "TWI_AZURE_STORAGE_CONNECTION_STRING") ?? read(env, "AZURE_STORAGE_CONNECTION_STRING");
+  if (!connectionString) {
+    throw new Error(
+      "TWI_BLOB_STORE=azure needs the storage account's connection string in TWI_AZURE_STORAGE_CONNECTION_STRING (or AZURE_STORAGE_CONNECTION_STRING), with its account key: the key signs the 24-hour SAS links.",
+    );
+  }
+  return { kind: "azure", connectionString, container: read(env, "TWI_AZURE_STORAGE_CONTAINER") ?? "twi-documents" };
 }

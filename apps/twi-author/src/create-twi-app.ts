@@ -10,6 +10,8 @@ import { buildTwiGraph, type TwiGraph, type TwiServices } from "./graph.js";
 import { twiModelFromEnv } from "./model-from-env.js";
 import { HtmlPdfRenderer, type PdfRenderer } from "./pdf/twi-pdf-renderer.js";
 import { openTwiServer } from "./runtime/in-process-server.js";
+import { AzureBlobStorage } from "./storage/azure-blob-storage.js";
+import type { BlobStorage } from "./storage/blob-storage.js";
 import { FsBlobStorage } from "./storage/fs-blob-storage.js";
 import { UrlSigner } from "./storage/url-signer.js";
 import { TwiAssistant } from "./twi-assistant.js";
@@ -47,7 +49,7 @@ export interface TwiAppOptions {
 export interface TwiApp {
   config: TwiConfig;
   services: TwiServices;
-  blobs: FsBlobStorage;
+  blobs: BlobStorage;
   signer: UrlSigner;
   /** The compiled graph on the app's saver: for reading state; runs go through `assistant`. */
   graph: TwiGraph;
@@ -80,7 +82,16 @@ export function createTwiApp(options: TwiAppOptions = {}): TwiApp {
       ? new PostgresAuditStore({ url: config.auditDatabaseUrl, clock })
       : new SqliteAuditStore({ filename: config.auditDb, clock }));
   const signer = new UrlSigner({ secret: config.signingSecret, ttlMs: config.urlTtlMs, clock });
-  const blobs = new FsBlobStorage({ dir: config.blobDir, baseUrl: config.publicBaseUrl, signer });
+  const store = config.blobStore;
+  const blobs =
+    store.kind === "azure"
+      ? new AzureBlobStorage({
+          connectionString: store.connectionString,
+          container: store.container,
+          ttlMs: config.urlTtlMs,
+          now: () => clock.now(),
+        })
+      : new FsBlobStorage({ dir: config.blobDir, baseUrl: config.publicBaseUrl, signer });
   const services: TwiServices = {
     model: options.model ?? twiModelFromEnv(env),
     pdf: options.pdf ?? new HtmlPdfRenderer(),

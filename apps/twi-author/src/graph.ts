@@ -7,6 +7,7 @@
  *          ├── question                               → generate → review ⏸
  *          └── unknown                                              → clarify → END
  *   review ├── approved           → approve ⏸ ├── approved → output → audit → END
+ *          │                                   ├── edited   → review ⏸ (a new draft is reviewed again)
  *          │                                   └── rejected → END (nothing published)
  *          ├── revision_requested → revise → generate → review ⏸   (3 revisions; the 4th request → approve ⏸)
  *          ├── rejected           → END
@@ -85,12 +86,15 @@ export function afterRevision(state: AgentState): "generate" | "approve" {
 
 /**
  * The edge after the final approval: publish only what a person approved at this pause (a status
- * `approved` with its time); a rejection ends the conversation with nothing published.
+ * `approved` with its time); a rejection ends the conversation with nothing published; an edit goes
+ * back to the review.
  *
  * @example
  * afterApprove({ status: "rejected" } as AgentState); // "rejected"
  */
-export function afterApprove(state: AgentState): "approved" | "rejected" {
+export function afterApprove(state: AgentState): "approved" | "rejected" | "review" {
+  // an edit at the final approval is a new draft: back to the review pause
+  if (state.status === "review_needed") return "review";
   return state.status === "approved" && state.approval_timestamp ? "approved" : "rejected";
 }
 
@@ -145,7 +149,7 @@ export function buildTwiGraph(services: TwiServices, options: BuildGraphOptions 
       ask_again: "review",
     })
     .addConditionalEdges("revise", afterRevision, { generate: "generate", approve: "approve" })
-    .addConditionalEdges("approve", afterApprove, { approved: "output", rejected: END })
+    .addConditionalEdges("approve", afterApprove, { approved: "output", rejected: END, review: "review" })
     .addEdge("output", "audit")
     .addEdge("audit", END)
     .addEdge("clarify", END)

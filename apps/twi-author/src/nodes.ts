@@ -4,7 +4,7 @@
  * (retry, crash, resume) never repeats them.
  */
 import { type Clock, type NodeContext, TrellisError } from "@trellis/core";
-import type { AssistantMessage, ChatModel } from "@trellis/models";
+import { type AssistantMessage, type ChatModel, messageText } from "@trellis/models";
 import type { AuditStore } from "./audit/audit-store.js";
 import { DecisionError } from "./decisions.js";
 import { detectLanguage, extractTask } from "./offline/request-parser.js";
@@ -20,7 +20,7 @@ import {
 import { askAtPause } from "./review-request.js";
 import { type AgentState, type AgentUpdate, AI_LABEL, type ProcessedInput, typedInputSchema } from "./state.js";
 import type { BlobStorage } from "./storage/blob-storage.js";
-import { matchHeading, parseTwiText } from "./twi-document.js";
+import { matchHeading, missingSections, parseTwiText, placeholderPlaces, renderTwiText } from "./twi-document.js";
 
 /** What the nodes need. */
 interface NodeServices {
@@ -84,6 +84,41 @@ export function isPublishable(draft: string | null): boolean {
 }
 
 /**
+ * Why a draft may not go to the final approval or be published, or `undefined` when it may: it is not
+ * an instruction (questions, an answer), a section is empty (named), or gap markers (`[KIEGÉSZÍTENDŐ]`)
+ * are left in it (where). Checked when a draft is approved at the review, at the final approval, and
+ * for an edited draft, whatever the door.
+ *
+ * @example
+ * publishRefusal(draftWithEmptySafety); // "Ez a vázlat nem tehető közzé: üres rész: 4. BIZTONSÁGI ELŐÍRÁSOK. …"
+ */
+export function publishRefusal(draft: string | null): string | undefined {
+  const doc = draft === null ? undefined : parseTwiText(draft);
+  if (!doc) return NOT_PUBLISHABLE_TEXT;
+  const missing = missingSections(doc);
+  if (missing.length > 0) {
+    return `Ez a vázlat nem tehető közzé: üres rész: ${missing.join(", ")}. Mind a hat résznek tartalmaznia kell valamit; írja be a hiányzó részt (szerkesztés), vagy kérjen javítást.`;
+  }
+  const gaps = placeholderPlaces(doc);
+  if (gaps.length > 0) {
+    return `Ez a vázlat nem tehető közzé: kitöltendő hely ([KIEGÉSZÍTENDŐ]) maradt benne itt: ${gaps.join("; ")}. Töltse ki szerkesztéssel, vagy kérjen javítást (például „2. lépés kulcspont: …”, „2. lépés indoklás: …”, „Eszközök: …”).`;
+  }
+  return undefined;
+}
+
+/**
+ * The text that is published: the approved draft without the reviewer log the writer keeps in front of
+ * the six sections (revision notes are a record of the conversation, not part of the instruction).
+ *
+ * @example
+ * publishedText(draft).includes("revízió) beépítve"); // false
+ */
+export function publishedText(draft: string): string {
+  const doc = parseTwiText(draft);
+  return doc ? withAiLabel(renderTwiText({ ...doc, notes: [] })) : draft;
+}
+
+/**
  * Pulls a pasted instruction out of an edit request: the lines from the first section heading (or
  * numbered step) on.
  *
@@ -112,6 +147,41 @@ function tokens(reply: AssistantMessage): number {
 export function conversationIdOf(state: AgentState, ctx: NodeContext): string {
   const threadId = ctx.config.threadId ?? ctx.config.configurable?.thread_id;
   return typeof threadId === "string" && threadId !== "" ? threadId : state.conversation_id;
+}
+
+/** Ids of the messages the nodes write themselves (drafts, decisions, notices): never a request. */
+const NODE_MESSAGE_ID = /:(?:draft|review|approve|review-decision|approve-decision|not-publishable|clarify)(?::\d+)?$/;
+
+/**
+ * The request a chat client sent as LangGraph's chat convention (`{ messages: [...] }`, as
+ * agent-chat-ui does): the last message of the conversation when a user wrote it (not a decision the
+ * nodes recorded), with its id; `undefined` when there is none.
+ *
+ * @example
+ * chatRequest({ ...state, messages: [{ id: "m1", role: "user", content: "Írj TWI-t…" }] }); // { id: "m1", text: "Írj TWI-t…" }
+ */
+export function chatRequest(state: Pick<AgentState, "messages">): { id: string; text: string } | undefined {
+  const last = state.messages.at(-1);
+  if (last?.role !== "user") return undefined;
+  const id = last.id ?? "";
+  if (NODE_MESSAGE_ID.test(id)) return undefined;
+  const text = messageText(last).trim();
+  return text === "" ? undefined : { id, text };
+}
+
+/**
+ * The request a run answers: a chat message the conversation has not read yet (a client that sends
+ * only `messages`), else the `message` field (the app's channels, and clients that send it).
+ *
+ * @example
+ * requestText(state); // "Írj TWI munkautasítást a raklap fóliázásáról."
+ */
+export function requestText(state: AgentState): { text: string; messageId: string | null } {
+  const chat = chatRequest(state);
+  if (chat && chat.id !== state.request_message_id && (state.message.trim() === "" || chat.id !== "")) {
+    return { text: chat.text, messageId: chat.id };
+  }
+  return { text: state.message, messageId: state.request_message_id };
 }
 
 /**
@@ -150,7 +220,10 @@ export function pdfFolder(tenantId: string, conversationId: string): string {
  * checkTypedInput({ ...state, message: "" }); // throws: Input "message" must be the request as text, got "".
  */
 export function checkTypedInput(state: AgentState): void {
-  const result = typedInputSchema.safeParse(state);
+  // a chat client's request ({ messages } only) is the message
+  const result = typedInputSchema.safeParse(
+    state.message.trim() === "" ? { ...state, message: chatRequest(state)?.text ?? state.message } : state,
+  );
   if (result.success) return;
   const issue = result.error.issues[0];
   const field = String(issue?.path[0] ?? "input");
@@ -188,10 +261,13 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
     /** The seed's intent_node: temperature 0.1, 20 tokens, one of the four intents. */
     async intent(state, ctx) {
       checkTypedInput(state);
+      const request = requestText(state);
       const reply = await ctx.step("classify", (signal) =>
-        model.invoke(intentMessages(state.message), { ...INTENT_CALL, signal }),
+        model.invoke(intentMessages(request.text), { ...INTENT_CALL, signal }),
       );
       return {
+        message: request.text,
+        request_message_id: request.messageId,
         intent: parseIntent(reply.content),
         llm_model: model.model,
         llm_tokens_used: (state.llm_tokens_used ?? 0) + tokens(reply),
@@ -269,8 +345,9 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
           "WRONG_PAUSE",
         );
       }
-      if (state.status === "approved" && !isPublishable(state.draft)) {
-        // Not an instruction: re-ask at the same pause (the edge after review loops back), with the reason.
+      const refusal = state.status === "approved" ? publishRefusal(state.draft) : undefined;
+      if (refusal !== undefined) {
+        // Not a complete instruction: re-ask at the same pause (the edge after review loops back), with the reason.
         return {
           status: "review_needed",
           approval_timestamp: null,
@@ -278,7 +355,7 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
             {
               id: `${conversationId}:not-publishable:${state.revision_count}`,
               role: "assistant",
-              content: NOT_PUBLISHABLE_TEXT,
+              content: refusal,
             },
           ],
         };
@@ -288,8 +365,9 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
           ? `Javítás kérése: ${state.revision_feedback}`
           : `Döntés: ${state.status}`;
       return {
-        // an approval here is not the final one: the final approval's time is written at `approve` only
-        ...(state.status === "approved" ? { approval_timestamp: null } : {}),
+        // an approval here is not the final one: the final approval's time is written at `approve` only;
+        // the text it approved is the only one the final approval may publish
+        ...(state.status === "approved" ? { approval_timestamp: null, approved_draft: state.draft } : {}),
         messages: [{ id: `${conversationId}:review:${state.revision_count}`, role: "user", content: said }],
       };
     },
@@ -317,8 +395,24 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
           "WRONG_PAUSE",
         );
       }
-      const decided: AgentUpdate | undefined = state.status === "approved" && state.approval_timestamp ? {} : undefined;
       const conversationId = conversationIdOf(state, ctx);
+      if (state.approved_draft !== null && state.draft !== state.approved_draft) {
+        // the draft changed after the review let it through (a state update at the final pause): a new
+        // draft is reviewed again, never published straight away
+        return {
+          status: "review_needed",
+          approval_timestamp: null,
+          messages: [
+            {
+              id: `${conversationId}:changed-at-final:${state.revision_count}`,
+              role: "assistant",
+              content:
+                "A vázlat a felülvizsgálat után megváltozott: újra felülvizsgálatra kerül, a végső jóváhagyás előtt.",
+            },
+          ],
+        };
+      }
+      const decided: AgentUpdate | undefined = state.status === "approved" && state.approval_timestamp ? {} : undefined;
       const update =
         decided ??
         askAtPause("approve", state, ctx, {
@@ -326,9 +420,11 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
           now,
           id: (what) => `${conversationId}:${what}:${state.revision_count}`,
         });
-      if (update.status !== "rejected" && !isPublishable(update.draft ?? state.draft)) {
-        // Reached only when the revision limit forced a non-instruction here: never publish it.
-        throw new DecisionError(NOT_PUBLISHABLE_TEXT, "NOT_PUBLISHABLE");
+      const refusal = update.status === "approved" ? publishRefusal(update.draft ?? state.draft) : undefined;
+      if (refusal !== undefined) {
+        // An answer written straight into the state (the seed's route) over a draft that may not be
+        // published (a forced non-instruction, an empty section, gaps left): never publish it.
+        throw new DecisionError(refusal, "NOT_PUBLISHABLE");
       }
       return update;
     },
@@ -340,7 +436,7 @@ export function createNodes(services: NodeServices): Record<string, Node> & {
       const blobName = pdfBlobName(state.tenant_id, conversationId, revision);
       const url = await ctx.step("pdf-upload", async () => {
         const bytes = await services.pdf.render(
-          state.draft ?? "",
+          publishedText(state.draft ?? ""),
           {
             conversationId,
             tenantId: state.tenant_id,

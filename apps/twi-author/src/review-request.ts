@@ -14,8 +14,9 @@ import {
   type ToolReviewRequest,
 } from "@trellis/agents";
 import type { NodeContext } from "@trellis/core";
-import { isPublishable, NOT_PUBLISHABLE_TEXT, withAiLabel } from "./nodes.js";
+import { isPublishable, publishRefusal, withAiLabel } from "./nodes.js";
 import type { AgentState, AgentUpdate } from "./state.js";
+import { parseTwiText } from "./twi-document.js";
 
 /** The action a pause asks about, by pause. */
 export const PAUSE_ACTIONS = { review: "twi_draft_review", approve: "twi_publish" } as const;
@@ -43,12 +44,25 @@ const ASK_BACK_HELP =
   "elutasítás üzenettel (reject + message): javítás kérése a válasszal; üzenet nélküli elutasítás: vége. Szerkesztés (edit, args.draft): " +
   "egy teljes, hat részes munkautasítás.";
 const FINAL_HELP =
-  "Végső jóváhagyás (approve): a PDF elkészül és közzétételre kerül. Szerkesztés (edit, args.draft): a szerkesztett szöveg kerül " +
-  "közzétételre. Elutasítás (reject): semmi sem kerül közzétételre, a beszélgetés véget ér.";
+  "Végső jóváhagyás (approve): a PDF elkészül és közzétételre kerül. Szerkesztés (edit, args.draft): a szerkesztett szöveg " +
+  "visszakerül felülvizsgálatra (nem kerül közvetlenül közzétételre). Elutasítás (reject): semmi sem kerül közzétételre, a beszélgetés véget ér.";
 
-function allowedAt(pause: "review" | "approve", publishable: boolean): ReviewDecisionType[] {
-  if (pause === "approve") return publishable ? ["approve", "edit", "reject"] : ["edit", "reject"];
-  return publishable ? ["approve", "edit", "reject"] : ["edit", "reject", "respond"];
+/**
+ * The decisions a pause offers: `approve` only for a draft that may be published (a complete
+ * instruction without gap markers); an ask-back draft is answered (`respond`).
+ */
+function allowedAt(pause: "review" | "approve", draft: string | null): ReviewDecisionType[] {
+  const approvable = publishRefusal(draft) === undefined;
+  if (approvable) return ["approve", "edit", "reject"];
+  return pause === "review" && !isPublishable(draft) ? ["edit", "reject", "respond"] : ["edit", "reject"];
+}
+
+/** What the final approval tells the reviewer about lines that will not be published (the reviewer log). */
+function droppedNotes(draft: string | null): string {
+  const notes = parseTwiText(draft ?? "")?.notes ?? [];
+  return notes.length === 0
+    ? ""
+    : `\nA vázlat elején álló ${notes.length} felülvizsgálói megjegyzés (napló) nem kerül a PDF-be.`;
 }
 
 /**
@@ -59,6 +73,7 @@ function allowedAt(pause: "review" | "approve", publishable: boolean): ReviewDec
  */
 export function pauseRequest(pause: "review" | "approve", state: AgentState, conversationId: string): TwiPauseRequest {
   const publishable = isPublishable(state.draft);
+  const refusal = publishRefusal(state.draft);
   const revision = state.draft_metadata?.revision ?? state.revision_count;
   const help = pause === "approve" ? FINAL_HELP : publishable ? REVIEW_HELP : ASK_BACK_HELP;
   const title =
@@ -69,6 +84,8 @@ export function pauseRequest(pause: "review" | "approve", state: AgentState, con
     pause === "approve" && state.status === "revision_requested" && state.revision_feedback
       ? `\nA javítási korlát elérve; ez a visszajelzés nem került be: ${state.revision_feedback}`
       : "";
+  const blocked = publishable && refusal !== undefined ? `\n${refusal}` : "";
+  const dropped = pause === "approve" ? droppedNotes(state.draft) : "";
   return {
     pause,
     conversation_id: conversationId,
@@ -77,8 +94,8 @@ export function pauseRequest(pause: "review" | "approve", state: AgentState, con
       {
         name: PAUSE_ACTIONS[pause],
         args: { draft: state.draft ?? "" },
-        description: `${title}${forced}\n\n${help}`,
-        allowedDecisions: allowedAt(pause, publishable),
+        description: `${title}${forced}${blocked}${dropped}\n\n${help}`,
+        allowedDecisions: allowedAt(pause, state.draft),
       },
     ]),
   };
@@ -97,15 +114,27 @@ export function decisionUpdate(
   answer: unknown,
   context: { now: () => string; id: (what: string) => string },
 ): { update: AgentUpdate } | { reason: string } {
-  const allowed = allowedAt(pause, isPublishable(state.draft));
+  const allowed = allowedAt(pause, state.draft);
   const read = readDecisions(answer, [{ name: PAUSE_ACTIONS[pause], allowedDecisions: allowed }]);
-  if (!read.ok) return { reason: read.reason };
+  if (!read.ok) {
+    // an approval of a draft that may not be published: say why, not only which types are offered
+    const refusal = publishRefusal(state.draft);
+    const asApproval = readDecisions(answer, [{ name: PAUSE_ACTIONS[pause], allowedDecisions: ["approve"] }]);
+    return { reason: refusal !== undefined && asApproval.ok ? `${read.reason} ${refusal}` : read.reason };
+  }
   const decision = read.decisions[0];
   const said = (content: string) => ({ id: context.id(`${pause}-decision`), role: "user" as const, content });
   switch (decision?.type) {
     case "approve":
       return pause === "review"
-        ? { update: { status: "approved", approval_timestamp: null, messages: [said("Döntés: approved")] } }
+        ? {
+            update: {
+              status: "approved",
+              approval_timestamp: null,
+              approved_draft: state.draft,
+              messages: [said("Döntés: approved")],
+            },
+          }
         : {
             update: {
               status: "approved",
@@ -119,14 +148,26 @@ export function decisionUpdate(
         return { reason: 'An edit needs the edited draft as text: edited_action: { args: { draft: "…" } }.' };
       }
       const draft = withAiLabel(text);
-      if (!isPublishable(draft)) return { reason: `The edited draft: ${NOT_PUBLISHABLE_TEXT}` };
-      const content = pause === "review" ? "Szerkesztett vázlat, jóváhagyva" : "Szerkesztett vázlat, végső jóváhagyás";
+      const refusal = publishRefusal(draft);
+      if (refusal !== undefined) return { reason: `The edited draft: ${refusal}` };
+      if (pause === "approve") {
+        // an edit at the final approval is a new draft: it goes back to the review, never straight out
+        return {
+          update: {
+            draft,
+            status: "review_needed",
+            approval_timestamp: null,
+            messages: [said(`Szerkesztett vázlat a végső jóváhagyásnál, vissza felülvizsgálatra:\n${draft}`)],
+          },
+        };
+      }
       return {
         update: {
           draft,
           status: "approved",
-          approval_timestamp: pause === "approve" ? context.now() : null,
-          messages: [said(`${content}:\n${draft}`)],
+          approval_timestamp: null,
+          approved_draft: draft,
+          messages: [said(`Szerkesztett vázlat, jóváhagyva:\n${draft}`)],
         },
       };
     }

@@ -125,11 +125,15 @@ export const agentStateSchema = {
   conversation_id: channel.value(""),
   channel: channel.value<TwiChannel>("cli", { schema: fields.channel }),
   message: channel.value("", { schema: fields.message }),
+  /** The id of the chat message the last request was read from (LangGraph's `{ messages }` input). */
+  request_message_id: channel.value<string | null>(null),
 
   intent: channel.value<Intent | null>(null),
   processed_input: channel.value<ProcessedInput | null>(null),
   draft: channel.value<string | null>(null),
   draft_metadata: channel.value<DraftMetadata | null>(null),
+  /** The draft as the review let it through: the final approval publishes only this text. */
+  approved_draft: channel.value<string | null>(null),
 
   revision_feedback: channel.value<string | null>(null, { schema: z.string().nullable() }),
   revision_count: channel.value(0, { schema: fields.revision_count }),

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { type StateSnapshot, TrellisError } from "@trellis/core";
 import type { RunEnd, RunService } from "@trellis/server";
 import { DecisionError, pauseOf, type ReviewDecision, resumeUpdate } from "./decisions.js";
-import { isPublishable, lastAssistantText, NOT_PUBLISHABLE_TEXT } from "./nodes.js";
+import { lastAssistantText, publishRefusal } from "./nodes.js";
 import { type AgentState, type ConversationStart, initialState, MAX_REVISIONS } from "./state.js";
 import { parseTwiText } from "./twi-document.js";
 
@@ -226,8 +226,12 @@ export class TwiAssistant {
         "WRONG_PAUSE",
       );
     }
-    if (decision.action === "approved" && !isPublishable(snapshot.values.draft)) {
-      throw new DecisionError(`Conversation "${conversationId}": ${NOT_PUBLISHABLE_TEXT}`, "NOT_PUBLISHABLE");
+    const refusal =
+      decision.action === "approved" || decision.action === "final_approved"
+        ? publishRefusal(snapshot.values.draft)
+        : undefined;
+    if (refusal !== undefined) {
+      throw new DecisionError(`Conversation "${conversationId}": ${refusal}`, "NOT_PUBLISHABLE");
     }
     const at = snapshot.checkpointId;
     if (options.pause !== undefined && !names(options.pause, at)) {

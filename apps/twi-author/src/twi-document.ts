@@ -198,6 +198,48 @@ export function parseTwiText(text: string): TwiDocument | undefined {
   return seen.size >= 4 ? doc : undefined;
 }
 
+/**
+ * The sections of a document that are empty, as their numbered headings ("4. BIZTONSÁGI ELŐÍRÁSOK");
+ * a step without its action counts as an empty steps section. An instruction is complete when this is
+ * empty: only a complete one is accepted as an edit or published.
+ *
+ * @example
+ * missingSections({ ...doc, safety: [] }); // ["4. BIZTONSÁGI ELŐÍRÁSOK"]
+ */
+export function missingSections(doc: TwiDocument): string[] {
+  const empty: Record<SectionKey, boolean> = {
+    title: doc.title.trim() === "",
+    goal: doc.goal.trim() === "",
+    materials: doc.materials.every((m) => m.trim() === ""),
+    safety: doc.safety.every((m) => m.trim() === ""),
+    steps: doc.steps.length === 0 || doc.steps.some((s) => s.action.trim() === ""),
+    qualityChecks: doc.qualityChecks.every((m) => m.trim() === ""),
+  };
+  return ORDER.flatMap((key, i) => (empty[key] ? [`${i + 1}. ${SECTION_HEADINGS[key]}`] : []));
+}
+
+/**
+ * Where a document still holds a gap marker (`[KIEGÉSZÍTENDŐ]`, or any text in square brackets the
+ * writer left for the expert): the numbered heading, and the step for the steps section.
+ *
+ * @example
+ * placeholderPlaces(doc); // ["3. SZÜKSÉGES ANYAGOK ÉS ESZKÖZÖK", "5. LÉPÉSEK / 2. lépés"]
+ */
+export function placeholderPlaces(doc: TwiDocument): string[] {
+  const marked = (text: string) => /\[KIEG[EÉ]SZ[IÍ]TEND[OŐ]\]/iu.test(text);
+  const places: string[] = [];
+  const heading = (key: SectionKey) => `${ORDER.indexOf(key) + 1}. ${SECTION_HEADINGS[key]}`;
+  if (marked(doc.title)) places.push(heading("title"));
+  if (marked(doc.goal)) places.push(heading("goal"));
+  for (const key of ["materials", "safety"] as const) if (doc[key].some(marked)) places.push(heading(key));
+  doc.steps.forEach((step, i) => {
+    if ([step.action, step.rationale, ...step.keyPoints].some(marked))
+      places.push(`${heading("steps")} / ${i + 1}. lépés`);
+  });
+  if (doc.qualityChecks.some(marked)) places.push(heading("qualityChecks"));
+  return places;
+}
+
 function addToSection(doc: TwiDocument, key: SectionKey, line: string): void {
   const item = line.replace(LIST_ITEM, "").trim();
   if (item === "") return;

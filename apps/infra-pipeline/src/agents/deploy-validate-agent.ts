@@ -4,6 +4,7 @@
  * apply) and reports what happened. Without an executor it refuses: nothing is deployed, and nothing
  * is reported as deployed.
  */
+import { join } from "node:path";
 import type { ArtifactStore } from "../artifacts.js";
 import type {
   AcceptanceCriterion,
@@ -16,6 +17,7 @@ import type {
 import { evaluateCriterion, plannedChanges } from "../deploy/criteria.js";
 import { applyWith, type DeployExecutor, type ExecutorChoice } from "../deploy/executor.js";
 import { applyLocal } from "../deploy/local-target.js";
+import { backendBlock } from "../deploy/state-backend.js";
 import { loadModule } from "../terraform/terraform-module.js";
 
 /**
@@ -66,7 +68,9 @@ export class DeployValidateAgent {
     request: DeployRequest,
     context: { base: Omit<DeploymentOutput, "status" | "mode" | "steps" | "summary">; planLine: string },
   ): Promise<DeploymentOutput> {
-    return deployLocalOutcome(executor, module, request, context, this.#options.signal);
+    // each environment's state is shared by every request: default <artifacts>/.tfstate/<env>.tfstate
+    const stateDir = join(this.#options.store.root, ".tfstate");
+    return deployLocalOutcome(executor, module, request, { ...context, stateDir }, this.#options.signal);
   }
 
   /** Validates the reviewed files against the acceptance criteria, then deploys them (or refuses). */
@@ -149,11 +153,16 @@ async function deployLocalOutcome(
   executor: DeployExecutor,
   module: ReturnType<typeof loadModule>,
   request: DeployRequest,
-  context: { base: Omit<DeploymentOutput, "status" | "mode" | "steps" | "summary">; planLine: string },
+  context: {
+    base: Omit<DeploymentOutput, "status" | "mode" | "steps" | "summary">;
+    planLine: string;
+    stateDir: string;
+  },
   signal: AbortSignal | undefined,
 ): Promise<DeploymentOutput> {
   const { base, planLine } = context;
-  const result = await applyLocal(executor, module, request.acceptanceCriteria, signal);
+  const backend = backendBlock(executor.state ?? { kind: "local" }, base.environment, context.stateDir);
+  const result = await applyLocal(executor, module, request.acceptanceCriteria, { backend, signal });
   const where = `the local target (terraform_data, ${executor.kind})`;
   const outcome = { ...base, mode: executor.kind, steps: result.steps };
   if (planOnly(executor, result.steps)) {

@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
+import { type StateBackend, stateBackendFromEnv } from "./state-backend.js";
 
 /**
  * The binary that deploys: `terraform` or `tofu`, and where it is.
@@ -25,6 +26,8 @@ export interface DeployExecutor {
   target?: "files" | "local";
   /** False: `init` and `plan` only, nothing applied — the outcome is `planned` (`INFRA_AGENT_TF_APPLY=false`). */
   apply?: boolean;
+  /** Where the local target keeps each environment's state (`INFRA_AGENT_TF_STATE`, see `state-backend.ts`). */
+  state?: StateBackend;
 }
 
 /**
@@ -90,6 +93,8 @@ export function findExecutor(env: Readonly<Record<string, string | undefined>>):
   if (applyText !== "true" && applyText !== "false") {
     return { reason: `INFRA_AGENT_TF_APPLY is "${env.INFRA_AGENT_TF_APPLY}": use true (apply) or false (plan only)` };
   }
+  const state = stateBackendFromEnv(env);
+  if (!state.backend) return { reason: state.reason };
   const names = wanted === "auto" ? ["terraform", "tofu"] : [wanted];
   for (const name of names) {
     const bin = onPath(name, env);
@@ -99,7 +104,7 @@ export function findExecutor(env: Readonly<Record<string, string | undefined>>):
         executor: {
           kind,
           bin,
-          ...(target === "local" ? { target } : {}),
+          ...(target === "local" ? { target, state: state.backend } : {}),
           ...(applyText === "false" ? { apply: false } : {}),
         },
       };

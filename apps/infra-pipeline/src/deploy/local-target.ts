@@ -1,9 +1,9 @@
 /**
  * The local deployment target (`INFRA_AGENT_TF_TARGET=local`): the reviewed module's resources rendered
  * as Terraform's built-in `terraform_data` resources — same types, labels and attributes — and applied
- * by the real `terraform`/`tofu` binary in a temporary directory with a local backend. The built-in
- * provider (`terraform.io/builtin/terraform`) needs no registry, so `init`, `plan` and `apply` run
- * offline. The acceptance criteria are then checked against what was applied (`show -json`), not
+ * by the real `terraform`/`tofu` binary in a temporary directory, on the environment's shared state
+ * (`state-backend.ts`: a local file, or Terraform's `pg` backend). The built-in provider
+ * (`terraform.io/builtin/terraform`) needs no registry, so `init`, `plan` and `apply` run offline. The acceptance criteria are then checked against what was applied (`show -json`), not
  * against the files.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -42,7 +42,8 @@ export function localName(type: string, label: string): string {
 /** A value as Terraform's JSON syntax must carry it: literal `${`/`%{` escaped, unknowns as `${expr}` text. */
 function literal(value: unknown): unknown {
   if (value instanceof Unknown) return `$\${${value.text}}`;
-  if (typeof value === "string") return value.replace(/\$\{/g, "$${").replace(/%\{/g, "%%{");
+  // a replacer function: in a replacement string "$$" is one "$", which left "${" unescaped
+  if (typeof value === "string") return value.replace(/\$\{/g, () => "$${").replace(/%\{/g, () => "%%{");
   if (Array.isArray(value)) return value.map(literal);
   if (typeof value === "object" && value !== null) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)]));
@@ -110,16 +111,23 @@ function conditionsOf(b: HclBlock): Record<string, Array<{ condition: string; er
 /**
  * Renders a module as a `main.tf.json` of `terraform_data` resources: each resource's evaluated
  * attributes and nested blocks in `input` (a reference to another resource stays as its expression
- * text), its lifecycle pre/postconditions kept with `self.x` read from the applied output. `removed`
- * blocks render nothing: the local target's state starts empty, so there is nothing to remove.
+ * text), its lifecycle pre/postconditions kept with `self.x` read from the applied output. With
+ * `deployed` (what the environment's state holds), the resources this module neither replaces nor
+ * removes (`removed` blocks) are kept as they are, so applying it changes only what the request asks.
+ * Nothing left renders `{}`.
  *
  * @example
  * renderLocalTarget(loadModule(files)).resource.terraform_data.aws_s3_bucket__logs.input.attributes.bucket; // "trellis-dev-logs"
  */
-export function renderLocalTarget(mod: TfModule): {
-  resource: { terraform_data: Record<string, { input: unknown; lifecycle?: unknown[] }> };
+export function renderLocalTarget(
+  mod: TfModule,
+  deployed: readonly RenderedResource[] = [],
+): {
+  resource?: { terraform_data: Record<string, { input: unknown; lifecycle?: unknown[] }> };
 } {
   const resources: Record<string, { input: unknown; lifecycle?: unknown[] }> = {};
+  // what the environment already holds and this module neither replaces nor removes stays as it is
+  for (const r of keptResources(mod, deployed)) resources[localName(r.type, r.label)] = { input: literal(r) };
   for (const r of mod.resources) {
     const { attributes, blocks } = bodyOf(mod, r.block);
     const input: RenderedResource = { type: r.type, label: r.label, attributes, blocks };
@@ -129,7 +137,46 @@ export function renderLocalTarget(mod: TfModule): {
       ...(Object.keys(conditions).length > 0 ? { lifecycle: [conditions] } : {}),
     };
   }
-  return { resource: { terraform_data: resources } };
+  // an empty configuration is `{}`: `"terraform_data": {}` is not valid Terraform ("Missing block label")
+  return Object.keys(resources).length > 0 ? { resource: { terraform_data: resources } } : {};
+}
+
+/** The primary resource types a plan names; sub-resources (`aws_s3_bucket_versioning`) belong to them. */
+const PRIMARY_TYPES = ["aws_s3_bucket", "aws_sqs_queue", "aws_sns_topic", "aws_dynamodb_table"] as const;
+
+/** The primary type a resource type belongs to (`aws_s3_bucket_versioning` → `aws_s3_bucket`). */
+function familyOf(type: string): string {
+  return PRIMARY_TYPES.find((p) => type === p || type.startsWith(`${p}_`)) ?? type;
+}
+
+/**
+ * The deployed resources a module leaves alone: not removed by its `removed` blocks and not replaced by
+ * its resources (a resource and its sub-resources go together, by primary type and label; a KMS key goes
+ * with the label when nothing else of that label stays).
+ */
+function keptResources(mod: TfModule, deployed: readonly RenderedResource[]): RenderedResource[] {
+  const touched = new Set<string>();
+  for (const r of mod.resources) touched.add(`${familyOf(r.type)}.${r.label}`);
+  for (const removed of mod.removed) {
+    const [type = "", label = ""] = removed.from.split(".");
+    touched.add(`${familyOf(type)}.${label}`);
+  }
+  const kept = deployed.filter((r) => !touched.has(`${familyOf(r.type)}.${r.label}`));
+  const stillUsed = new Set(kept.filter((r) => r.type !== "aws_kms_key").map((r) => r.label));
+  for (const r of mod.resources) stillUsed.add(r.label);
+  return kept.filter((r) => r.type !== "aws_kms_key" || stillUsed.has(r.label));
+}
+
+/** The resources an environment's state holds, as they were rendered (`terraform show -json`). */
+function deployedResources(show: unknown): RenderedResource[] {
+  const resources =
+    (show as { values?: { root_module?: { resources?: Array<{ type?: string; values?: { output?: unknown } }> } } })
+      ?.values?.root_module?.resources ?? [];
+  return resources.flatMap((r) => {
+    const out = r.values?.output as Partial<RenderedResource> | undefined;
+    if (r.type !== "terraform_data" || !out?.type || !out.label) return [];
+    return [{ type: out.type, label: out.label, attributes: out.attributes ?? {}, blocks: out.blocks ?? {} }];
+  });
 }
 
 /** A value read back from the applied state, as HCL: `${expr}` strings are expressions again. */
@@ -164,16 +211,7 @@ function bodyNodes(body: Partial<RenderedBody>): HclNode[] {
  * applied.resources.map((r) => r.address); // ["aws_s3_bucket.logs", …]
  */
 export function appliedModule(show: unknown): TfModule {
-  const resources =
-    (show as { values?: { root_module?: { resources?: Array<{ type?: string; values?: { output?: unknown } }> } } })
-      ?.values?.root_module?.resources ?? [];
-  const nodes: HclNode[] = [];
-  for (const r of resources) {
-    if (r.type !== "terraform_data") continue;
-    const out = r.values?.output as Partial<RenderedResource> | undefined;
-    if (!out?.type || !out.label) continue;
-    nodes.push(block("resource", [out.type, out.label], bodyNodes(out)));
-  }
+  const nodes: HclNode[] = deployedResources(show).map((r) => block("resource", [r.type, r.label], bodyNodes(r)));
   return loadModule([{ path: "applied-state", content: renderHcl(nodes) }]);
 }
 
@@ -214,37 +252,56 @@ export interface LocalApply {
 }
 
 /**
- * Renders the module for the local target in a temporary directory and runs `init`, `plan -out`,
- * `apply` of that plan and `show -json` with the real binary; checks the criteria against the state.
- * The directory is removed afterwards.
+ * Options of {@link applyLocal}.
  *
  * @example
- * const result = await applyLocal(executor, loadModule(files), plan.acceptance_criteria);
+ * const options: LocalApplyOptions = { backend: backendBlock({ kind: "local" }, "dev", "/data/tfstate") };
+ */
+export interface LocalApplyOptions {
+  /** The `terraform { backend … }` block of the environment's shared state (`state-backend.ts`). */
+  backend?: unknown;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Applies a module to the local target on the environment's shared state: `init` against the backend,
+ * reads what is deployed (`show -json`), renders what is deployed plus this module's changes (its
+ * resources replace theirs, its `removed` blocks drop theirs), then `plan -out`, `apply` of that plan
+ * and `show -json`; checks the criteria against the state. The working directory is temporary; the
+ * state lives in the backend (without one, in the temporary directory: nothing is kept).
+ *
+ * @example
+ * const result = await applyLocal(executor, loadModule(files), plan.acceptance_criteria, { backend });
  * result.applied; // true when apply exited 0
  */
 export async function applyLocal(
   executor: DeployExecutor,
   mod: TfModule,
   criteria: readonly AcceptanceCriterion[],
-  signal?: AbortSignal,
+  options: LocalApplyOptions = {},
 ): Promise<LocalApply> {
+  const { signal } = options;
   const dir = mkdtempSync(join(tmpdir(), "infra-local-target-"));
   try {
-    writeFileSync(join(dir, "main.tf.json"), `${JSON.stringify(renderLocalTarget(mod), null, 2)}\n`);
+    if (options.backend) writeFileSync(join(dir, "backend.tf.json"), `${JSON.stringify(options.backend, null, 2)}\n`);
     const steps: ExecutorStep[] = [];
-    for (const args of deployCommands(executor)) {
+    const [init, ...rest] = deployCommands(executor);
+    const first = await runCommand(executor.bin, init ?? [], dir, signal);
+    steps.push(first);
+    if (first.exit_code !== 0) return { applied: false, steps, criteria: [], resources: [] };
+    const before = options.backend
+      ? await runCommand(executor.bin, ["show", "-json", "-no-color"], dir, signal, { fullOutput: true })
+      : undefined;
+    const deployed = before?.exit_code === 0 ? deployedResources(parseJson(before.output)) : [];
+    writeFileSync(join(dir, "main.tf.json"), `${JSON.stringify(renderLocalTarget(mod, deployed), null, 2)}\n`);
+    for (const args of rest) {
       const step = await runCommand(executor.bin, args, dir, signal);
       steps.push(step);
       if (step.exit_code !== 0) return { applied: false, steps, criteria: [], resources: [] };
     }
     if (executor.apply === false) return { applied: false, steps, criteria: [], resources: [] };
     const show = await runCommand(executor.bin, ["show", "-json", "-no-color"], dir, signal, { fullOutput: true });
-    let state: unknown;
-    try {
-      state = JSON.parse(show.output);
-    } catch {
-      state = undefined;
-    }
+    const state = parseJson(show.output);
     steps.push({ ...show, output: show.output.slice(-4000) });
     if (show.exit_code !== 0 || state === undefined) return { applied: true, steps, criteria: [], resources: [] };
     const applied = appliedModule(state);
@@ -256,5 +313,13 @@ export async function applyLocal(
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }

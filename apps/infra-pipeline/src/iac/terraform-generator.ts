@@ -158,6 +158,15 @@ function resourceBlocks(spec: ResourceSpec, has: (rule: string) => boolean): Hcl
             [attr("bucket", bucket), block("versioning_configuration", [], [attr("status", "Enabled")])],
           ),
         );
+      } else if (f.versioning === false) {
+        // versioning removed: S3 cannot return to "never versioned"; Suspended is the change AWS offers
+        out.push(
+          block(
+            "resource",
+            ["aws_s3_bucket_versioning", spec.label],
+            [attr("bucket", bucket), block("versioning_configuration", [], [attr("status", "Suspended")])],
+          ),
+        );
       }
       const sse = kms
         ? [attr("sse_algorithm", "aws:kms"), attr("kms_master_key_id", keyArn)]

@@ -11,6 +11,7 @@ describe("parseRequest", () => {
   it("reads the seed's example", () => {
     expect(parseRequest("create an S3 bucket for logs in prd with versioning")).toEqual({
       action: "create",
+      resources: [{ kind: "s3_bucket", action: "create", purpose: "logs", explicitName: undefined }],
       kinds: ["s3_bucket"],
       purpose: "logs",
       explicitName: undefined,

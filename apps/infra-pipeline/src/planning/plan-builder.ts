@@ -13,9 +13,10 @@ import type {
   ResourceKind,
   ResourceSpec,
 } from "../contracts.js";
-import { approvalReasons, type PipelinePolicy, physicalName } from "../policy.js";
+import { approvalReasons, followsNamingConvention, type PipelinePolicy, physicalName } from "../policy.js";
 import { TERRAFORM_TYPE } from "../terraform/aws-facts.js";
 import { type ParsedRequest, parseRequest } from "./request-parser.js";
+import type { RequestedResource } from "./resource-mentions.js";
 
 const KIND_LABEL: Record<ResourceKind, string> = {
   s3_bucket: "S3 bucket",
@@ -40,10 +41,30 @@ export function missingNameQuestion(
   policy: PipelinePolicy,
 ): string | undefined {
   const parsed = parseRequest(request);
-  if (parsed.kinds.length === 0 || parsed.explicitName || parsed.purpose) return undefined;
-  const what = parsed.kinds.map((k) => KIND_LABEL[k]).join(" and ");
-  const example = `${parsed.action} the ${KIND_LABEL[parsed.kinds[0] as ResourceKind]} ${policy.project}-${environment}-<purpose>`;
-  return `Which ${what} should I ${parsed.action}? The request names none, and I will not guess one. Name it — for example "${example}" — or say what it is for ("… for logs"), and send the request again.`;
+  const unnamed = parsed.resources.filter((r) => !r.explicitName && !r.purpose);
+  const first = unnamed[0];
+  if (!first) return undefined;
+  const what = [...new Set(unnamed.map((r) => KIND_LABEL[r.kind]))].join(" and ");
+  const example = `${first.action} the ${KIND_LABEL[first.kind]} ${policy.project}-${environment}-<purpose>`;
+  return `Which ${what} should I ${first.action}? The request names none, and I will not guess one. Name it — for example "${example}" — or say what it is for ("… for logs"), and send the request again.`;
+}
+
+/**
+ * The question to ask when a request creates a resource under a name that breaks the naming policy
+ * ("create a bucket named my-logs"): the review would refuse it on every retry, so the planner asks
+ * first. Updates and deletes act on what exists and keep its name. Undefined when every name is fine.
+ *
+ * @example
+ * namingQuestion("create a bucket named my-logs", "dev", DEFAULT_POLICY);
+ * // 'The name "my-logs" breaks the naming policy: dev names follow trellis-dev-<purpose>. …'
+ */
+export function namingQuestion(request: string, environment: Environment, policy: PipelinePolicy): string | undefined {
+  const bad = parseRequest(request).resources.find(
+    (r) => r.action === "create" && r.explicitName && !followsNamingConvention(policy, environment, r.explicitName),
+  );
+  if (!bad?.explicitName) return undefined;
+  const expected = `${policy.project}-${environment}-<purpose>`;
+  return `The name "${bad.explicitName}" breaks the naming policy: ${environment} names follow ${expected}. Should I use ${physicalName(policy, environment, bad.explicitName.replace(new RegExp(`^${policy.project}-(?:dev|tst|prd)-`), ""))}? Send the request again with that name (or say what the ${KIND_LABEL[bad.kind]} is for).`;
 }
 
 /** Light-use monthly cost in USD, for display. */
@@ -77,7 +98,7 @@ export interface BuildPlanInput {
  */
 export function buildPlan(input: BuildPlanInput): PlanningOutput {
   const parsed = parseRequest(input.request);
-  const resources = parsed.kinds.map((kind) => resourceOf(kind, parsed, input));
+  const resources = dedupe(parsed.resources.map((r) => resourceOf(r, parsed, input)));
   const requirements: Requirement[] = [];
   const criteria: AcceptanceCriterion[] = [];
   const require = (description: string, source: Requirement["source"]) =>
@@ -116,12 +137,26 @@ export function buildPlan(input: BuildPlanInput): PlanningOutput {
   };
 }
 
-function resourceOf(kind: ResourceKind, parsed: ParsedRequest, input: BuildPlanInput): ResourceSpec {
+/** The same resource named twice ("the logs bucket … the logs bucket") is planned once. */
+function dedupe(resources: ResourceSpec[]): ResourceSpec[] {
+  const seen = new Set<string>();
+  return resources.filter((r) => {
+    const key = `${r.kind}:${r.name}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function resourceOf(requested: RequestedResource, parsed: ParsedRequest, input: BuildPlanInput): ResourceSpec {
+  const { kind } = requested;
   const prefix = `${input.policy.project}-${input.environment}-`;
-  let purpose = parsed.purpose;
+  let purpose = requested.purpose;
+  // a full name written where a purpose stands ("the trellis-dev-logs bucket"): the name, never prefixed twice
+  const explicit = requested.explicitName ?? (purpose?.startsWith(`${input.policy.project}-`) ? purpose : undefined);
   let name: string;
-  if (parsed.explicitName) {
-    name = parsed.explicitName;
+  if (explicit) {
+    name = explicit;
     purpose = name.startsWith(prefix) ? name.slice(prefix.length) : name;
   } else if (purpose) {
     name = physicalName(input.policy, input.environment, purpose);
@@ -135,8 +170,9 @@ function resourceOf(kind: ResourceKind, parsed: ParsedRequest, input: BuildPlanI
   const features: ResourceSpec["features"] = {};
   const f = parsed.features;
   if (kind === "s3_bucket") {
-    if (f.versioning) features.versioning = true;
-    if (f.public) features.public = true;
+    // false is a setting taken away ("remove versioning", "remove the public access"): an update that changes it
+    if (f.versioning !== undefined) features.versioning = f.versioning;
+    if (f.public !== undefined) features.public = f.public;
   }
   if (f.kms) features.kms = true;
   if (f.retention_days !== undefined && (kind === "s3_bucket" || kind === "sqs_queue")) {
@@ -152,7 +188,14 @@ function resourceOf(kind: ResourceKind, parsed: ParsedRequest, input: BuildPlanI
       .replace(/\.fifo$/, "")
       .replace(/[^a-z0-9]+/g, "_")
       .replace(/^_+|_+$/g, "") || "main";
-  return { kind, action: parsed.action, label: /^[a-z]/.test(label) ? label : `r_${label}`, name, purpose, features };
+  return {
+    kind,
+    action: requested.action,
+    label: /^[a-z]/.test(label) ? label : `r_${label}`,
+    name,
+    purpose,
+    features,
+  };
 }
 
 function describeResource(
@@ -179,6 +222,15 @@ function describeResource(
       resource_type: "aws_s3_bucket_versioning",
       subject: address,
       expect: { "versioning_configuration.status": "Enabled" },
+    });
+  }
+  if (f.versioning === false) {
+    require(`Suspend versioning on ${what} (existing object versions are kept).`, "request");
+    accept(`Versioning is suspended on ${what}.`, {
+      type: "attributes",
+      resource_type: "aws_s3_bucket_versioning",
+      subject: address,
+      expect: { "versioning_configuration.status": "Suspended" },
     });
   }
   if (f.retention_days !== undefined) {
@@ -245,14 +297,14 @@ function impactOf(
 ): { impact: Impact; reasons: string[] } {
   const high: string[] = [];
   const medium: string[] = [];
-  if (parsed.action === "delete") high.push("deletes infrastructure");
+  if (resources.some((r) => r.action === "delete")) high.push("deletes infrastructure");
   if (resources.some((r) => r.features.public)) high.push("makes data public");
   if (parsed.riskyWords.includes("migrate")) high.push("migrates infrastructure");
   if (parsed.mentionedEnvironment && parsed.mentionedEnvironment !== environment) {
     high.push(`the request mentions ${parsed.mentionedEnvironment} but the pipeline targets ${environment}`);
   }
   if (resources.length > 3) high.push(`changes ${resources.length} resources`);
-  if (parsed.action === "update") medium.push("modifies existing infrastructure");
+  if (resources.some((r) => r.action === "update")) medium.push("modifies existing infrastructure");
   if (resources.length === 0) medium.push("no supported resource recognised");
   if (high.length > 0) return { impact: "high", reasons: high };
   if (medium.length > 0) return { impact: "medium", reasons: medium };
@@ -265,8 +317,16 @@ function summaryOf(resources: ResourceSpec[], environment: Environment): string 
   }
   const parts = resources.map((r) => {
     const extras = Object.entries(r.features)
-      .filter(([k, v]) => v !== undefined && v !== false && k !== "hash_key")
-      .map(([k, v]) => (v === true ? k : `${k} ${v}`));
+      .filter(([k, v]) => v !== undefined && k !== "hash_key" && (v !== false || k === "versioning" || k === "public"))
+      .map(([k, v]) =>
+        v === false
+          ? k === "versioning"
+            ? "versioning suspended"
+            : "public access blocked"
+          : v === true
+            ? k
+            : `${k} ${v}`,
+      );
     const verb = r.action === "create" ? "Create" : r.action === "update" ? "Update" : "Delete";
     return `${verb} ${KIND_LABEL[r.kind]} ${r.name}${extras.length ? ` (${extras.join(", ")})` : ""}`;
   });

@@ -4,6 +4,7 @@
  * Planning Agent's understanding of language.
  */
 import type { ChangeAction, Environment, ResourceKind, ResourceSpec } from "../contracts.js";
+import { type RequestedResource, resourcesOf, SETTING_OFF } from "./resource-mentions.js";
 
 /**
  * What a request says.
@@ -13,7 +14,10 @@ import type { ChangeAction, Environment, ResourceKind, ResourceSpec } from "../c
  * // { action: "create", kinds: ["s3_bucket"], purpose: "logs", features: { versioning: true }, mentionedEnvironment: "prd" }
  */
 export interface ParsedRequest {
+  /** The action of the first resource (or of the request when it names none). */
   action: ChangeAction;
+  /** Every resource named, in order, each with its own action, name and purpose. */
+  resources: RequestedResource[];
   kinds: ResourceKind[];
   purpose: string | undefined;
   explicitName: string | undefined;
@@ -22,13 +26,6 @@ export interface ParsedRequest {
   /** Words that make a change risky (migrate, destroy…), as found. */
   riskyWords: string[];
 }
-
-const KIND_PATTERNS: Array<[ResourceKind, RegExp]> = [
-  ["s3_bucket", /\b(s3|buckets?)\b/],
-  ["sqs_queue", /\b(sqs|queues?)\b/],
-  ["dynamodb_table", /\b(dynamo(db)?|tables?)\b/],
-  ["sns_topic", /\b(sns|topics?)\b/],
-];
 
 const ENV_WORDS: Record<string, Environment> = {
   dev: "dev",
@@ -164,18 +161,17 @@ export function explicitNameOf(t: string): string | undefined {
  */
 export function parseRequest(text: string): ParsedRequest {
   const t = text.toLowerCase().replace(/[“”]/g, '"');
-  const kinds = KIND_PATTERNS.filter(([, re]) => re.test(t))
-    .map(([kind, re]) => ({ kind, at: t.search(re) }))
-    .sort((a, b) => a.at - b.at)
-    .map((k) => k.kind);
+  const resources = resourcesOf(t);
   const riskyWords = [...t.matchAll(/\b(delete|remove|destroy|decommission|migrate|drop|public(ly)?)\b/g)].map(
     (m) => m[1] as string,
   );
+  const first = resources[0];
   return {
-    action: actionOf(t),
-    kinds,
-    purpose: purposeOf(t),
-    explicitName: explicitNameOf(t),
+    action: first?.action ?? actionOf(t),
+    resources,
+    kinds: resources.map((r) => r.kind),
+    purpose: first?.purpose,
+    explicitName: first?.explicitName ?? explicitNameOf(t),
     features: featuresOf(t),
     mentionedEnvironment: environmentOf(t),
     riskyWords: [...new Set(riskyWords.map((w) => (w === "publicly" ? "public" : w)))],
@@ -183,36 +179,23 @@ export function parseRequest(text: string): ParsedRequest {
 }
 
 function actionOf(t: string): ChangeAction {
-  if (/\b(delete|remove|destroy|decommission|drop|tear down)\b/.test(t)) return "delete";
-  if (/\badd\s+(versioning|encryption|retention|lifecycle|tags?|a\s+lifecycle|kms)\b/.test(t)) return "update";
-  if (/\b(update|modify|change|enable|disable|set|upgrade|scale|migrate)\b/.test(t)) return "update";
+  if (SETTING_OFF.test(t)) return "update";
+  if (/\b(delet\w*|remov\w*|destroy\w*|decommission\w*|drop\w*|tear(ing)? down|get rid of)\b/.test(t)) return "delete";
+  if (/\b(updat\w*|modif\w*|chang\w*|enabl\w*|disabl\w*|upgrad\w*|scal\w*|migrat\w*)\b/.test(t)) return "update";
   return "create";
-}
-
-function purposeOf(t: string): string | undefined {
-  const words = (s: string) => s.split(/[^a-z0-9-]+/).filter(Boolean);
-  // "for logs", "for website assets in prd"
-  for (const m of t.matchAll(/\bfor\s+(?:the\s+|our\s+)?([a-z0-9 -]+)/g)) {
-    const picked: string[] = [];
-    for (const w of words(m[1] as string)) {
-      if (STOP.has(w) || /^\d/.test(w)) break;
-      picked.push(w);
-      if (picked.length === 2) break;
-    }
-    if (picked.length > 0) return picked.join("-");
-  }
-  // "the logs bucket", "an orders queue"
-  const before = /\b([a-z0-9-]+)\s+(?:s3\s+|sqs\s+|sns\s+|dynamodb\s+)?(?:bucket|queue|table|topic)s?\b/.exec(t);
-  if (before?.[1] && !STOP.has(before[1])) return before[1];
-  return undefined;
 }
 
 function featuresOf(t: string): ResourceSpec["features"] {
   const features: ResourceSpec["features"] = {};
-  if (/\bversion(ing|ed)\b/.test(t) && !/\b(no|without|disable)\s+versioning\b/.test(t)) features.versioning = true;
+  const off = new RegExp(SETTING_OFF.source, "g");
+  const removed = [...t.matchAll(off)].map((m) => m[1] ?? "");
+  if (removed.some((s) => s.startsWith("version"))) features.versioning = false;
+  else if (/\bversion(ing|ed)\b/.test(t) && !/\b(no|without|disable)\s+versioning\b/.test(t))
+    features.versioning = true;
   if (/\bkms\b|\bcmk\b|customer[- ]managed key/.test(t)) features.kms = true;
   const notPublic = /\b(not|no|non|never|block(ing)?)[- ](be\s+)?public\b|\bprivate\b/.test(t);
-  if (/\bpublic(ly)?\b/.test(t) && !notPublic) features.public = true;
+  if (removed.some((s) => s.startsWith("public")) || /\bmake\b[^.]*\bprivate\b/.test(t)) features.public = false;
+  else if (/\bpublic(ly)?\b/.test(t) && !notPublic) features.public = true;
   if (/\bfifo\b/.test(t)) features.fifo = true;
   const retention = /\b(\d{1,4})[- ]?(days?|d|weeks?|months?|years?)\b/.exec(t);
   if (retention?.[1] && retention[2]) {

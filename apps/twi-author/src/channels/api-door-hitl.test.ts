@@ -106,7 +106,7 @@ describe("twi-author's pauses in LangChain's HITL shape, answered by the SDK Cli
     expect(pdf).toContain("szerkesztett cím");
   });
 
-  it("an edit at the final approval is what is published", async () => {
+  it("an edit at the final approval goes back to the review; published only after both approvals", async () => {
     const threadId = await start();
     await answer(threadId, { decisions: [{ type: "approve" }] });
     const draft = String((await values(threadId)).draft);
@@ -114,6 +114,13 @@ describe("twi-author's pauses in LangChain's HITL shape, answered by the SDK Cli
     await answer(threadId, {
       decisions: [{ type: "edit", editedAction: { name: "twi_publish", args: { draft: edited } } }],
     });
+    // issue 35: an edit at the final pause is a new draft, reviewed again — nothing is published yet
+    const [review] = await pending(threadId);
+    expect(review?.pause).toBe("review");
+    expect(review?.action_requests[0]?.args).toEqual({ draft: edited });
+    expect(await values(threadId)).toMatchObject({ status: "review_needed", pdf_url: null });
+    await answer(threadId, { decisions: [{ type: "approve" }] });
+    await answer(threadId, { decisions: [{ type: "approve" }] });
     const done = await values(threadId);
     expect(done).toMatchObject({ status: "completed", draft: edited });
     const pdf = await extractPdfText(readFileSync(join(t.dataDir, "blobs", String(done.pdf_blob_name))));

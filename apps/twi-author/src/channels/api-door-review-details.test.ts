@@ -37,6 +37,21 @@ describe("review details", () => {
       rationale: "[KIEGÉSZÍTENDŐ] indoklás (a kérés nem adta meg)",
     });
 
+    // issue 35: a draft with gaps left cannot go to the final approval: the review asks again, naming where
+    const blocked = await run({ command: { update: { status: "approved" } } });
+    const n = doc?.steps.length ?? 0;
+    expect((blocked.__interrupt__ as Array<{ value: { pause: string } }>)[0]?.value.pause).toBe("review");
+    expect(String((blocked.messages as Array<{ content: string }>).at(-1)?.content)).toContain(
+      `kitöltendő hely ([KIEGÉSZÍTENDŐ]) maradt benne itt: 5. LÉPÉSEK / ${n}. lépés`,
+    );
+    await run({
+      command: {
+        update: {
+          status: "revision_requested",
+          revision_feedback: `${n}. lépés kulcspont: a polcot is törölje le\n${n}. lépés indoklás: a por rátapad a fóliára`,
+        },
+      },
+    });
     await run({ command: { update: { status: "approved" } } });
     // no time: not a final approval — the pause asks again, nothing is published
     const asked = await run({ command: { update: { status: "approved" } } });

@@ -99,7 +99,13 @@ describe("an ask-back draft cannot be approved", () => {
       command: {
         update: {
           status: "revision_requested",
-          revision_feedback: "Lépések: 1. Kapcsolja ki az elszívást. 2. Kaparja le a festéket (műanyag kaparóval).",
+          revision_feedback: [
+            "Lépések: 1. Kapcsolja ki az elszívást (a főkapcsolón), mert a ventilátor beszívhatja a rongyot.",
+            "2. Kaparja le a festéket (műanyag kaparóval), mert a fém megsérti a falat.",
+            "Eszközök: műanyag kaparó, rongy.",
+            "Biztonság: légzésvédő maszk kötelező.",
+            "Ellenőrzés: a falon nem marad festékréteg.",
+          ].join(" "),
         },
       },
     });

@@ -1,7 +1,8 @@
 /**
  * Issue 22, twi-author finding 2, through the Agent Server API: each revision's note names its own
- * number — "(1. revízió)", "(2. revízió)", … — in the drafts and in the approved PDF, instead of every
- * note reading "(1. revízió)".
+ * number — "(1. revízió)", "(2. revízió)", … — in the drafts, instead of every note reading "(1.
+ * revízió)". Issue 35: each note says where the change landed, and the notes (the reviewer log) are not
+ * printed in the approved PDF.
  */
 import { describe, expect, it } from "vitest";
 import { apiDoor } from "../test/api-door.js";
@@ -18,7 +19,7 @@ async function api(path: string, body?: unknown): Promise<Record<string, unknown
 }
 
 describe("revision notes", () => {
-  it("two revisions over the API: the notes read 1. and 2. revízió, in the draft and in the approved PDF", async () => {
+  it("two revisions over the API: the notes read 1. and 2. revízió in the draft; the PDF holds the changes, not the log", async () => {
     const threadId = String((await api("/threads", {})).thread_id);
     const run = (body: Record<string, unknown>) =>
       api(`/threads/${threadId}/runs/wait`, { assistant_id: "twi-author", ...body });
@@ -28,8 +29,12 @@ describe("revision notes", () => {
     });
     await run({ command: { update: { status: "revision_requested", revision_feedback: "Eszköz: Vágókés" } } });
     const draft = String(((await api(`/threads/${threadId}/state`)).values as { draft: string }).draft);
-    expect(draft).toContain("Felülvizsgálói kérés (1. revízió) beépítve: „Biztonság: Sisak viselése kötelező”");
-    expect(draft).toContain("Felülvizsgálói kérés (2. revízió) beépítve: „Eszköz: Vágókés”");
+    expect(draft).toContain(
+      "Felülvizsgálói kérés (1. revízió) beépítve: „Biztonság: Sisak viselése kötelező” → 4. BIZTONSÁGI ELŐÍRÁSOK",
+    );
+    expect(draft).toContain(
+      "Felülvizsgálói kérés (2. revízió) beépítve: „Eszköz: Vágókés” → 3. SZÜKSÉGES ANYAGOK ÉS ESZKÖZÖK",
+    );
 
     await run({ command: { update: { status: "approved" } } });
     const done = await run({
@@ -39,7 +44,9 @@ describe("revision notes", () => {
     const pdf = await fetch(`${t.door.url}${url.pathname}${url.search}`);
     expect(pdf.status).toBe(200);
     const text = await extractPdfText(new Uint8Array(await pdf.arrayBuffer()));
-    expect(text).toContain("(2. revízió)");
+    expect(text).toContain("Sisak viselése kötelező");
+    expect(text).toContain("Vágókés");
+    expect(text).not.toContain("revízió) beépítve");
     expect(done.pdf_blob_name).toBe(`acme/${threadId}/twi-r2.pdf`);
   });
 });

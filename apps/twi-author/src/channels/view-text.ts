@@ -63,7 +63,8 @@ export function decisionErrorText(error: unknown): string {
     case "UNKNOWN_CONVERSATION":
       return "Ezt a beszélgetést nem találom.";
     case "NOT_PUBLISHABLE":
-      return NOT_PUBLISHABLE_TEXT;
+      // the reason names what is wrong (not an instruction, an empty section, gaps left)
+      return error.message.replace(/^Conversation "[^"]*": /, "") || NOT_PUBLISHABLE_TEXT;
   }
 }
 

@@ -29,129 +29,178 @@ export interface FeedbackResult {
   doc: TwiDocument;
   /** Clauses that changed the document. */
   applied: string[];
+  /** Each applied clause with where it landed: `„…” → 5. LÉPÉSEK / 2. lépés, kulcspont`. */
+  placed: string[];
   /** Clauses no rule could place. */
   unapplied: string[];
 }
 
-type Rule = { re: RegExp; apply: (doc: TwiDocument, m: RegExpExecArray) => boolean };
+const H = {
+  title: "1. CÍM",
+  goal: "2. CÉL",
+  materials: "3. SZÜKSÉGES ANYAGOK ÉS ESZKÖZÖK",
+  safety: "4. BIZTONSÁGI ELŐÍRÁSOK",
+  steps: "5. LÉPÉSEK",
+  qualityChecks: "6. MINŐSÉGI ELLENŐRZÉS",
+} as const;
+
+/** Where a rule put a clause, or `undefined` when it could not (a step that does not exist). */
+type Rule = { re: RegExp; apply: (doc: TwiDocument, m: RegExpExecArray) => string | undefined };
+
+function isGap(text: string): boolean {
+  return text.includes(TO_COMPLETE);
+}
+
+/** Adds items to a list, dropping the gap markers they fill. */
+function fill(list: string[], items: readonly string[]): void {
+  const kept = list.filter((item) => !isGap(item));
+  list.splice(0, list.length, ...kept, ...items);
+}
 
 function stepAt(doc: TwiDocument, n: string | undefined) {
   return doc.steps[Number(n) - 1];
 }
+
+const STEP_REF = String.raw`(?:(\d+)\.?\s*lépés\p{L}*|(?:step|lépés)\s*(\d+))`;
 
 const RULES: readonly Rule[] = [
   {
     re: /^(?:cím|title)\s*:\s*(.+)$/iu,
     apply: (doc, m) => {
       doc.title = (m[1] ?? "").replace(/\.$/, "").trim();
-      return true;
+      return H.title;
     },
   },
   {
     re: /^(?:cél|goal|purpose)\s*:\s*(.+)$/iu,
     apply: (doc, m) => {
       doc.goal = sentence(m[1] ?? "");
-      return true;
+      return H.goal;
     },
   },
   {
     re: /^(?:eszköz|anyag|szerszám|tool|material|equipment)\p{L}*\s*:\s*(.+)$/iu,
     apply: (doc, m) => {
-      doc.materials.push(...splitItems(m[1] ?? "").map(sentence));
-      return true;
+      fill(doc.materials, splitItems(m[1] ?? "").map(sentence));
+      return H.materials;
     },
   },
   {
     re: /^(?:biztonság|munkavédelem|safety|ppe)\p{L}*\s*:\s*(.+)$/iu,
     apply: (doc, m) => {
-      doc.safety.push(sentence(m[1] ?? ""));
-      return true;
+      fill(doc.safety, [sentence(m[1] ?? "")]);
+      return H.safety;
     },
   },
   {
     re: /^(?:ellenőrzés|minőség|quality|check)\p{L}*\s*:\s*(.+)$/iu,
     apply: (doc, m) => {
-      doc.qualityChecks.push(sentence(m[1] ?? ""));
-      return true;
+      fill(doc.qualityChecks, [sentence(m[1] ?? "")]);
+      return H.qualityChecks;
     },
   },
   {
-    re: /^(?:(\d+)\.?\s*lépés|(?:step|lépés)\s*(\d+))\s*(?:kulcspont\p{L}*|key points?)\s*:\s*(.+)$/iu,
+    re: new RegExp(String.raw`^${STEP_REF}\s*(?:kulcspont\p{L}*|key points?)\s*:?\s*(.+)$`, "iu"),
     apply: (doc, m) => {
       const step = stepAt(doc, m[1] ?? m[2]);
-      if (step) step.keyPoints.push(...splitItems(m[3] ?? ""));
-      return step !== undefined;
+      if (!step) return undefined;
+      fill(step.keyPoints, splitItems(m[3] ?? ""));
+      return `${H.steps} / ${m[1] ?? m[2]}. lépés, kulcspont`;
     },
   },
   {
-    re: /^(?:(\d+)\.?\s*lépés|(?:step|lépés)\s*(\d+))\s*(?:indoklás|rationale|reason)\s*:\s*(.+)$/iu,
+    re: new RegExp(String.raw`^${STEP_REF}\s*(?:indoklás\p{L}*|rationale|reason)\s*:?\s*(.+)$`, "iu"),
     apply: (doc, m) => {
       const step = stepAt(doc, m[1] ?? m[2]);
-      if (step) step.rationale = sentence(m[3] ?? "");
-      return step !== undefined;
+      if (!step) return undefined;
+      step.rationale = sentence(m[3] ?? "");
+      return `${H.steps} / ${m[1] ?? m[2]}. lépés, indoklás`;
     },
   },
   {
-    re: /^(?:töröld|törölje|távolítsd el|távolítsa el|remove|delete)\s+(?:a\s+|az\s+)?(?:(\d+)\.?\s*lépés\p{L}*|step\s+(\d+))/iu,
+    re: /^(?:töröld|törölje|távolítsd el|távolítsa el|remove|delete)\s+(?:a\s+|az\s+|the\s+)?(?:(\d+)\.?\s*lépés\p{L}*|step\s+(\d+))/iu,
     apply: (doc, m) => {
       const index = Number(m[1] ?? m[2]) - 1;
-      if (!doc.steps[index]) return false;
+      if (!doc.steps[index]) return undefined;
       doc.steps.splice(index, 1);
-      return true;
+      return `${H.steps} / ${index + 1}. lépés törölve`;
     },
   },
   {
-    re: /^(?:(\d+)\.?\s*lépés|step\s+(\d+))\s*:\s*(.+)$/iu,
+    re: new RegExp(String.raw`^${STEP_REF}\s*:\s*(.+)$`, "iu"),
     apply: (doc, m) => {
       const index = Number(m[1] ?? m[2]) - 1;
-      if (!doc.steps[index]) return false;
+      if (!doc.steps[index]) return undefined;
       doc.steps[index] = completeStep(parseStep(m[3] ?? ""));
-      return true;
+      return `${H.steps} / ${index + 1}. lépés (átírva)`;
     },
   },
   {
     re: /^(?:új lépés|lépés|add (?:a )?step|new step|step)\s*:\s*(.+)$/iu,
     apply: (doc, m) => {
       doc.steps.push(completeStep(parseStep(m[1] ?? "")));
-      return true;
+      return `${H.steps} / ${doc.steps.length}. lépés (új)`;
     },
   },
 ];
 
+/** Free text that names a step ("a 3. lépésnél ügyeljen…", "in step 2 …") is that step's key point. */
+const STEP_MENTION = /(?<![\p{L}\d])(?:(\d+)\.\s*lépés\p{L}*|step\s+(\d+))/iu;
+
 /** Free text goes to the section its words point to. */
 const TOPICS: ReadonlyArray<[RegExp, "safety" | "materials" | "qualityChecks"]> = [
   [/védő|biztonság|veszély|baleset|kesztyű|szemüveg|safety|ppe|glove|goggle|hazard/iu, "safety"],
-  [/eszköz|szerszám|anyag|kulcs|tool|material|equipment/iu, "materials"],
+  [/eszköz|szerszám|anyag|kulcs(?!pont)|tool|material|equipment/iu, "materials"],
   [/ellenőr|mérés|mérje|minőség|check|inspect|quality|measure/iu, "qualityChecks"],
 ];
 
+/** A clause without its leading article ("A 2. lépés kulcspont: …" reads as "2. lépés kulcspont: …"). */
+function withoutArticle(clause: string): string {
+  return clause.replace(/^(?:a|az|the)\s+(?=\d|\p{L})/iu, "");
+}
+
 /**
- * Applies feedback to a copy of `previous`. Clauses are separated by new lines or semicolons.
+ * Applies feedback to a copy of `previous`. Clauses are separated by new lines or semicolons. Each
+ * applied clause says where it landed ({@link FeedbackResult.placed}), so the revision note is true.
  *
  * @example
  * applyFeedback(doc, "Add step: Clean the bench; Safety: wear goggles").applied.length; // 2
  */
 export function applyFeedback(previous: TwiDocument, feedback: string): FeedbackResult {
   const doc: TwiDocument = structuredClone(previous);
-  const applied: string[] = [];
-  const unapplied: string[] = [];
+  const result: FeedbackResult = { doc, applied: [], placed: [], unapplied: [] };
   const clauses = feedback
     .split(/\r?\n|;\s+/u)
     .map((c) => c.trim().replace(/^[-•*]\s*/, ""))
     .filter((c) => c !== "");
   for (const clause of clauses) {
-    const rule = RULES.map((r) => ({ r, m: r.re.exec(clause) })).find((x) => x.m !== null);
-    if (rule?.m && rule.r.apply(doc, rule.m)) {
-      applied.push(clause);
-      continue;
-    }
-    const topic = TOPICS.find(([re]) => re.test(clause));
-    if (topic) {
-      doc[topic[1]].push(sentence(clause));
-      applied.push(clause);
+    const where = place(doc, clause);
+    if (where === undefined) {
+      result.unapplied.push(clause);
     } else {
-      unapplied.push(clause);
+      result.applied.push(clause);
+      result.placed.push(`„${clause}” → ${where}`);
     }
   }
-  return { doc, applied, unapplied };
+  return result;
+}
+
+function place(doc: TwiDocument, clause: string): string | undefined {
+  const bare = withoutArticle(clause);
+  for (const rule of RULES) {
+    const m = rule.re.exec(bare);
+    if (m) return rule.apply(doc, m);
+  }
+  const mention = STEP_MENTION.exec(bare);
+  if (mention) {
+    const n = mention[1] ?? mention[2];
+    const step = stepAt(doc, n);
+    if (!step) return undefined;
+    fill(step.keyPoints, [clause.replace(/[.;]+$/, "").trim()]);
+    return `${H.steps} / ${n}. lépés, kulcspont`;
+  }
+  const topic = TOPICS.find(([re]) => re.test(clause));
+  if (!topic) return undefined;
+  fill(doc[topic[1]], [sentence(clause)]);
+  return H[topic[1]];
 }

@@ -26,7 +26,7 @@ export const CATALOGUE: readonly CatalogueJob[] = [
   {
     id: "torque",
     match:
-      /nyomatékkulcs|csavar\p{L}*\s+meghúz|meghúzás\p{L}*\s+\p{L}*\s*csavar|torque wrench|tighten\p{L}*\s+(?:the\s+)?(?:m\d+\s+)?bolts?/iu,
+      /nyomaték|csavar\p{L}*\s+meghúz|meghúzás\p{L}*\s+\p{L}*\s*csavar|csavarkötés|\d+\s*nm(?![\p{L}])|torque|tighten\p{L}*\s+(?:the\s+)?(?:m\d+\s+)?bolts?|bolting/iu,
     doc: {
       title: "Csavarkötés meghúzása nyomatékkulccsal",
       goal: "A csavarkötések az előírt nyomatékkal, egyenletesen és ellenőrizhetően legyenek meghúzva, menetsérülés nélkül.",
@@ -181,7 +181,7 @@ export const CATALOGUE: readonly CatalogueJob[] = [
   },
   {
     id: "caliper",
-    match: /tolómérő|caliper|vernier/iu,
+    match: /tolómér|subler|caliper|calliper|vernier/iu,
     doc: {
       title: "Külső átmérő mérése digitális tolómérővel",
       goal: "A munkadarab külső átmérőjét a dolgozó megismételhetően, ±0,02 mm pontossággal mérje és dokumentálja.",

@@ -20,8 +20,17 @@ const DOCUMENT_STEMS = [
   "munkautasítás",
   "munkautasitas",
   "utasítás",
-  "betanítási",
+  "betanít",
+  "útmutató",
+  "oktatóanyag",
+  "munkaleírás",
+  "leírás",
+  "instrukció",
+  "eljárásrend",
   "job instruction",
+  "training",
+  "guide",
+  "procedure",
   "work instruction",
   "instruction",
   "sop",
@@ -46,6 +55,12 @@ const CREATE_WORDS = [
   "kérek",
   "kérnék",
   "szeretnék",
+  "kell",
+  "kellene",
+  "kéne",
+  "szükség",
+  "szükségem",
+  "legyen",
   "write",
   "create",
   "generate",
@@ -53,7 +68,26 @@ const CREATE_WORDS = [
   "make",
   "prepare",
   "need",
+  "want",
+  "put together",
+  "set up",
+  "would like",
 ];
+
+/** Words of messages that carry no request at all: greetings, thanks, a test. */
+const SMALL_TALK = new Set(
+  (
+    "szia sziasztok helló hello hali hi hey jó napot reggelt estét kívánok köszönöm köszi kösz üdv üdvözlöm " +
+    "thanks thank you ok oké okay teszt test good morning szépen nagyon viszlát viszontlátásra üdvözlettel minden is"
+  ).split(" "),
+);
+
+/** True when every word of the message is small talk ("Szia, jó reggelt!"), or it has no words. */
+function isSmallTalk(text: string): boolean {
+  const words = text.toLowerCase().match(/\p{L}+/gu) ?? [];
+  return words.every((w) => SMALL_TALK.has(w));
+}
+
 /** Verbs asking to change an existing document. */
 const EDIT_STEMS = [
   "módosít",
@@ -104,7 +138,9 @@ const QUESTION_WORDS = ["kell", "lehet", "is", "are", "can", "could", "should", 
  * - `edit_twi`: an edit verb and a word for the instruction ("Módosítsd a meglévő TWI-t…", "Edit this work instruction");
  * - `generate_twi`: a request verb and a word for the instruction, or a message that lists steps;
  * - `question`: a question mark, or a message that opens with a question word;
- * - `unknown`: anything else (greetings, noise).
+ * - `unknown`: greetings, thanks, noise — a message with no job in it;
+ * - anything else describes a job in its own words (no document word, no verb we list): `generate_twi`,
+ *   so the writer drafts from what it says or asks one question about it, never a dead end.
  *
  * @example
  * classifyOffline("Írj TWI munkautasítást a raklap fóliázásáról"); // "generate_twi"
@@ -122,7 +158,8 @@ export function classifyOffline(message: string): Intent {
   if (listsSteps(text) && !explanatory && !/\?\s*$/.test(firstLine)) return "generate_twi";
   const opensWithQuestion = new RegExp(`^(?:${QUESTION_WORDS.join("|")})(?![\\p{L}])`, "iu").test(firstLine);
   if (text.includes("?") || explanatory || opensWithQuestion) return "question";
-  return "unknown";
+  if (isSmallTalk(text)) return "unknown";
+  return "generate_twi";
 }
 
 /**

@@ -46,10 +46,10 @@ export function writeOffline(input: GeneratePromptInput): string {
 }
 
 function revise(previous: TwiDocument, feedback: string, previousRevision: number): string {
-  const { doc, applied, unapplied } = applyFeedback(previous, feedback);
+  const { doc, placed, unapplied } = applyFeedback(previous, feedback);
   const revision = previousRevision + 1;
-  if (applied.length > 0) {
-    doc.notes.push(`Felülvizsgálói kérés (${revision}. revízió) beépítve: „${applied.join("; ")}”`);
+  if (placed.length > 0) {
+    doc.notes.push(`Felülvizsgálói kérés (${revision}. revízió) beépítve: ${placed.join("; ")}`);
   }
   if (unapplied.length > 0) {
     doc.notes.push(
@@ -63,8 +63,8 @@ function edit(input: GeneratePromptInput): string {
   const existing = input.existingInstruction ? parseTwiText(input.existingInstruction) : undefined;
   const change = input.feedback ?? changeRequest(input.request, input.existingInstruction ?? "");
   if (existing) {
-    const { doc, applied, unapplied } = applyFeedback(existing, change);
-    if (applied.length > 0) doc.notes.push(`Módosítás a kérés szerint: „${applied.join("; ")}”`);
+    const { doc, placed, unapplied } = applyFeedback(existing, change);
+    if (placed.length > 0) doc.notes.push(`Módosítás a kérés szerint: ${placed.join("; ")}`);
     if (unapplied.length > 0) {
       doc.notes.push(`A beépített modell nem tudta elhelyezni — kérjük, ellenőrizze: „${unapplied.join("; ")}”`);
     }
@@ -133,9 +133,11 @@ function draftFrom(facts: RequestFacts, request: string): string {
  * nominative. Only the last word changes, and only when it ends in one of those suffixes.
  */
 function nominative(phrase: string): string {
-  return phrase.replace(/(\p{L}{3,})(?:ról|ről|hoz|hez|höz)$/u, (_m, stem: string) =>
-    stem.replace(/á$/u, "a").replace(/é$/u, "e"),
-  );
+  const stem = (s: string) => s.replace(/á$/u, "a").replace(/é$/u, "e");
+  // the verbal noun that names the job, wherever it stands: "a tengely méréséről tolómérővel"
+  const head = /(?<![\p{L}])(\p{L}*(?:ás|és)(?:á|é)?)(?:ról|ről|hoz|hez|höz)(?![\p{L}])/u;
+  if (head.test(phrase)) return phrase.replace(head, (_m, s: string) => stem(s));
+  return phrase.replace(/(\p{L}{3,})(?:ról|ről|hoz|hez|höz)$/u, (_m, s: string) => stem(s));
 }
 
 function titleFrom(task: string): string {
@@ -148,24 +150,25 @@ function defaultGoal(task: string): string {
   return `A munkafolyamat${what} biztonságos, egységes és elsőre hibamentes elvégzése minden betanított dolgozónál.`;
 }
 
+/**
+ * The one question an unknown job without steps needs answered: which job (when the request names
+ * none), else its steps — named by the request's own words, so the reviewer sees what was understood.
+ */
 function missingQuestions(facts: RequestFacts): string[] {
-  const questions: string[] = [];
   if (!facts.task) {
-    questions.push("Melyik munkafolyamatról készüljön a munkautasítás (gép, termék, művelet neve)?");
+    return [
+      "Melyik munkafolyamatról készüljön a munkautasítás (gép, termék, művelet neve), és milyen lépésekből áll, sorrendben?",
+    ];
   }
-  questions.push(
-    "Milyen lépésekből áll a munka, sorrendben? Lépésenként írja le, mire kell különösen figyelni (kulcspont), és miért.",
-    "Milyen anyagok és eszközök kellenek hozzá?",
-    "Milyen biztonsági előírások és egyéni védőeszközök vonatkoznak rá?",
-    "Miből látszik, hogy a munka jól sikerült (minőségi ellenőrzés)?",
-  );
-  return questions;
+  return [
+    `Milyen lépésekből áll a munka („${titleFrom(facts.task)}”), sorrendben (1., 2., …)? Ha tudja, lépésenként azt is írja le, mire kell figyelni (kulcspont) és miért.`,
+  ];
 }
 
 function askBack(questions: string[]): string {
   return [
     ASK_BACK_HEADING,
-    "A munkautasítást nem tudom kitalált részletek nélkül megírni. Kérem, válaszoljon az alábbi kérdésekre",
+    `A munkautasítást nem tudom kitalált részletek nélkül megírni. Kérem, válaszoljon az alábbi ${questions.length === 1 ? "kérdésre" : "kérdésekre"}`,
     "(a „Javítás kérése” mezőben), és a válasz alapján elkészítem a vázlatot:",
     ...questions.map((q, i) => `${i + 1}. ${q}`),
   ].join("\n");

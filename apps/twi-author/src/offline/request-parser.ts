@@ -73,14 +73,59 @@ function splitLabels(text: string): { intro: string; blocks: Array<[LabelKey, st
   return { intro: text.slice(0, found[0]?.index ?? 0), blocks };
 }
 
-/** Splits an enumeration: numbered items, bullets, lines, or sequence words ("majd", "then"). */
+/** Words after which a number is an ordinal ("a 2. polcról", "the 3. shelf"), never a list item. */
+const ORDINAL_BEFORE = /(?:^|\s)(?:a|az|the|of|on|at|in|és|vagy|and|or|mint|minden|kb|cca|ca|és\/vagy)$/iu;
+/** A list marker at the start of a line: "1.", "2)", "-", "•", "*", "–". */
+const LINE_MARKER = /^\s*(?:\d{1,3}\s*[.)]|[-•*–])\s+/u;
+
+/**
+ * The items of a numbered list written on one line: only numbers that follow each other (1, 2, 3 …),
+ * not after an article ("a 2. polcról" is an ordinal), and starting with a capital when the list does.
+ */
+function inlineNumbered(text: string): string[] {
+  const starts: Array<{ at: number; body: number }> = [];
+  let expected: number | undefined;
+  let capital: boolean | undefined;
+  for (const m of text.matchAll(/(^|\s)(\d{1,3})\s*[.)]\s+(?=\p{L}|["„(])/gu)) {
+    const n = Number(m[2]);
+    const at = (m.index ?? 0) + (m[1] ?? "").length;
+    const body = (m.index ?? 0) + m[0].length;
+    const first = text.charAt(body);
+    const isCapital = first !== first.toLowerCase();
+    if (expected === undefined ? n > 1 : n !== expected) continue;
+    if (ORDINAL_BEFORE.test(text.slice(0, at).trimEnd())) continue;
+    if (capital === true && !isCapital) continue;
+    capital ??= isCapital;
+    starts.push({ at, body });
+    expected = n + 1;
+  }
+  if (starts.length === 0) return [];
+  return starts.map((s, i) => text.slice(s.body, starts[i + 1]?.at ?? text.length));
+}
+
+/**
+ * Splits an enumeration as written: one item per marked line (numbered or bulleted; an unmarked line
+ * continues the item above), a numbered list on one line (1, 2, 3 … in order; ordinals such as "a 2.
+ * polcról" stay in their item), or sequence words ("majd", "then").
+ *
+ * @example
+ * splitItems("1. Vegye le a dobozt a 2. polcról 2. Tegye a kocsira"); // ["Vegye le a dobozt a 2. polcról", "Tegye a kocsira"]
+ */
 export function splitItems(text: string): string[] {
-  const numbered = text.split(/(?:^|\s)\d{1,2}\s*[.)]\s+(?=\p{L})/u).map((s) => s.trim());
-  if (numbered.filter(Boolean).length >= 2 || /^\s*1\s*[.)]/.test(text)) return clean(numbered);
-  const lines = text.split(/\r?\n\s*(?:[-•*]\s*)?/);
-  if (lines.filter((l) => l.trim()).length >= 2) return clean(lines.map((l) => l.replace(/^[-•*]\s*/, "")));
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+  if (lines.filter((l) => LINE_MARKER.test(l)).length >= 2) {
+    const items: string[] = [];
+    for (const line of lines) {
+      if (LINE_MARKER.test(line) || items.length === 0) items.push(line.replace(LINE_MARKER, ""));
+      else items[items.length - 1] = `${items[items.length - 1]} ${line.trim()}`;
+    }
+    return clean(items);
+  }
+  const numbered = inlineNumbered(text);
+  if (numbered.length >= 2 || (numbered.length === 1 && /^\s*1\s*[.)]/.test(text))) return clean(numbered);
+  if (lines.length >= 2) return clean(lines.map((l) => l.replace(/^[-•*]\s*/, "")));
   const sequenced = text.split(
-    /\s*(?:;|,?\s+(?:majd|ezután|azután|utána|végül|then|after that|next|finally)\s+|\.\s+(?:majd|ezután|végül|then|next|finally)\s+)/iu,
+    /\s*(?:;|,?\s+(?:majd|ezután|azután|aztán|utána|végül|then|after that|next|finally)\s+|\.\s+(?:majd|ezután|aztán|utána|végül|then|next|finally|afterwards)\s+)/iu,
   );
   if (sequenced.length >= 2) return clean(sequenced);
   return clean(text.split(/\.\s+|,\s+/));
@@ -112,20 +157,101 @@ export function sentence(text: string): string {
 const RATIONALE_SPLIT =
   /\s*(?:,\s*)?(?<![\p{L}])(mert|azért, hogy|hogy ne|különben|because|so that|so the|otherwise)(?![\p{L}])\s*/iu;
 const KEY_POINT_MARKERS =
-  /\s*(?:,\s*)?(?<![\p{L}])(?:ügyelve arra, hogy|ügyeljen arra, hogy|ügyelj arra, hogy|figyelve arra, hogy|kulcspont(?:ok)?:|key points?:|making sure(?: that)?|make sure(?: that)?|ensuring(?: that)?)(?![\p{L}])\s*/iu;
+  /\s*(?:,\s*)?(?<![\p{L}])(?:ügyelve arra, hogy|ügyeljen arra, hogy|ügyelj arra, hogy|figyelve arra, hogy|vigyázva arra, hogy|úgy, hogy|kulcspont(?:ok)?:|key points?:|making sure(?: that)?|make sure(?: that)?|ensuring(?: that)?)(?![\p{L}])\s*/iu;
+/** A comma that joins a subordinate clause to its sentence ("…, hogy …"): not a split between key points. */
+const CLAUSE_COMMA =
+  /,\s+(?=(?:hogy|mert|ha|amíg|míg|mielőtt|miután|amely|ami|amit|ahol|that|which|so|because|until|before|while|when)(?![\p{L}]))/iu;
+
+/**
+ * The text with every character inside parentheses (nested too) replaced by "_", same length: a
+ * pattern run on it finds only what stands outside the parentheses.
+ */
+function maskParens(text: string): string {
+  let depth = 0;
+  let out = "";
+  for (const ch of text) {
+    if (ch === "(") depth += 1;
+    out += depth > 0 ? "_".repeat(ch.length) : ch;
+    if (ch === ")" && depth > 0) depth -= 1;
+  }
+  return out;
+}
+
+/**
+ * The parenthesised asides of a text that stand on their own (after a space or at the start; "a(z)"
+ * and "csavar(ok)" are part of their word), with the text left when they are taken out.
+ */
+function asides(text: string): { rest: string; inner: string[] } {
+  const inner: string[] = [];
+  let rest = "";
+  let i = 0;
+  while (i < text.length) {
+    const ch = text.charAt(i);
+    const standalone = ch === "(" && (i === 0 || /\s/u.test(text.charAt(i - 1)));
+    if (!standalone) {
+      rest += ch;
+      i += 1;
+      continue;
+    }
+    let depth = 0;
+    let j = i;
+    for (; j < text.length; j += 1) {
+      if (text.charAt(j) === "(") depth += 1;
+      if (text.charAt(j) === ")" && --depth === 0) break;
+    }
+    inner.push(text.slice(i + 1, j));
+    rest = rest.trimEnd();
+    i = j + 1;
+  }
+  return { rest: rest.replace(/\s{2,}/g, " ").replace(/\s+([,.;])/g, "$1"), inner };
+}
+
+/** The key points of one aside: split on semicolons, and on commas that do not open a clause. */
+function pointsOf(aside: string): string[] {
+  const marked = aside.replace(KEY_POINT_MARKERS, (m, offset: number) => (offset === 0 ? "" : m));
+  const parts = marked.split(/;\s*/);
+  return clean(
+    parts.flatMap((part) => {
+      const pieces: string[] = [];
+      let rest = part;
+      for (;;) {
+        const comma = /,\s+/u.exec(rest);
+        if (!comma) break;
+        const clause = CLAUSE_COMMA.exec(rest);
+        if (clause && clause.index === comma.index) {
+          // a subordinate clause: keep it with its sentence, split after it only at a later plain comma
+          const later = rest.slice(comma.index + comma[0].length);
+          const next = /,\s+/u.exec(later);
+          if (!next || CLAUSE_COMMA.exec(later)?.index === next.index) break;
+          pieces.push(rest.slice(0, comma.index + comma[0].length + next.index));
+          rest = later.slice(next.index + next[0].length);
+          continue;
+        }
+        pieces.push(rest.slice(0, comma.index));
+        rest = rest.slice(comma.index + comma[0].length);
+      }
+      pieces.push(rest);
+      return pieces;
+    }),
+  );
+}
 
 /**
  * Reads one step: the main action, key points (in parentheses or after "ügyelve arra, hogy", "make
- * sure", "kulcspont:") and the reason (after "mert", "because", "so that", "különben").
+ * sure", "kulcspont:") and the reason (after "mert", "because", "so that", "különben"). Parentheses
+ * nest and may hold commas and "hogy" clauses; "a(z)" is a word, not an aside.
  *
  * @example
  * parseStep("Húzza meg a csavart kattanásig (egyenletesen), mert a túlhúzás elszakítja a menetet");
  * // { action: "Húzza meg a csavart kattanásig.", keyPoints: ["egyenletesen"], rationale: "A túlhúzás elszakítja a menetet." }
  */
 export function parseStep(text: string): TwiStep {
-  let rest = text.trim();
+  // a sequence word opening a step is not part of its action ("Először ellenőrizze …")
+  let rest = text
+    .trim()
+    .replace(/^(?:először|elsőként|aztán|majd|utána|ezután|azután|végül|first|then|next|finally)[,]?\s+/iu, "");
   let rationale = "";
-  const why = RATIONALE_SPLIT.exec(rest);
+  const why = RATIONALE_SPLIT.exec(maskParens(rest));
   if (why && why.index > 0) {
     const marker = (why[1] ?? "").toLowerCase();
     const reason = rest.slice(why.index + why[0].length);
@@ -133,12 +259,17 @@ export function parseStep(text: string): TwiStep {
     rationale = marker === "otherwise" ? `Otherwise ${reason}` : rationale;
     rest = rest.slice(0, why.index);
   }
-  const keyPoints: string[] = [];
-  rest = rest.replace(/\s*\(([^)]*)\)/g, (_m, inner: string) => {
-    keyPoints.push(...clean(inner.split(/[;,]/)));
-    return "";
+  const { rest: action, inner } = asides(rest);
+  // an aside that gives its reason ("(óvatosan, mert nyomás alatt lehet)"): the key point, and the
+  // step's reason when the step states none outside
+  const keyPoints = inner.flatMap((aside) => {
+    const because = RATIONALE_SPLIT.exec(maskParens(aside));
+    if (!because || because.index === 0 || rationale !== "") return pointsOf(aside);
+    rationale = aside.slice(because.index + because[0].length);
+    return pointsOf(aside.slice(0, because.index));
   });
-  const marked = KEY_POINT_MARKERS.exec(rest);
+  rest = action;
+  const marked = KEY_POINT_MARKERS.exec(maskParens(rest));
   if (marked && marked.index > 0) {
     keyPoints.push(...clean(rest.slice(marked.index + marked[0].length).split(/;|\s+és\s+|\s+and\s+/)));
     rest = rest.slice(0, marked.index);
@@ -153,6 +284,29 @@ const REQUEST_OPENERS = [
 const DOCUMENT_WORDS =
   /^(?:twi[-\s]?(?:t|munkautasítást|utasítást|betanítási utasítást)?|munkautasítást|betanítási utasítást|utasítást|twi|job instructions?|work instructions?|instructions?|sop)(?:\s+(?:job|work)\s+instructions?)?\s*(?:(?:for|on|about|covering|to)\s+)?/iu;
 
+/** Words that say what kind of document is wanted, in any case ("útmutatót", "leírást"): never the job. */
+const KIND_WORDS =
+  /^(?:(?:egy|új|rövid|részletes|írásos|betanítási|oktatási|munkavédelmi|twi)\s+|(?:twi-t|twi-s|munkautasítás|utasítás|útmutató|leírás|munkaleírás|oktatóanyag|anyag|instrukció|eljárásrend|oktatás|betanítás)\p{L}*\s*|(?:training|guide|procedure|document|sop)s?\s+)/iu;
+
+/**
+ * The job named after the document words: "útmutatót arról, hogyan kell a tengelyt megmérni" →
+ * "hogyan kell a tengelyt megmérni"; "a tengely méréséről az új kollégáknak" → "a tengely méréséről".
+ */
+function jobPhrase(text: string): string {
+  let rest = text.trim();
+  for (let i = 0; i < 6 && KIND_WORDS.test(rest); i += 1) rest = rest.replace(KIND_WORDS, "");
+  rest = rest.replace(/^(?:(?:for|on|about|covering|to|on how to)\s+)/iu, "");
+  rest = rest.replace(/^(?:arról|erről),?\s+(?:hogy\s+)?(hogyan|miként|mi módon)\s+/iu, "hogyan ");
+  rest = rest.replace(/^(?:arról|erről),?\s+hogy\s+/iu, "");
+  rest = rest.replace(/^how\s+to\s+/iu, "");
+  // who it is for is not the job: "… az új kollégáknak", "… for new operators"
+  rest = rest.replace(
+    /\s+(?:(?:az?\s+)?(?:új\s+)?(?:kollégá|dolgozó|operátor|betanuló|munkatárs|gépkezelő)\p{L}*(?:\s+számára)?|for\s+(?:the\s+)?new\s+\p{L}+)[.!]?$/iu,
+    "",
+  );
+  return rest;
+}
+
 /**
  * Picks the job out of the opening sentence: "Írj TWI-t a raklap fóliázásáról" → "a raklap
  * fóliázásáról"; "Write a TWI for pallet wrapping" → "pallet wrapping". `null` when there is none.
@@ -161,16 +315,63 @@ const DOCUMENT_WORDS =
  * extractTask("Write a TWI for pallet wrapping."); // "pallet wrapping"
  */
 export function extractTask(intro: string): string | null {
-  const first = (intro.split(/(?<=[.!?])\s+|\r?\n/)[0] ?? "").trim();
+  const first = (intro.split(/(?<=[.!?:])\s+|:\s*$|\r?\n/)[0] ?? "").trim();
+  const anchored = aroundDocumentWord(first);
+  if (anchored !== undefined) return anchored;
   let rest = first;
   for (const opener of REQUEST_OPENERS) rest = rest.replace(opener, "");
-  const withoutDoc = rest.replace(DOCUMENT_WORDS, "");
+  const withoutDoc = jobPhrase(rest.replace(DOCUMENT_WORDS, ""));
   if (withoutDoc === rest && rest === first) {
     // No request wording at all: the sentence itself may name the job only if it is short.
     if (rest.split(/\s+/).length > 12) return null;
   }
-  const task = withoutDoc.replace(/[.!?:]+$/, "").trim();
-  if (task === "" || /^(?:twi|egy|a|az|valamit|something)$/i.test(task)) return null;
+  return taskOrNull(withoutDoc);
+}
+
+/** A word for the document asked for, in any case ("munkautasításra", "TWI-t", "leírása", "útmutatót"). */
+const DOC_WORD =
+  /(?<![\p{L}\d-])(?:twi(?:-[a-zé]+)?|(?:munkautasítás|utasítás|útmutató|leírás|munkaleírás|oktatóanyag|instrukció|eljárásrend|betanítás)\p{L}*|(?:job|work)\s+instructions?|sop)(?![\p{L}])/iu;
+/** Words around the document word that ask, never name the job. */
+const ASKING =
+  /^(?:(?:kérlek|kérem|légyszi|légy szíves|szükségem|szükség|lenne|van|volna|kellene|kéne|kell|kérek|kérnék|szeretnék|írj|írjon|írd meg|készíts|készítsen|csinálj|egy|új|nekem|nekünk|róla|erről|arról|please|write|create|make|a|an|the)[,]?(?:\s+|$))+/iu;
+/** The job is written with a case ending that names a topic ("-ról", "-hoz", "arról, hogyan") or "for …". */
+const NAMES_A_JOB =
+  /\p{L}{3,}(?:ról|ről|hoz|hez|höz)(?![\p{L}])|(?:^|\s)(?:arról|erről)|(?:^|\s)(?:for|on|about|covering)\s/iu;
+
+/**
+ * The job named next to the document word: after it ("…munkautasításra a címkenyomtató
+ * szalagcseréjéről"), or before it when what follows names no topic ("A csavarok meghúzásáról kérek
+ * egy TWI-t", "Forrasztás – TWI-t kérek róla"). `undefined` when the sentence has no document word.
+ */
+function aroundDocumentWord(sentence: string): string | null | undefined {
+  const doc = DOC_WORD.exec(sentence);
+  if (!doc) return undefined;
+  const after = jobPhrase(
+    sentence
+      .slice(doc.index + doc[0].length)
+      .trim()
+      .replace(ASKING, ""),
+  );
+  const before = sentence
+    .slice(0, doc.index)
+    .replace(ASKING, "")
+    .replace(
+      /(?:\s+(?:kérlek|kérem|kérek|kérnék|szeretnék|kellene|kéne|kell|lenne|egy|new|a|an|the|írj|készíts)|[\s,–—-])+$/iu,
+      "",
+    )
+    .trim();
+  const job = NAMES_A_JOB.test(after) || before === "" ? after : jobPhrase(before);
+  return taskOrNull(withoutClauses(job));
+}
+
+/** Cuts what follows the job: a relative clause, the audience, a list label ("…ről, ami így megy"). */
+function withoutClauses(text: string): string {
+  return text.replace(/\s*,\s*(?:ami|amely|ahol|amit|az?\s|lépések|which|that).*$/iu, "").replace(/[,\s]+$/u, "");
+}
+
+function taskOrNull(text: string): string | null {
+  const task = text.replace(/[.!?:]+$/, "").trim();
+  if (task === "" || /^(?:twi|egy|a|az|valamit|something|róla)$/i.test(task)) return null;
   return task;
 }
 
@@ -200,11 +401,12 @@ export function parseRequest(text: string): RequestFacts {
     else facts[key].push(...splitRules(body).map(sentence));
   }
   if (facts.steps.length === 0) {
-    // Steps written straight into the request: "…: 1. … 2. …", or sentences joined by "majd"/"then".
+    // Steps written straight into the request: "…: 1. … 2. …", a bulleted list on its own lines, or
+    // sentences joined by "majd"/"then". A list starts at "1." or at its first marked line ("a 3.
+    // jelölésig" is an ordinal, not a list).
     const afterFirst = intro.replace(/^[^.!?\n:]*[.!?:\n]\s*/, "");
-    const candidates = /\d\s*[.)]\s+\p{L}/u.test(intro)
-      ? splitItems(intro.slice(intro.search(/\d\s*[.)]\s+\p{L}/u)))
-      : [];
+    const listStart = intro.search(/(?:^|\s)1\s*[.)]\s+\p{L}|(?:^|\n)\s*[-•*–]\s+\p{L}/u);
+    const candidates = listStart >= 0 ? splitItems(intro.slice(listStart)) : [];
     const sequenced = candidates.length >= 2 ? candidates : afterFirst ? splitSequence(afterFirst) : [];
     if (sequenced.length >= 2) facts.steps.push(...sequenced.map(parseStep));
   }
@@ -226,7 +428,7 @@ function listPart(body: string): string {
 }
 
 function splitSequence(text: string): string[] {
-  if (!/(?<![\p{L}])(?:majd|ezután|végül|then|next|finally)(?![\p{L}])/iu.test(text)) return [];
+  if (!/(?<![\p{L}])(?:majd|ezután|aztán|utána|végül|then|next|finally|afterwards)(?![\p{L}])/iu.test(text)) return [];
   return splitItems(text);
 }
 

@@ -130,6 +130,7 @@ export class HtmlPdfRenderer implements PdfRenderer {
     pdfmake.setUrlAccessPolicy(() => false);
     pdfmake.setLocalAccessPolicy((path: string) => allowed.has(path));
     const content_ = htmlToPdfmake(html, { window: this.#window, tableAutoSize: false });
+    markSectionHeadings(content_);
     const title = templateView(content, metadata, userId).title;
     const doc = pdfmake.createPdf({
       info: {
@@ -144,6 +145,9 @@ export class HtmlPdfRenderer implements PdfRenderer {
       pageMargins: [40, 40, 40, 50],
       defaultStyle: { font: "DejaVuSans", fontSize: 10, lineHeight: 1.15 },
       content: content_,
+      // a section heading never ends a page alone: it moves to the next page with its content
+      pageBreakBefore: (node: PageNode, nodes: { getFollowingNodesOnPage: () => PageNode[] }) =>
+        node.headlineLevel === SECTION_HEADING && !hasContentBelow(node, nodes.getFollowingNodesOnPage()),
       footer: (page: number, pages: number) => ({
         text: `${title} — ${page}. / ${pages} oldal`,
         alignment: "center",
@@ -154,4 +158,43 @@ export class HtmlPdfRenderer implements PdfRenderer {
     });
     return new Uint8Array(await doc.getBuffer());
   }
+}
+
+/** What pdfmake's page-break check tells about a node. */
+interface PageNode {
+  headlineLevel?: number | undefined;
+  text?: unknown;
+  table?: unknown;
+  ul?: unknown;
+  ol?: unknown;
+  startPosition?: { top: number } | undefined;
+}
+
+/** Whether something printable follows a node lower on its page (blank text and the footer do not count). */
+function hasContentBelow(node: PageNode, following: readonly PageNode[]): boolean {
+  const top = node.startPosition?.top ?? 0;
+  return following.some(
+    (n) =>
+      (n.startPosition?.top ?? 0) > top &&
+      (n.table !== undefined ||
+        n.ul !== undefined ||
+        n.ol !== undefined ||
+        (typeof n.text === "string" && n.text.trim() !== "")),
+  );
+}
+
+/** The `headlineLevel` pdfmake's page-break check sees on a section heading (`<h2>`). */
+const SECTION_HEADING = 2;
+
+/** Marks html-to-pdfmake's `<h2>` nodes as section headings, so a page break can keep them with their content. */
+function markSectionHeadings(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const child of node) markSectionHeadings(child);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  const n = node as { nodeName?: string; headlineLevel?: number; stack?: unknown; text?: unknown };
+  if (n.nodeName === "H2") n.headlineLevel = SECTION_HEADING;
+  if (n.stack) markSectionHeadings(n.stack);
+  if (Array.isArray(n.text)) markSectionHeadings(n.text);
 }

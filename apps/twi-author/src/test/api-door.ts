@@ -19,12 +19,13 @@ export interface ApiDoor {
 
 /**
  * Registers the server's start and stop around the file's tests; use its members inside a test.
+ * `extraEnv` adds variables, read when the server starts.
  *
  * @example
  * const t = apiDoor("twi-api-input-");
  * it("…", async () => { const { status } = await t.api("/threads", {}); });
  */
-export function apiDoor(prefix: string): ApiDoor {
+export function apiDoor(prefix: string, extraEnv: () => Record<string, string> = () => ({})): ApiDoor {
   const dataDir = mkdtempSync(join(tmpdir(), prefix));
   let door: DoorServer | undefined;
   beforeAll(async () => {
@@ -38,6 +39,8 @@ export function apiDoor(prefix: string): ApiDoor {
     ]) {
       vi.stubEnv(name, "");
     }
+    // read when the server starts: a file's own beforeAll (an emulator started first) may set them
+    for (const [name, value] of Object.entries(extraEnv())) vi.stubEnv(name, value);
     door = await startDoorServer();
   });
   afterAll(async () => {

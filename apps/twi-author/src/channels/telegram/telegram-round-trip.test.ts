@@ -118,7 +118,7 @@ describe("Telegram round trip (webhook updates in, inline keyboards out)", () =>
         message_id: 6,
         chat: { id: CHAT },
         from: { id: 7 },
-        text: "Új lépés: Ellenőrizze a címkét a szállítólevéllel, mert a téves címke visszáruhoz vezet",
+        text: "Új lépés: Ellenőrizze a címkét a szállítólevéllel (a rendelésszámot is), mert a téves címke visszáruhoz vezet",
         reply_to_message: { message_id: 102, chat: { id: CHAT }, text: prompt.text },
       },
     });

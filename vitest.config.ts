@@ -11,6 +11,7 @@ export default defineConfig({
       "apps/*/test/**/*.test.ts",
       "bench/src/**/*.test.ts",
       "packages/create-trellis/test/**/*.test.ts",
+      "scripts/docs-samples/*.test.ts",
     ],
     reporters: ["default", "./scripts/summary-reporter.ts"],
     testTimeout: 30_000,

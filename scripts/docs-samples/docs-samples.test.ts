@@ -5,6 +5,7 @@
  * output the pages show is what the repository serves.
  */
 import { execFile } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +16,13 @@ import { type CodeSample, extractSamples, markedBlocks } from "./extract.js";
 const exec = promisify(execFile);
 const ROOT = resolve(fileURLToPath(import.meta.url), "../../..");
 /** The pages whose samples are tests. */
-const PAGES = ["docs/getting-started.md"];
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 /** Inside the repository (gitignored), so that `@trellis/*` and `zod` resolve from its node_modules. */
 const OUT = join(ROOT, "test-artifacts", `docs-samples-${process.pid}`);
 
@@ -63,7 +70,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await rm(OUT, { recursive: true, force: true });
+  // TRELLIS_DOCS_SAMPLES_KEEP=1 keeps the written files, to run `tsc -p` on them by hand
+  if (process.env.TRELLIS_DOCS_SAMPLES_KEEP) process.stderr.write(`docs samples kept in ${OUT}\n`);
+  else await rm(OUT, { recursive: true, force: true });
 });
 
 /** tsc's messages for the samples, each pointed at its page and line. */

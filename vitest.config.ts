@@ -10,6 +10,8 @@ export default defineConfig({
       "apps/*/src/**/*.test.ts",
       "apps/*/test/**/*.test.ts",
       "bench/src/**/*.test.ts",
+      "packages/create-trellis/test/**/*.test.ts",
+      "scripts/docs-samples/*.test.ts",
     ],
     reporters: ["default", "./scripts/summary-reporter.ts"],
     testTimeout: 30_000,

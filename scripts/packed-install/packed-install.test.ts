@@ -16,10 +16,15 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packedTarballs as readTarballs } from "../../packages/create-trellis/bin/create-trellis.js";
 import { buildPackages, type PackedPackage, packPackages, REPO_ROOT } from "../pack-packages.js";
+
+const packedTarballs = readTarballs as (from: string) => Map<string, string>;
 
 const exec = promisify(execFile);
 const FIXTURE = join(REPO_ROOT, "scripts/packed-install/fixture");
+/** The starter's command in the checkout: `node packages/create-trellis/bin/create-trellis.js <folder> --from .packed`. */
+const STARTER_BIN = join(REPO_ROOT, "packages/create-trellis/bin/create-trellis.js");
 const MINUTE = 60_000;
 /** Packages a SQLite project does not install: the drivers it must not pull. */
 const DRIVER_PACKAGES = ["@trellis/checkpoint-postgres", "@trellis/checkpoint-redis"];
@@ -70,12 +75,14 @@ function tarball(name: string): string {
 }
 
 /**
- * Every @trellis tarball as an override, so nested `@trellis/*` requirements resolve to them too; and
- * better-sqlite3 at the workspace's version, whose native build {@link npmInstall} reuses.
+ * The overrides the starter writes with `--from` (every @trellis tarball, so nested `@trellis/*`
+ * requirements resolve to them too), read the way it reads them; and better-sqlite3 at the
+ * workspace's version, whose native build {@link npmInstall} reuses.
  */
 function overrides(): Record<string, string> {
+  const tarballs = packedTarballs(join(work, "tarballs"));
   return {
-    ...Object.fromEntries(packed.filter((p) => p.name.startsWith("@trellis/")).map((p) => [p.name, tarball(p.name)])),
+    ...Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`])),
     "better-sqlite3": workspaceSqlite.version,
   };
 }
@@ -381,27 +388,30 @@ describe("installed from the tarballs into a fresh project", () => {
 
 describe("the starter", () => {
   let project: string;
+  let written: { dependencies: Record<string, string>; overrides?: Record<string, string>; type?: string };
 
   beforeAll(async () => {
-    // the published create-trellis, unpacked, scaffolds as `npm create trellis@latest my-agent` would
-    const starter = join(work, "create-trellis");
-    await mkdir(starter);
-    const pkg = packed.find((p) => p.name === "create-trellis");
-    if (!pkg) throw new Error("create-trellis was not packed");
-    await sh(starter, "tar", ["xzf", pkg.tarball]);
-    await sh(work, process.execPath, [join(starter, "package/bin/create-trellis.js"), "my-agent"]);
+    // the command README.md and docs/installing.md give, from the checkout, on the packed tarballs
+    const tarballs = join(work, "tarballs");
+    await sh(work, process.execPath, [STARTER_BIN, "my-agent", "--from", tarballs]);
     project = join(work, "my-agent");
-    const manifest = JSON.parse(await readFile(join(project, "package.json"), "utf8")) as {
-      dependencies: Record<string, string>;
-      overrides?: Record<string, string>;
-    };
-    for (const name of Object.keys(manifest.dependencies)) {
-      if (name.startsWith("@trellis/")) manifest.dependencies[name] = tarball(name);
-    }
-    manifest.overrides = overrides();
-    await writeFile(join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+    const manifestFile = join(project, "package.json");
+    written = JSON.parse(await readFile(manifestFile, "utf8")) as typeof written;
+    // the one change the test makes: better-sqlite3 pinned to the workspace's version, so that
+    // npmInstall can reuse its native build instead of compiling it (not a Trellis package)
+    const manifest = { ...written, overrides: { ...written.overrides, "better-sqlite3": workspaceSqlite.version } };
+    await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
     await timed("npm install (starter)", () => npmInstall(project));
   }, 10 * MINUTE);
+
+  it("writes the tarballs as file: dependencies and overrides every @trellis/* package itself", () => {
+    expect(written.type).toBe("module");
+    for (const [name, range] of Object.entries(written.dependencies)) {
+      if (name.startsWith("@trellis/")) expect(range, name).toBe(tarball(name));
+    }
+    const trellis = packed.filter((p) => p.name.startsWith("@trellis/"));
+    expect(written.overrides).toEqual(Object.fromEntries(trellis.map((p) => [p.name, tarball(p.name)])));
+  });
 
   it("scaffolds a project named after its folder, with a .gitignore", async () => {
     const manifest = JSON.parse(await readFile(join(project, "package.json"), "utf8")) as { name: string };

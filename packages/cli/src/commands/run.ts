@@ -3,11 +3,12 @@ import type { Interrupt, StateSnapshot } from "@trellis/core";
 import { formAnswer, joinAnswers, parseTypedAnswer, pauseHint, readPause } from "@trellis/protocol";
 import type { RunEnd, RunRecord, RunService, StartRun, StoredEvent } from "@trellis/server";
 import { checkFlags, type ParsedArgs, stringFlag } from "../args.js";
-import { inputFromFields } from "../input-fields.js";
+import { describeField, inputFromFields } from "../input-fields.js";
 import { CliError, type CliIo, LineReader } from "../io.js";
 import { breakpointAnswer, breakpointQuestion } from "../pause-prompts.js";
 import { ProgressPrinter, payloadLines, showValue } from "../progress-printer.js";
 import { entryOf, loadGraph, loadProject, openServer, scratchSaver } from "../project.js";
+import { requiredInputKeys } from "../required-inputs.js";
 import { addUsage, type SessionUsage, usageLine } from "../usage-line.js";
 
 /**
@@ -39,10 +40,19 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const project = await loadProject(io, stringFlag(args, "config"));
   const graphId = args.positionals[0];
   entryOf(project, graphId);
-  const input = await withFields(parseInput(stringFlag(args, "input")), args.positionals.slice(1), () =>
+  const json = args.flags.get("json") === true;
+  const given = parseInput(stringFlag(args, "input"));
+  const threadId = stringFlag(args, "thread") ?? `cli-${randomUUID().slice(0, 8)}`;
+  // the first line comes before the graphs load (seconds for a project of several apps)
+  if (json) io.stdout.write(`${JSON.stringify({ event: "run", graph: graphId, thread: threadId })}\n`);
+  else {
+    const count = Object.keys(project.config.graphs).length;
+    io.stdout.write(`trellis run ${graphId} · thread ${threadId}\n`);
+    io.stdout.write(`  loading ${count === 1 ? "the graph" : `the project's ${count} graphs`}…\n`);
+  }
+  const input = await withFields(given, args.positionals.slice(1), () =>
     loadGraph(project, graphId as string, scratchSaver()),
   );
-  const threadId = stringFlag(args, "thread") ?? `cli-${randomUUID().slice(0, 8)}`;
   const server = await openServer(project, io);
   const lines = new LineReader(io.stdin);
   const stop = new AbortController();
@@ -54,7 +64,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     threadId,
     io,
     lines,
-    json: args.flags.get("json") === true,
+    json,
     stop: stop.signal,
   });
   try {
@@ -171,8 +181,6 @@ class RunSession {
 
   async drive(input: Record<string, unknown> | undefined): Promise<number> {
     const { runs, threadId, graphId } = this.#o;
-    if (this.#o.json) this.#emit({ event: "run", graph: graphId, thread: threadId });
-    else this.#say(`trellis run ${graphId} · thread ${threadId}`);
     const thread = await runs.thread(threadId, "app").catch((error: unknown) => {
       if ((error as { code?: unknown }).code === "NOT_FOUND") return undefined;
       throw error;
@@ -180,7 +188,13 @@ class RunSession {
     // a thread of another graph is not read here: its first run is refused by the service (409)
     const ours = !thread?.graphId || thread.graphId === graphId;
     let state = ours ? await this.#state() : undefined;
-    let turn: Turn | undefined = input !== undefined || !state?.next.length ? { input: input ?? {} } : undefined;
+    let turn: Turn | undefined;
+    if (input !== undefined || !state?.next.length) {
+      // no input given for a new turn: ask for the graph's required keys instead of running with them empty
+      const asked = input === undefined && ours ? await this.#askInputs() : { input: input ?? {} };
+      if ("stop" in asked) return asked.stop;
+      turn = { input: asked.input };
+    }
     for (;;) {
       if (turn) {
         const end = await this.#run(turn).catch((error: unknown) => {
@@ -311,6 +325,47 @@ class RunSession {
     this.#say(`Resume it with: trellis run ${graphId} --thread ${threadId}`);
     this.#sayUsage();
     return EXIT_PAUSED;
+  }
+
+  /**
+   * Asks for the graph's required input keys ({@link requiredInputKeys}), each read as its type; Enter
+   * leaves one empty. Refused (exit 2) when stdin is not a terminal or in `--json` mode: nobody to ask.
+   */
+  async #askInputs(): Promise<{ input: Record<string, unknown> } | { stop: number }> {
+    const { graphId, io, json } = this.#o;
+    const schema = this.#o.runs.graph(graphId).graph.getSchemas().input;
+    const keys = requiredInputKeys(schema);
+    if (keys.length === 0) return { input: {} };
+    const example = `trellis run ${graphId} ${keys.map((k) => `${k}=…`).join(" ")}`;
+    if (json || (io.stdin as { isTTY?: boolean }).isTTY !== true) {
+      throw new CliError(
+        `${graphId} takes ${keys.join(", ")} as input, and trellis run asks for ${keys.length === 1 ? "it" : "them"} only ` +
+          `on a terminal${json ? " without --json" : ""}. Give ${keys.length === 1 ? "it" : "them"} as arguments: ${example} ` +
+          `(or --input '{…}'; --input '{}' runs with the defaults).`,
+        2,
+      );
+    }
+    this.#say(`${graphId} takes ${keys.length === 1 ? "this input" : "these inputs"} (Enter leaves one empty):`);
+    const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+    const input: Record<string, unknown> = {};
+    for (const key of keys) {
+      for (;;) {
+        const line = await this.#ask(`${key} (${describeField(properties[key] ?? {})})`);
+        if (line === undefined) {
+          io.stderr.write(`No input given: nothing was run. Next time: ${example}\n`);
+          return { stop: 2 };
+        }
+        if (line === "") break;
+        try {
+          Object.assign(input, inputFromFields([`${key}=${line}`], schema));
+          break;
+        } catch (error) {
+          if (!(error instanceof CliError)) throw error;
+          this.#say(`✗ ${error.message}`);
+        }
+      }
+    }
+    return { input };
   }
 
   /** The next line typed, or undefined when stdin ended or Ctrl+C stopped the session. */

@@ -142,7 +142,12 @@ class Parser {
         this.#skip(false);
         const value = this.#expression();
         this.#endOfLine();
-        out.attributes[name] = { name, value, line };
+        Object.defineProperty(out.attributes, name, {
+          value: { name, value, line },
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         continue;
       }
       const labels: string[] = [];
@@ -242,7 +247,13 @@ class Parser {
       if (this.#peek() !== "=" && this.#peek() !== ":") this.#fail(`expected "=" or ":" after the key "${key}"`);
       this.#advance();
       this.#skip(false);
-      entries[key] = this.#expression();
+      // an own property whatever the key: `"__proto__" = …` is data, never the object's prototype
+      Object.defineProperty(entries, key, {
+        value: this.#expression(),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       this.#skip(false);
       if (this.#peek() === ",") this.#advance();
     }

@@ -51,4 +51,14 @@ describe("HCL writer → parser", () => {
       { numRuns: 300 },
     );
   });
+
+  it("reads a key named __proto__ as data, not as the object's prototype (a seed fast-check found)", () => {
+    const tags = JSON.parse('{"__proto__": {"owner": "x"}, "env": "dev"}') as HclWritable;
+    const content = renderHcl([block("resource", ["aws_s3_bucket", "x"], [attr("tags", tags)])]);
+    const mod = loadModule([{ path: "main.tf", content }]);
+    const read = evaluate(mod, mod.resources[0]?.block.attributes.tags?.value as never) as Record<string, unknown>;
+    expect(Object.keys(read)).toEqual(["__proto__", "env"]);
+    expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
+    expect(read).toEqual(tags);
+  });
 });

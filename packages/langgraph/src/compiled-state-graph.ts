@@ -26,6 +26,14 @@ import { type LangGraphStreamOptions, streamChunks } from "./stream-shapes.js";
 const TRELLIS_GRAPH = Symbol.for("trellis.compiledGraph");
 
 /**
+ * How a graph whose input and output are not state objects (an `entrypoint`) maps them. @internal
+ */
+export interface GraphIo {
+  input(value: unknown): Record<string, unknown>;
+  output(state: Record<string, unknown>): unknown;
+}
+
+/**
  * The drawing `getGraph()` returns: nodes and edges, and `drawMermaid()` as LangGraph's `Graph` has.
  *
  * @example
@@ -49,20 +57,27 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
   readonly #defaults: LangGraphRunnableConfig;
   #name: string | undefined;
   #store: Store | undefined;
+  readonly #io: GraphIo | undefined;
   description: string | undefined;
   declare readonly _types: { state: S; update: U };
 
   constructor(
     core: CompiledGraph<StateSchema>,
     schema: CompatSchema,
-    meta: { description?: string; store?: Store | undefined } = {},
+    meta: { description?: string; store?: Store | undefined; io?: GraphIo | undefined } = {},
     defaults: LangGraphRunnableConfig = {},
   ) {
     this.#store = meta.store;
+    this.#io = meta.io;
     this.#core = core;
     this.#schema = schema;
     this.#defaults = defaults;
     this.description = meta.description;
+  }
+
+  /** The compat schema (for the functional API). @internal */
+  schemaOf(): CompatSchema {
+    return this.#schema;
   }
 
   /** The Trellis graph this one runs on (what `trellis serve` serves). */
@@ -107,7 +122,11 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
     const graph = new CompiledStateGraph<SD, S, U>(
       this.#core,
       this.#schema,
-      { ...(this.description === undefined ? {} : { description: this.description }), store: this.#store },
+      {
+        ...(this.description === undefined ? {} : { description: this.description }),
+        store: this.#store,
+        io: this.#io,
+      },
       merged,
     );
     if (this.#name !== undefined) graph.name = this.#name;
@@ -124,17 +143,24 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
     if (runConfig.configurable?.thread_id === undefined && insideNodeOf(undefined)) {
       // called by a node: a nested run, as a subgraph of the node's run
       const result = (await this.#core.invoke(stored, runConfig)) as Record<string, unknown>;
-      const out = toGraphState(this.#schema, result, this.#schema.outputKeys);
       const pending = result.__interrupt__ as Parameters<typeof toInterrupts>[0] | undefined;
-      if (pending && pending.length > 0) out.__interrupt__ = toInterrupts(pending);
-      return out as S & { __interrupt__?: LangGraphInterrupt[] };
+      return this.#output(result, pending && pending.length > 0 ? pending : undefined);
     }
     const result = await this.#core.run(stored, runConfig);
     if (result.status === "error") throw result.error;
-    const out = toGraphState(this.#schema, result.values, this.#schema.outputKeys);
     // as LangGraph: a run that paused (on interrupt() or a breakpoint) lists its pending interrupts
-    if (result.status === "interrupted") out.__interrupt__ = toInterrupts(result.interrupts);
-    return out as S & { __interrupt__?: LangGraphInterrupt[] };
+    return this.#output(result.values, result.status === "interrupted" ? result.interrupts : undefined);
+  }
+
+  #output(values: Record<string, unknown>, pending: Parameters<typeof toInterrupts>[0] | undefined) {
+    type Out = S & { __interrupt__?: LangGraphInterrupt[] };
+    const state = toGraphState(this.#schema, values, this.#schema.outputKeys);
+    if (this.#io) {
+      const value = this.#io.output(state);
+      return (pending ? { __interrupt__: toInterrupts(pending) } : value) as Out;
+    }
+    if (pending) state.__interrupt__ = toInterrupts(pending);
+    return state as Out;
   }
 
   /** Runs several inputs (each with its config, or one config for all) and returns their results in order. */
@@ -157,7 +183,7 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
     const options: LangGraphStreamOptions = {};
     if (streamMode !== undefined) options.streamMode = streamMode;
     if (subgraphs !== undefined) options.subgraphs = subgraphs;
-    return streamChunks(this.#core, this.#schema, this.#input(input), this.#runConfig(rest), options);
+    return streamChunks(this.#core, this.#schema, this.#input(input), this.#runConfig(rest), options, this.#io);
   }
 
   /** LangChain's `streamEvents` (v2): chain start/end for the graph and its nodes, chat model tokens. */
@@ -172,7 +198,7 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
   /** The thread's state at its latest checkpoint (or `checkpoint_id`), in LangGraph's shape. */
   async getState(config: LangGraphRunnableConfig, options: { subgraphs?: boolean } = {}): Promise<StateSnapshot> {
     const snapshot = await this.#core.getState(this.#runConfig(config), options);
-    return toLangGraphSnapshot(this.#schema, snapshot);
+    return this.#snapshot(toLangGraphSnapshot(this.#schema, snapshot));
   }
 
   /** The thread's checkpoints, newest first, in LangGraph's shape. */
@@ -186,7 +212,7 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
     const before = options.before?.configurable?.checkpoint_id;
     if (typeof before === "string") coreOptions.before = before;
     for await (const snapshot of this.#core.getStateHistory(this.#runConfig(config), coreOptions)) {
-      yield toLangGraphSnapshot(this.#schema, snapshot);
+      yield this.#snapshot(toLangGraphSnapshot(this.#schema, snapshot));
     }
   }
 
@@ -217,7 +243,12 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
     return this.getGraph(options);
   }
 
+  #snapshot(snapshot: StateSnapshot): StateSnapshot {
+    return this.#io ? { ...snapshot, values: this.#io.output(snapshot.values) as Record<string, unknown> } : snapshot;
+  }
+
   #input(input: unknown): unknown {
+    if (this.#io && !(input instanceof Command) && input !== null) return this.#io.input(input);
     if (input === null || input === undefined) return null;
     if (input instanceof Command) {
       const init: ConstructorParameters<typeof Command>[0] = {

@@ -28,6 +28,7 @@ export {
   NodeTimeoutError,
   TrellisError,
 } from "./errors.js";
+export { type EntrypointOptions, entrypoint, getPreviousState, task } from "./functional.js";
 export { interrupt } from "./interrupt.js";
 export { addMessages, type Messages, messagesStateReducer, REMOVE_ALL_MESSAGES } from "./messages-reducer.js";
 export type { NodeAction } from "./node-adapter.js";

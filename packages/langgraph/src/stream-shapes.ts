@@ -65,6 +65,17 @@ export function chunkOf(schema: CompatSchema, event: StreamEvent): unknown {
   }
 }
 
+/** An entrypoint's chunk: its return value where a state graph shows state. */
+function ioChunk(io: { output(state: Record<string, unknown>): unknown }, mode: StreamMode, chunk: unknown): unknown {
+  if (mode === "values") return io.output(chunk as Record<string, unknown>);
+  if (mode !== "updates") return chunk;
+  const out: Record<string, unknown> = {};
+  for (const [node, update] of Object.entries(chunk as Record<string, unknown>)) {
+    out[node] = node === "__interrupt__" ? update : io.output((update ?? {}) as Record<string, unknown>);
+  }
+  return out;
+}
+
 /**
  * Runs a compat graph and yields LangGraph-shaped chunks: the chunk alone with one mode, `[mode, chunk]`
  * with a list, `[namespace, …]` with `subgraphs`. @internal
@@ -75,6 +86,7 @@ export function streamChunks(
   input: unknown,
   config: RunConfig,
   options: LangGraphStreamOptions,
+  io?: { output(state: Record<string, unknown>): unknown },
 ): AsyncIterableIterator<unknown> {
   const many = Array.isArray(options.streamMode);
   const subgraphs = options.subgraphs === true;
@@ -84,7 +96,7 @@ export function streamChunks(
       const r = await events.next();
       if (r.done) return { value: undefined, done: true };
       const e = r.value;
-      const chunk = chunkOf(schema, e);
+      const chunk = io ? ioChunk(io, e.mode, chunkOf(schema, e)) : chunkOf(schema, e);
       const ns = e.namespace;
       return {
         value: subgraphs ? (many ? [ns, e.mode, chunk] : [ns, chunk]) : many ? [e.mode, chunk] : chunk,

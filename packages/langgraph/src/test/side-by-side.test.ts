@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { observe } from "./observe.js";
 import { configLoop } from "./programs/config-loop.js";
+import { functionalWorkflow } from "./programs/functional.js";
 import { history } from "./programs/history.js";
 import { mapReduce } from "./programs/map-reduce.js";
 import { memoryAgent } from "./programs/memory-agent.js";
@@ -20,6 +21,7 @@ const programs: Record<string, (m: Modules) => Promise<unknown>> = {
   "streaming with subgraphs": streamingSubgraphs,
   "streamEvents v2": streamingEvents,
   "history: getState, updateState, getStateHistory and a replay": history,
+  "an entrypoint/task workflow with an interrupt and getPreviousState": functionalWorkflow,
 };
 
 type View = { next: string[]; step: number; source: string; values: unknown };

@@ -137,6 +137,12 @@ export class StateGraph<SD extends StateDefinition = StateDefinition, S = StateT
       for (const [name, fn] of Object.entries(nameOrNodes)) this.addNode(name, fn);
       return this;
     }
+    if (nameOrNodes in { ...this.#state, ...this.#input, ...this.#output }) {
+      throw new GraphValidationError(
+        `${nameOrNodes} is already being used as a state attribute (a.k.a. a channel), cannot also be used as a node name.`,
+        { node: nameOrNodes },
+      );
+    }
     if (this.#nodes.has(nameOrNodes)) {
       throw new GraphValidationError(`Node \`${nameOrNodes}\` already present.`, { node: nameOrNodes });
     }
@@ -195,6 +201,7 @@ export class StateGraph<SD extends StateDefinition = StateDefinition, S = StateT
   compile(options: CompileOptions = {}): CompiledStateGraph<SD, S, U> {
     ensureConfigStorage();
     const schema = compatSchema(this.#state, this.#input, this.#output);
+
     const holder: { graph?: CompiledStateGraph<SD, S, U> } = {};
     const store = () => holder.graph?.store;
     const defaults = () => undefined;

@@ -61,6 +61,7 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
   description: string | undefined;
   declare readonly _types: { state: S; update: U };
 
+  /** Made by `StateGraph.compile()` and `entrypoint()`. @internal */
   constructor(
     core: CompiledGraph<StateSchema>,
     schema: CompatSchema,

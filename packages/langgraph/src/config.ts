@@ -88,9 +88,21 @@ export function routerConfig(
   return config;
 }
 
-/** Runs `fn` with `config` as LangChain's current config, so `getConfig()` and child runnables see it. @internal */
+const LC_CHILD_CONFIG = Symbol.for("lc:child_config");
+const LC_CONTEXT_VARIABLES = Symbol.for("lc:context_variables");
+
+/**
+ * Runs `fn` with `config` as LangChain's current config, so `getConfig()` and child runnables see it.
+ * It stores what LangChain's `runWithConfig` stores (the config under `extra`, the context variables
+ * carried over) without building a LangSmith run tree and a callback manager per node, which made a
+ * fan-out of 1,000 tasks several times slower. @internal
+ */
 export function runWithConfig<T>(config: LangGraphRunnableConfig, fn: () => T): T {
-  return AsyncLocalStorageProviderSingleton.runWithConfig(config, fn);
+  const storage = AsyncLocalStorageProviderSingleton.getInstance();
+  const previous = storage.getStore() as Record<symbol, unknown> | undefined;
+  const store: Record<string | symbol, unknown> = { extra: { [LC_CHILD_CONFIG]: config } };
+  if (previous?.[LC_CONTEXT_VARIABLES] !== undefined) store[LC_CONTEXT_VARIABLES] = previous[LC_CONTEXT_VARIABLES];
+  return storage.run(store, fn);
 }
 
 /**

@@ -198,6 +198,15 @@ export function isStoredMessage(value: unknown): value is StoredMessage {
 }
 
 /**
+ * Whether a list holds messages, judged by its first and last items: a reducer folds every write of a
+ * step, so scanning whole lists made a fan-out of n writes cost n² checks. Lists of messages hold
+ * messages at both ends; a list with messages only in its middle keeps them as they are.
+ */
+function endsHold(list: readonly unknown[], test: (v: unknown) => boolean): boolean {
+  return list.length > 0 && (test(list[0]) || test(list[list.length - 1]));
+}
+
+/**
  * A value with every LangChain message in it (itself, or the items of a list) in stored form, for a
  * key that is not a messages key. Other values pass unchanged.
  *
@@ -206,7 +215,7 @@ export function isStoredMessage(value: unknown): value is StoredMessage {
  */
 export function toStoredValue(value: unknown): unknown {
   if (isLangChainMessage(value)) return toStoredMessage(value);
-  if (Array.isArray(value) && value.some(isLangChainMessage)) {
+  if (Array.isArray(value) && endsHold(value, isLangChainMessage)) {
     return value.map((v) => (isLangChainMessage(v) ? toStoredMessage(v) : v));
   }
   return value;
@@ -221,7 +230,7 @@ export function toStoredValue(value: unknown): unknown {
  */
 export function fromStoredValue(value: unknown): unknown {
   if (isStoredMessage(value)) return toLangChainMessage(value);
-  if (Array.isArray(value) && value.length > 0 && value.some(isStoredMessage)) {
+  if (Array.isArray(value) && endsHold(value, isStoredMessage)) {
     return value.map((v) => (isStoredMessage(v) ? toLangChainMessage(v) : v));
   }
   return value;

@@ -5,6 +5,7 @@ import { functionalWorkflow } from "./programs/functional.js";
 import { history } from "./programs/history.js";
 import { mapReduce } from "./programs/map-reduce.js";
 import { memoryAgent } from "./programs/memory-agent.js";
+import { messageRoundTrip } from "./programs/message-round-trip.js";
 import { implementations, type Modules } from "./programs/modules.js";
 import { approvalLoop, prebuiltReactAgent } from "./programs/react-agent.js";
 import { streamingEvents, streamingModes, streamingSubgraphs } from "./programs/streaming.js";
@@ -17,6 +18,8 @@ const programs: Record<string, (m: Modules) => Promise<unknown>> = {
   "the prebuilt ReAct agent with an approval before its tools": prebuiltReactAgent,
   "a ReAct loop whose tool asks for approval in parallel": approvalLoop,
   "a memory agent with a store and config": memoryAgent,
+  "messages round-trip through the state (content blocks, tool calls, extra fields, serialized input)":
+    messageRoundTrip,
   "streaming in each mode (values, updates, custom, messages, debug, several)": streamingModes,
   "streaming with subgraphs": streamingSubgraphs,
   "streamEvents v2": streamingEvents,

@@ -49,7 +49,20 @@ export class BinaryOperatorAggregate<ValueType, UpdateType = ValueType> extends 
  * const spec: StateDefinition = { topic: Annotation<string>() };
  */
 // biome-ignore lint/suspicious/noExplicitAny: a definition mixes channels of every value type.
-export type StateDefinition = Record<string, BaseChannel<any, any>>;
+export type StateDefinition = Record<string, BaseChannel<any, any> | AnnotationFunction<any>>;
+
+/**
+ * `Annotation<T>` given without calling it (`{ topic: Annotation<string> }`), which LangGraph reads as
+ * `Annotation<T>()`.
+ *
+ * @example
+ * const State = Annotation.Root({ topic: Annotation<string> });
+ */
+export type AnnotationFunction<V> = (spec: SingleReducer<V, V>) => BinaryOperatorAggregate<V, V>;
+
+type ValueOf<C> = C extends BaseChannel<infer V, infer _U> ? V : C extends AnnotationFunction<infer V> ? V : never;
+type UpdateOfChannel<C> =
+  C extends BaseChannel<infer _V, infer U> ? U : C extends AnnotationFunction<infer V> ? V : never;
 
 /**
  * The state a definition describes.
@@ -58,7 +71,7 @@ export type StateDefinition = Record<string, BaseChannel<any, any>>;
  * type S = StateType<{ topic: LastValue<string> }>; // { topic: string }
  */
 export type StateType<SD extends StateDefinition> = {
-  [K in keyof SD]: SD[K] extends BaseChannel<infer V, infer _U> ? V : never;
+  [K in keyof SD]: ValueOf<SD[K]>;
 };
 
 /**
@@ -68,7 +81,7 @@ export type StateType<SD extends StateDefinition> = {
  * type U = UpdateType<{ topic: LastValue<string> }>; // { topic?: string }
  */
 export type UpdateType<SD extends StateDefinition> = {
-  [K in keyof SD]?: SD[K] extends BaseChannel<infer _V, infer U> ? U : never;
+  [K in keyof SD]?: UpdateOfChannel<SD[K]>;
 };
 
 /**

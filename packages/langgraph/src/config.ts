@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { NodeContext, RouterContext, Store } from "@trellis/core";
-import type { BaseStore } from "./store.js";
+import { asBaseStore, type BaseStore } from "./store.js";
 
 /**
  * What a LangGraph node or router receives as its second argument: LangChain's `RunnableConfig` plus
@@ -18,7 +18,7 @@ import type { BaseStore } from "./store.js";
  */
 export interface LangGraphRunnableConfig<ContextType extends Record<string, unknown> = Record<string, unknown>>
   extends RunnableConfig {
-  store?: BaseStore | Store;
+  store?: BaseStore;
   writer?: (chunk: unknown) => void;
   signal?: AbortSignal;
   context?: ContextType;
@@ -68,7 +68,7 @@ export function nodeConfig(ctx: NodeContext, defaults: LangGraphRunnableConfig |
     interrupt: (value) => ctx.interrupt(value),
     recursionLimit: ctx.config.recursionLimit ?? 25,
   };
-  if (ctx.store !== undefined) config.store = ctx.store;
+  if (ctx.store !== undefined) config.store = asBaseStore(ctx.store);
   return config;
 }
 
@@ -84,7 +84,7 @@ export function routerConfig(
     signal: ctx.signal,
   };
   const s = ctx.config.store ?? store;
-  if (s !== undefined) config.store = s;
+  if (s !== undefined) config.store = asBaseStore(s);
   return config;
 }
 
@@ -121,7 +121,7 @@ export function getConfig(): LangGraphRunnableConfig {
  * @example
  * const memories = await getStore()?.search(["memories", userId]);
  */
-export function getStore(): BaseStore | Store | undefined {
+export function getStore(): BaseStore | undefined {
   return getConfig().store;
 }
 

@@ -1,5 +1,5 @@
 import { type AnyChannel, channel, type StateSchema } from "@trellis/core";
-import { type BaseChannel, LastValue, type StateDefinition } from "./annotation.js";
+import { BaseChannel, LastValue, type StateDefinition } from "./annotation.js";
 import {
   fromStoredValue,
   type StoredMessage,
@@ -80,9 +80,12 @@ export function compatSchema(
   const definition: StateDefinition = { ...state, ...input, ...output };
   const channels: StateSchema = {};
   const messageKeys = new Set<string>();
-  for (const [key, spec] of Object.entries(definition)) {
-    channels[key] = channelOf(spec ?? new LastValue(undefined, undefined));
-    if (spec?.isMessages) messageKeys.add(key);
+  for (const [key, given] of Object.entries(definition)) {
+    // `Annotation<T>` passed without calling it is a last-value key, as LangGraph reads it
+    const spec = given instanceof BaseChannel ? given : new LastValue(undefined, undefined);
+    definition[key] = spec;
+    channels[key] = channelOf(spec);
+    if (spec.isMessages) messageKeys.add(key);
   }
   return {
     channels,

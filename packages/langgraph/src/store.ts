@@ -130,3 +130,31 @@ export class InMemoryStore extends MemoryStore {
   start(): void {}
   stop(): void {}
 }
+
+const withBatch = new WeakMap<Store, BaseStore>();
+
+/**
+ * A Trellis store (a server's, a saver's) as LangGraph's `BaseStore`: the same object when it has
+ * `batch` already, else one wrapper per store that adds it. @internal
+ */
+export function asBaseStore(store: Store): BaseStore {
+  if (typeof (store as Partial<BaseStore>).batch === "function") return store as BaseStore;
+  let wrapped = withBatch.get(store);
+  if (!wrapped) {
+    const delegate: Omit<BaseStore, never> = {
+      batch: (ops: Operation[]) => runBatch(store, ops),
+      get: (namespace, key) => store.get(namespace, key),
+      put: (namespace, key, value, index) =>
+        store.put(namespace, key, value, index === false || Array.isArray(index) ? index : undefined),
+      delete: (namespace, key) => store.delete(namespace, key),
+      search: (prefix, options) => store.search(prefix, options),
+      listNamespaces: (options) => store.listNamespaces(options),
+      sweepExpired: () => store.sweepExpired(),
+      start() {},
+      stop() {},
+    };
+    wrapped = delegate as BaseStore;
+    withBatch.set(store, wrapped);
+  }
+  return wrapped;
+}

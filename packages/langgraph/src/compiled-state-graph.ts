@@ -3,13 +3,12 @@ import {
   Command,
   type CompiledGraph,
   type GraphDrawing,
-  getNodeContext,
   type RunConfig,
   type StateSchema,
   type Xray,
 } from "@trellis/core";
 import type { StateDefinition, StateType, UpdateType } from "./annotation.js";
-import type { LangGraphRunnableConfig } from "./config.js";
+import { getConfig, type LangGraphRunnableConfig } from "./config.js";
 import { storedSend, toNodeReturn } from "./node-adapter.js";
 import {
   checkpointConfig,
@@ -278,13 +277,15 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
   }
 }
 
+/**
+ * Whether this code runs inside a compat node of the run on `threadId` (or of any run, when undefined).
+ * Read off LangChain's current config, which every compat node sets: asking the core (which throws
+ * outside a node) cost an error with its stack on every top-level `invoke`.
+ */
 function insideNodeOf(threadId: unknown): boolean {
-  try {
-    const ctx = getNodeContext();
-    return threadId === undefined || threadId === ctx.config.threadId;
-  } catch {
-    return false;
-  }
+  const current = getConfig();
+  if (current.metadata?.langgraph_node === undefined) return false;
+  return threadId === undefined || threadId === current.configurable?.thread_id;
 }
 
 /** Merges two LangGraph configs: `configurable` and `metadata` key by key, callbacks appended. @internal */

@@ -3,7 +3,7 @@ import { BaseCallbackHandler, type HandleLLMNewTokenCallbackFields } from "@lang
 import { AIMessageChunk, type BaseMessage, isBaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import { emitMessageChunk } from "@trellis/core";
-import { toLangChainMessage } from "./message-convert.js";
+import { toLangChainMessage, toStoredMessage } from "./message-convert.js";
 
 interface ModelRun {
   metadata: Record<string, unknown>;
@@ -39,6 +39,12 @@ export function wireOf(message: BaseMessage): WireChunk {
     if (value !== undefined && !(Array.isArray(value) && value.length === 0)) out[key] = value;
   }
   return out;
+}
+
+/** True for the whole message that follows a model's streamed tokens (kept from LangGraph-shaped streams). @internal */
+export function isStreamedEnd(chunk: unknown): boolean {
+  const c = chunk as { type?: unknown; streamed?: unknown } | null;
+  return c?.type === "message" && c.streamed === true;
 }
 
 /** A chunk of the Trellis `messages` stream as a LangChain message (an `AIMessageChunk` for tokens). @internal */
@@ -134,6 +140,9 @@ export class MessagesStreamHandler extends BaseCallbackHandler {
     if (!run || !message) return;
     if (message.id) this.seen.add(message.id);
     if (!run.streamed) this.#push(wireOf(message), run.metadata);
+    // after its tokens, the whole message closes them for the server's doors (AG-UI ends the text and
+    // does not announce the message again from the state); the compat `stream` drops it, as LangGraph
+    else this.#push({ type: "message", message: toStoredMessage(message), streamed: true }, run.metadata);
   }
 
   /** Streams the messages a node returned that no model streamed, as LangGraph does. */

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { CompiledGraph, RunConfig, StateSchema } from "@trellis/core";
+import { isStreamedEnd } from "./message-stream.js";
 import { type CompatSchema, toGraphState } from "./state-schema.js";
 import { chunkOf } from "./stream-shapes.js";
 
@@ -49,7 +50,7 @@ export function streamEventsV2(
         tasks.set(e.data.node, id);
         const metadata = { langgraph_node: e.data.node, langgraph_step: e.data.step };
         yield { event: "on_chain_start", name: e.data.node, run_id: id, tags: [], metadata, data: {} };
-      } else if (e.mode === "messages") {
+      } else if (e.mode === "messages" && !isStreamedEnd(e.data[0])) {
         const [chunk, metadata] = chunkOf(schema, e) as [unknown, Record<string, unknown>];
         const modelName = typeof metadata.ls_model_name === "string" ? metadata.ls_model_name : "model";
         const tags = Array.isArray(metadata.tags) ? (metadata.tags as string[]) : [];

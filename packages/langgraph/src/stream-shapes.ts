@@ -1,5 +1,5 @@
 import type { CompiledGraph, RunConfig, StateSchema, StreamEvent, StreamMode } from "@trellis/core";
-import { chunkToMessage } from "./message-stream.js";
+import { chunkToMessage, isStreamedEnd } from "./message-stream.js";
 import { toInterrupts } from "./snapshot-shapes.js";
 import { type CompatSchema, toGraphState } from "./state-schema.js";
 
@@ -93,7 +93,8 @@ export function streamChunks(
   const events = core.streamEvents(input as never, { ...config, streamMode: modesOf(options.streamMode), subgraphs });
   const iterator: AsyncIterableIterator<unknown> = {
     async next() {
-      const r = await events.next();
+      let r = await events.next();
+      while (!r.done && r.value.mode === "messages" && isStreamedEnd(r.value.data[0])) r = await events.next();
       if (r.done) return { value: undefined, done: true };
       const e = r.value;
       const chunk = io ? ioChunk(io, e.mode, chunkOf(schema, e)) : chunkOf(schema, e);

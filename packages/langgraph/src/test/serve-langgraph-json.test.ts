@@ -13,6 +13,7 @@ const FIXTURE = join(REPO, "packages/langgraph/src/test/fixtures/served-graph.ts
 let dir: string;
 let child: ChildProcess;
 let client: Client;
+let apiUrl: string;
 
 /** Starts `trellis serve` in a LangGraph project folder (langgraph.json, .env, src/graph.ts) and waits for its URL. */
 beforeAll(async () => {
@@ -50,6 +51,7 @@ beforeAll(async () => {
     child.stderr?.on("data", onData);
     child.on("exit", (code) => fail(new Error(`trellis serve exited with ${code}: ${out}`)));
   });
+  apiUrl = url;
   client = new Client({ apiUrl: url, apiKey: null });
 });
 
@@ -75,8 +77,8 @@ describe("trellis serve reads a LangGraph project's langgraph.json", () => {
       streamMode: ["messages-tuple", "updates"],
     })) {
       if (part.event === "messages") {
-        const [chunk, meta] = part.data as unknown as [{ content: string }, { langgraph_node: string }];
-        if (meta.langgraph_node === "agent") tokens.push(chunk.content);
+        const [chunk, meta] = part.data as unknown as [{ type: string; content: string }, { langgraph_node: string }];
+        if (meta.langgraph_node === "agent" && chunk.type === "AIMessageChunk") tokens.push(chunk.content);
       }
       if (part.event === "updates" && "__interrupt__" in (part.data as object)) interrupted = true;
     }
@@ -99,5 +101,29 @@ describe("trellis serve reads a LangGraph project's langgraph.json", () => {
     expect(last?.content).toBe("Hola ana: ship it");
     expect(last?.additional_kwargs).toEqual({ reviewed: true });
     expect(done.messages.map((m) => m.type)).toEqual(["human", "ai", "ai"]);
+  });
+
+  it("serves it over AG-UI too: the model's tokens as text events, the pause as an interrupt outcome", async () => {
+    const response = await fetch(`${apiUrl}/ag-ui/agent`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({
+        threadId: crypto.randomUUID(),
+        runId: crypto.randomUUID(),
+        messages: [{ id: "u1", role: "user", content: "Draft a note" }],
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps: {},
+      }),
+    });
+    expect(response.status).toBe(200);
+    const events = (await response.text())
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as { type: string; delta?: string; outcome?: { type: string } });
+    const text = events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta ?? "");
+    expect(text.join("")).toBe("Here is a careful draft.");
+    expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "interrupt" } });
   });
 });

@@ -115,6 +115,8 @@ function fromInstance(message: BaseMessage): StoredMessage | { role: "remove"; i
     if (!isEmpty(value) && !(field === "status" && value === "success")) out[field] = value;
   }
   plainOf.set(message, out);
+  // read back as the same instance, as LangGraph's state holds the instance a node returned
+  if (message.id === out.id) classOf.set(out, message);
   return out;
 }
 

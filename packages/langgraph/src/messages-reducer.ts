@@ -46,10 +46,7 @@ export function mergeStored(
   }
   const cleared = start > 0;
   let list: StoredMessage[] = cleared ? [] : current.slice();
-  const at = new Map<string, number>();
-  list.forEach((m, i) => {
-    at.set(m.id, i);
-  });
+  const at = indexFor(list, cleared ? undefined : current);
   const removed = new Set<string>();
   let pure = !cleared;
   const appended: StoredMessage[] = [];
@@ -79,7 +76,48 @@ export function mergeStored(
     }
   }
   if (removed.size > 0) list = list.filter((m) => !removed.has(m.id));
+  // a pure append keeps the positions of the list it extends: the next merge reuses this index
+  if (pure) indexes.set(list, at.map);
   return { value: list, appended: pure ? appended : null };
+}
+
+/**
+ * Where each message id sits, per list: kept between merges, so that appending to a conversation of n
+ * messages costs the new messages, not a map of all n (n² over a conversation). A map may be shared by
+ * lists that extend one another, so each answer is checked against the list itself.
+ */
+const indexes = new WeakMap<readonly StoredMessage[], Map<string, number>>();
+
+interface ListIndex {
+  map: Map<string, number>;
+  get(id: string): number | undefined;
+  has(id: string): boolean;
+  set(id: string, index: number): void;
+}
+
+function indexFor(list: StoredMessage[], base: readonly StoredMessage[] | undefined): ListIndex {
+  let map = base ? indexes.get(base) : undefined;
+  if (!map) {
+    map = new Map();
+    for (let i = 0; i < list.length; i++) map.set((list[i] as StoredMessage).id, i);
+  }
+  const own = map;
+  const get = (id: string): number | undefined => {
+    const i = own.get(id);
+    if (i === undefined) return undefined;
+    if (list[i]?.id === id) return i;
+    // the shared map was written by another list that extends the same base: look it up here
+    const found = list.findIndex((m) => m.id === id);
+    return found === -1 ? undefined : found;
+  };
+  return {
+    map: own,
+    get,
+    has: (id) => get(id) !== undefined,
+    set: (id, index) => {
+      own.set(id, index);
+    },
+  };
 }
 
 /**

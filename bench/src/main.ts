@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { compatRows, compatTable } from "./compat-report.js";
 import { checkGoals, goalsTable, perUnitTable, resultsTable } from "./report.js";
 import { runWorkload, type WorkloadResult } from "./runner.js";
 import { runServerBench, serverGoals, serverTable } from "./server/server-bench.js";
+import { COMPAT_RUNTIMES } from "./workload.js";
 import { allWorkloads } from "./workloads/index.js";
 
 const HELP = `Usage: npm run bench -- [--quick] [--json] [--only <text>] [--runs <n>]
@@ -14,6 +16,8 @@ const HELP = `Usage: npm run bench -- [--quick] [--json] [--only <text>] [--runs
   --only TEXT   run only workloads whose id contains TEXT (repeatable), e.g. --only fanout
   --runs N      timed runs per workload, overriding the defaults
   --save FILE   also write the JSON results to FILE
+  --compat      the compat table instead: each LangGraph.js implementation on @trellis/langgraph
+                (only its import changed), against native Trellis and LangGraph.js
   --server      the server bench instead: Trellis' HTTP server, its floor and (with --langgraph-api)
                 LangGraph's dev server, over loopback HTTP
   --langgraph-api DIR
@@ -30,6 +34,7 @@ async function main(): Promise<void> {
       runs: { type: "string" },
       save: { type: "string" },
       server: { type: "boolean", default: false },
+      compat: { type: "boolean", default: false },
       "langgraph-api": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -43,7 +48,9 @@ async function main(): Promise<void> {
     return;
   }
   const only = values.only ?? [];
-  const workloads = allWorkloads().filter((w) => only.length === 0 || only.some((o) => w.id.includes(o)));
+  const workloads = allWorkloads().filter(
+    (w) => (only.length === 0 || only.some((o) => w.id.includes(o))) && (!values.compat || w.compat === true),
+  );
   const runs = values.runs === undefined ? undefined : Number.parseInt(values.runs, 10);
   const tmpDir = mkdtempSync(join(tmpdir(), "trellis-bench-"));
   const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -53,7 +60,13 @@ async function main(): Promise<void> {
     for (const workload of workloads) {
       log(`${workload.id}: ${workload.title}`);
       results.push(
-        await runWorkload(workload, { quick: values.quick, tmpDir, log, ...(runs !== undefined ? { runs } : {}) }),
+        await runWorkload(workload, {
+          quick: values.quick,
+          tmpDir,
+          log,
+          ...(runs !== undefined ? { runs } : {}),
+          ...(values.compat ? { runtimes: COMPAT_RUNTIMES } : {}),
+        }),
       );
     }
   } finally {
@@ -68,6 +81,19 @@ async function main(): Promise<void> {
     platform: `${process.platform} ${process.arch}`,
   };
   const seconds = (Date.now() - started) / 1000;
+  if (values.compat) {
+    const rows = compatRows(results);
+    const text = `${JSON.stringify({ date: new Date().toISOString(), quick: values.quick, seconds, machine, rows }, null, 2)}\n`;
+    if (values.save) writeFileSync(values.save, text);
+    process.stdout.write(
+      values.json
+        ? text
+        : `@trellis/langgraph vs native Trellis and LangGraph.js — medians, ${seconds.toFixed(0)} s, load average ${loadavg()
+            .map((l) => l.toFixed(1))
+            .join(" ")}\n\n${compatTable(rows)}\n`,
+    );
+    return;
+  }
   const goals = checkGoals(results);
   const json = `${JSON.stringify({ date: new Date().toISOString(), quick: values.quick, seconds, machine, results, goals }, null, 2)}\n`;
   if (values.save) writeFileSync(values.save, json);

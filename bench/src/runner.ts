@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { FromWorker, ToWorker } from "./worker.js";
-import { RUNTIMES, type Runtime, type Workload } from "./workload.js";
+import { RUNTIMES as DEFAULT_RUNTIMES, type Runtime, type Workload } from "./workload.js";
 
 /** What one runtime did on one workload. */
 export interface RuntimeResult {
@@ -96,8 +96,15 @@ function median(values: readonly number[]): number {
  */
 export async function runWorkload(
   workload: Workload,
-  options: { quick: boolean; tmpDir: string; runs?: number; log: (line: string) => void },
+  options: {
+    quick: boolean;
+    tmpDir: string;
+    runs?: number;
+    log: (line: string) => void;
+    runtimes?: readonly Runtime[];
+  },
 ): Promise<WorkloadResult> {
+  const RUNTIMES = options.runtimes ?? DEFAULT_RUNTIMES;
   const runs = options.runs ?? (options.quick ? workload.runs.quick : workload.runs.full);
   const warmup = options.quick ? workload.warmup.quick : workload.warmup.full;
   const workers = new Map(RUNTIMES.map((r) => [r, new Worker(workload.id, r, options.tmpDir)] as const));

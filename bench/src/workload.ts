@@ -1,8 +1,14 @@
-/** Which implementation of a workload runs: our runtime, LangGraph.js, or plain functions (the floor). */
-export type Runtime = "trellis" | "langgraph" | "floor";
+/**
+ * Which implementation of a workload runs: our runtime, LangGraph.js, plain functions (the floor), or
+ * the LangGraph.js implementation on `@trellis/langgraph` (the compat layer; its own table).
+ */
+export type Runtime = "trellis" | "langgraph" | "floor" | "compat";
 
 /** The runtimes in the order the table shows them. */
 export const RUNTIMES: readonly Runtime[] = ["trellis", "langgraph", "floor"];
+
+/** The runtimes of the compat table (`npm run bench -- --compat`). */
+export const COMPAT_RUNTIMES: readonly Runtime[] = ["trellis", "compat", "langgraph"];
 
 /**
  * Where checkpoints go in a workload variant. `sqlite` runs every runtime's SQLite store with
@@ -63,6 +69,8 @@ export interface Workload {
   make(runtime: Runtime, ctx: MakeContext): Promise<Impl>;
   /** Brings a final state to a shape that is the same for every runtime, for the correctness test. */
   digest(state: unknown, runtime: Runtime): unknown;
+  /** True when `make("compat")` runs the LangGraph.js implementation on `@trellis/langgraph`. */
+  compat?: boolean;
   /** How many "units" one run does (nodes, tasks…), for per-unit times. */
   units?: { count: number; name: string };
 }

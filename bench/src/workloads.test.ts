@@ -33,6 +33,12 @@ describe("bench workloads", () => {
         expect(trellis.storedBytes).toBeGreaterThan(0);
         expect(langgraph.storedBytes).toBeGreaterThan(0);
       }
+      if (workload.compat) {
+        // the LangGraph.js implementation, on @trellis/langgraph
+        const compat = await runOnce(workload, "compat");
+        expect(compat.digest).toEqual(langgraph.digest);
+        if (workload.saver !== "none") expect(compat.storedBytes).toBeGreaterThan(0);
+      }
     });
   }
 });

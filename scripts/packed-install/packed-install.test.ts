@@ -35,6 +35,10 @@ const serverManifest = JSON.parse(await readFile(join(REPO_ROOT, "packages/serve
   devDependencies: Record<string, string>;
 };
 
+const langgraphManifest = JSON.parse(await readFile(join(REPO_ROOT, "packages/langgraph/package.json"), "utf8")) as {
+  devDependencies: Record<string, string>;
+};
+
 let work: string;
 let packed: PackedPackage[];
 const timings: Record<string, number> = {};
@@ -267,6 +271,7 @@ describe("installed from the tarballs into a fresh project", () => {
       dependencies: {
         ...Object.fromEntries(users.map((p) => [p.name, tarball(p.name)])),
         "@langchain/langgraph-sdk": serverManifest.devDependencies["@langchain/langgraph-sdk"],
+        "@langchain/core": langgraphManifest.devDependencies["@langchain/core"],
         zod: "^4.1.0",
       },
       devDependencies: {
@@ -318,6 +323,37 @@ describe("installed from the tarballs into a fresh project", () => {
         });
         const studio = await fetch(`${url}/studio/`);
         expect(studio.status, "the studio is served from @trellis/studio's tarball").toBe(200);
+      } finally {
+        await stop(server.child);
+      }
+    },
+    2 * MINUTE,
+  );
+
+  it("runs a LangGraph.js program on @trellis/langgraph (type-checked with the rest under strict)", async () => {
+    const { stdout } = await sh(app, process.execPath, ["dist/lg-run.js"]);
+    expect(JSON.parse(stdout)).toEqual({
+      pausedAt: ["tools"],
+      paused: true,
+      answer: "The forecast: sunny in Lima",
+      types: ["human", "ai", "tool", "ai"],
+    });
+  });
+
+  it(
+    "serves the project's langgraph.json with `trellis serve`, driven by the official SDK client",
+    async () => {
+      const args = ["serve", "--config", "langgraph.json", "--no-studio"];
+      const server = startServer(app, join(app, "node_modules/.bin/trellis"), args, /Trellis server: (\S+)/);
+      try {
+        const url = await timed("trellis serve langgraph.json start", () => server.url);
+        const { stdout } = await sh(app, process.execPath, ["lg-sdk-drive.mjs", url]);
+        expect(JSON.parse(stdout)).toEqual({
+          assistants: ["weather"],
+          next: ["tools"],
+          answer: "The forecast: sunny in Lima",
+          types: ["human", "ai", "tool", "ai"],
+        });
       } finally {
         await stop(server.child);
       }

@@ -1,8 +1,8 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { END as LG_END, START as LG_START, StateGraph as LgStateGraph, MessagesAnnotation } from "@langchain/langgraph";
 import { channel, END, START, StateGraph } from "@trellis/core";
 import { floorStore } from "../floor-store.js";
-import { langGraphSaver, trellisSaver } from "../savers.js";
+import { langGraphApi, langGraphApiSaver } from "../langgraph-api.js";
+import { trellisSaver } from "../savers.js";
 import {
   fakeUuid,
   type Impl,
@@ -33,6 +33,7 @@ export function agentWorkload(saver: SaverKind): Workload {
     units: { count: 101, name: "step" },
     make: (runtime, ctx) => makeAgent(runtime, saver, ctx),
     digest: (state, runtime) => digestMessages(state, runtime),
+    compat: true,
   };
 }
 
@@ -72,7 +73,9 @@ async function makeAgent(runtime: Runtime, saverKind: SaverKind, ctx: MakeContex
   const script = makeScript(ctx.tiny ? 3 : 50);
   const recursionLimit = script.turns.length * 2 + 10;
   if (runtime === "trellis") return trellisAgent(script, saverKind, ctx, recursionLimit);
-  if (runtime === "langgraph") return langGraphAgent(script, saverKind, ctx, recursionLimit);
+  if (runtime === "langgraph" || runtime === "compat") {
+    return langGraphAgent(runtime, script, saverKind, ctx, recursionLimit);
+  }
   return floorAgent(script, saverKind, ctx);
 }
 
@@ -134,7 +137,14 @@ function trellisAgent(script: Script, saverKind: SaverKind, ctx: MakeContext, re
   };
 }
 
-function langGraphAgent(script: Script, saverKind: SaverKind, ctx: MakeContext, recursionLimit: number): Impl {
+function langGraphAgent(
+  runtime: Runtime,
+  script: Script,
+  saverKind: SaverKind,
+  ctx: MakeContext,
+  recursionLimit: number,
+): Impl {
+  const { END: LG_END, START: LG_START, StateGraph: LgStateGraph, MessagesAnnotation } = langGraphApi(runtime);
   return {
     async trial() {
       let turn = 0;
@@ -169,7 +179,7 @@ function langGraphAgent(script: Script, saverKind: SaverKind, ctx: MakeContext, 
           return last?.tool_calls && last.tool_calls.length > 0 ? "tools" : LG_END;
         })
         .addEdge("tools", "agent");
-      const handle = await langGraphSaver(saverKind, ctx.tmpDir);
+      const handle = await langGraphApiSaver(runtime, saverKind, ctx.tmpDir, ["agent"]);
       const compiled = graph.compile(handle.saver ? { checkpointer: handle.saver } : {});
       const input = { messages: [new HumanMessage({ id: script.humanId, content: "hi?" })] };
       const config = { configurable: { thread_id: "agent" }, recursionLimit };
@@ -229,7 +239,7 @@ function floorAgent(script: Script, saverKind: SaverKind, ctx: MakeContext): Imp
 function digestMessages(state: unknown, runtime: Runtime): unknown {
   const messages = (state as { messages: unknown[] }).messages;
   return messages.map((m) => {
-    if (runtime === "langgraph") {
+    if (runtime === "langgraph" || runtime === "compat") {
       const msg = m as BaseMessage & { tool_calls?: Array<{ id?: string; args: unknown }>; tool_call_id?: string };
       const type = msg.getType();
       const role = type === "human" ? "user" : type === "ai" ? "assistant" : type;

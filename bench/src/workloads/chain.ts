@@ -1,7 +1,7 @@
-import { Annotation, END as LG_END, START as LG_START, StateGraph as LgStateGraph } from "@langchain/langgraph";
 import { channel, END, START, StateGraph } from "@trellis/core";
 import { floorStore } from "../floor-store.js";
-import { langGraphSaver, trellisSaver } from "../savers.js";
+import { langGraphApi, langGraphApiSaver } from "../langgraph-api.js";
+import { trellisSaver } from "../savers.js";
 import { type Impl, type MakeContext, type Runtime, type SaverKind, saverLabel, type Workload } from "../workload.js";
 
 /**
@@ -19,6 +19,7 @@ export function chainWorkload(saver: SaverKind): Workload {
     units: { count: 100, name: "node" },
     make: (runtime, ctx) => makeChain(runtime, saver, ctx),
     digest: (state) => ({ k: (state as { k: number }).k }),
+    compat: true,
   };
 }
 
@@ -43,7 +44,8 @@ async function makeChain(runtime: Runtime, saverKind: SaverKind, ctx: MakeContex
       },
     };
   }
-  if (runtime === "langgraph") {
+  if (runtime === "langgraph" || runtime === "compat") {
+    const { Annotation, END: LG_END, START: LG_START, StateGraph: LgStateGraph } = langGraphApi(runtime);
     const State = Annotation.Root({ k: Annotation<number> });
     // LangGraph's builder types track node names as literals; a loop-built graph erases them.
     // biome-ignore lint/suspicious/noExplicitAny: see above.
@@ -54,7 +56,7 @@ async function makeChain(runtime: Runtime, saverKind: SaverKind, ctx: MakeContex
     builder.addEdge(names[n - 1], LG_END);
     return {
       async trial() {
-        const handle = await langGraphSaver(saverKind, ctx.tmpDir);
+        const handle = await langGraphApiSaver(runtime, saverKind, ctx.tmpDir, ["chain"]);
         const graph = builder.compile(handle.saver ? { checkpointer: handle.saver } : {});
         const config = { configurable: { thread_id: "chain" }, recursionLimit: n + 10 };
         return {

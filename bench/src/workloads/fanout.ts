@@ -1,11 +1,5 @@
-import {
-  Annotation,
-  END as LG_END,
-  START as LG_START,
-  Send as LgSend,
-  StateGraph as LgStateGraph,
-} from "@langchain/langgraph";
 import { channel, END, Send, START, StateGraph } from "@trellis/core";
+import { langGraphApi } from "../langgraph-api.js";
 import type { Impl, MakeContext, Runtime, Workload } from "../workload.js";
 
 /**
@@ -24,6 +18,7 @@ export function fanoutWorkload(n: number): Workload {
     units: { count: n, name: "task" },
     make: (runtime, ctx) => makeFanout(runtime, ctx.tiny ? 7 : n, ctx),
     digest: (state) => (state as { results: number[] }).results,
+    compat: true,
   };
 }
 
@@ -36,7 +31,8 @@ async function makeFanout(runtime: Runtime, n: number, _ctx: MakeContext): Promi
       .compile();
     return { trial: async () => ({ run: () => graph.invoke({ count: n }) }) };
   }
-  if (runtime === "langgraph") {
+  if (runtime === "langgraph" || runtime === "compat") {
+    const { Annotation, END: LG_END, START: LG_START, Send: LgSend, StateGraph: LgStateGraph } = langGraphApi(runtime);
     const State = Annotation.Root({
       count: Annotation<number>,
       results: Annotation<number[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),

@@ -1,16 +1,9 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import {
-  Annotation,
-  END as LG_END,
-  START as LG_START,
-  Command as LgCommand,
-  StateGraph as LgStateGraph,
-  interrupt as lgInterrupt,
-} from "@langchain/langgraph";
 import type { CheckpointSaver } from "@trellis/checkpoint";
 import { Command, channel, END, interrupt, START, StateGraph } from "@trellis/core";
 import { floorStore } from "../floor-store.js";
-import { langGraphSaver, trellisSaver } from "../savers.js";
+import { langGraphApi, langGraphApiSaver } from "../langgraph-api.js";
+import { trellisSaver } from "../savers.js";
 import { type Impl, type MakeContext, type Runtime, type SaverKind, saverLabel, type Workload } from "../workload.js";
 
 /**
@@ -28,6 +21,7 @@ export function resumeWorkload(saver: SaverKind): Workload {
     units: { count: 200, name: "thread" },
     make: (runtime, ctx) => makeResume(runtime, saver, ctx),
     digest: (state) => state,
+    compat: true,
   };
 }
 
@@ -71,7 +65,15 @@ async function makeResume(runtime: Runtime, saverKind: SaverKind, ctx: MakeConte
       },
     };
   }
-  if (runtime === "langgraph") {
+  if (runtime === "langgraph" || runtime === "compat") {
+    const {
+      Annotation,
+      END: LG_END,
+      START: LG_START,
+      Command: LgCommand,
+      StateGraph: LgStateGraph,
+      interrupt: lgInterrupt,
+    } = langGraphApi(runtime);
     const State = Annotation.Root({
       question: Annotation<string>,
       answer: Annotation<string>,
@@ -85,7 +87,7 @@ async function makeResume(runtime: Runtime, saverKind: SaverKind, ctx: MakeConte
       .addEdge("finish", LG_END);
     return {
       async trial() {
-        const handle = await langGraphSaver(saverKind, ctx.tmpDir);
+        const handle = await langGraphApiSaver(runtime, saverKind, ctx.tmpDir, ids);
         const graph = builder.compile({ checkpointer: handle.saver as BaseCheckpointSaver });
         return {
           async run() {

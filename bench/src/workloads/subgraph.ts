@@ -1,11 +1,5 @@
-import {
-  Annotation,
-  END as LG_END,
-  START as LG_START,
-  Send as LgSend,
-  StateGraph as LgStateGraph,
-} from "@langchain/langgraph";
 import { channel, END, Send, START, StateGraph } from "@trellis/core";
+import { langGraphApi } from "../langgraph-api.js";
 import type { Impl, MakeContext, Runtime, Workload } from "../workload.js";
 
 /**
@@ -23,6 +17,7 @@ export function subgraphWorkload(): Workload {
     units: { count: 100, name: "subgraph" },
     make: (runtime, ctx) => makeSubgraphs(runtime, ctx),
     digest: (state) => (state as { results: string[] }).results,
+    compat: true,
   };
 }
 
@@ -50,7 +45,8 @@ async function makeSubgraphs(runtime: Runtime, ctx: MakeContext): Promise<Impl> 
       .compile();
     return { trial: async () => ({ run: () => parent.invoke({ count: n }) }) };
   }
-  if (runtime === "langgraph") {
+  if (runtime === "langgraph" || runtime === "compat") {
+    const { Annotation, END: LG_END, START: LG_START, Send: LgSend, StateGraph: LgStateGraph } = langGraphApi(runtime);
     const ChildState = Annotation.Root({
       item: Annotation<number>,
       results: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),

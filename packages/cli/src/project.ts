@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type CheckpointSaver, MemorySaver, TrellisError } from "@trellis/checkpoint";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
@@ -25,13 +25,19 @@ export interface Project {
 }
 
 /**
- * Reads `--config` (default `trellis.json` in the working directory).
+ * Reads `--config` (default `trellis.json` in the working directory, else `langgraph.json`), and sets
+ * the variables of a `langgraph.json`'s `env` that the environment does not set.
  *
  * @example
  * const project = await loadProject(io, undefined); // ./trellis.json
  */
 export async function loadProject(io: CliIo, configPath: string | undefined): Promise<Project> {
-  const path = resolve(io.cwd, configPath ?? "trellis.json");
+  // without --config: trellis.json, else a LangGraph project's langgraph.json
+  const fallback = resolve(io.cwd, "langgraph.json");
+  const path = resolve(
+    io.cwd,
+    configPath ?? (!existsSync(resolve(io.cwd, "trellis.json")) && existsSync(fallback) ? fallback : "trellis.json"),
+  );
   let config: TrellisConfig;
   try {
     config = await loadConfig(path);
@@ -42,6 +48,11 @@ export async function loadProject(io: CliIo, configPath: string | undefined): Pr
       );
     }
     throw error;
+  }
+  // langgraph.json's env: the variables the graphs read, unless the environment sets them already
+  for (const [key, value] of Object.entries(config.env ?? {})) {
+    if (io.env[key] === undefined) io.env[key] = value;
+    if (process.env[key] === undefined) process.env[key] = value;
   }
   return { path, config, resolved: resolveConfig(config, io.env) };
 }

@@ -64,6 +64,7 @@ export {
   getStore,
   interrupt,
   isControlFlowSignal,
+  isStreaming,
   type NodeContext,
   withScope,
 } from "./runtime/node-context.js";
@@ -75,6 +76,7 @@ export {
 } from "./runtime/paused-input.js";
 export { bindResume, isResumeMap, type ResumeBinding } from "./runtime/resume.js";
 export type { RetryPolicy } from "./runtime/retry.js";
+export type { RouterContext } from "./runtime/route.js";
 export type { RunOutcome } from "./runtime/run-loop.js";
 export type { StateSnapshot, StateTask } from "./runtime/state-snapshot.js";
 export type { DebugEvent, MessageChunkMeta, StreamEvent, StreamMode } from "./runtime/stream-events.js";

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { TrellisError } from "@trellis/checkpoint";
 import type { ModelPrices } from "@trellis/core";
+import { fromLangGraphJson, isLangGraphJson } from "./langgraph-json.js";
 import type { RetentionSettings } from "./retention.js";
 import { checkPrices } from "./run-usage.js";
 import type { StoreConfig } from "./store-config.js";
@@ -203,6 +204,11 @@ export interface TrellisConfig {
   host?: string;
   /** Directory that relative paths in this config are resolved against. Set by `loadConfig`. */
   baseDir?: string;
+  /**
+   * Environment variables the graphs' modules read (from a `langgraph.json`'s `env`): `trellis serve`
+   * and `dev` set those the process does not have already, before loading the graphs.
+   */
+  env?: Record<string, string>;
 }
 
 /**
@@ -243,7 +249,8 @@ export const DEFAULT_SQLITE_PATH = ".trellis/trellis.sqlite";
 const MIB = 1024 * 1024;
 
 /**
- * Reads and checks a `trellis.json`. Relative paths in it are resolved against its directory.
+ * Reads and checks a `trellis.json` (or a LangGraph project's `langgraph.json`, see
+ * {@link fromLangGraphJson}). Relative paths in it are resolved against its directory.
  *
  * @example
  * const config = await loadConfig("./trellis.json");
@@ -265,6 +272,8 @@ export async function loadConfig(path: string): Promise<TrellisConfig> {
   } catch (error) {
     throw new TrellisError("INVALID_CONFIG", `${file} is not valid JSON: ${(error as Error).message}`);
   }
+  // a LangGraph project's langgraph.json: "./src/graph.ts:graph" entries, env, dependencies
+  if (isLangGraphJson(raw)) raw = fromLangGraphJson(raw, file, dirname(file));
   return { ...checkConfig(raw, file), baseDir: dirname(file) };
 }
 

@@ -175,6 +175,7 @@ export async function loadGraphs(
       );
     }
     if (typeof value === "function" && !(value instanceof CompiledGraph)) value = await (value as () => unknown)();
+    value = trellisGraphOf(value);
     if (!isCompiledGraph(value)) {
       throw new TrellisError(
         "INVALID_CONFIG",
@@ -201,6 +202,12 @@ export async function loadGraphs(
     out.set(assistantId, hosted);
   }
   return out;
+}
+
+/** The Trellis graph inside a `@trellis/langgraph` compiled graph (which keeps LangGraph's API outside); other values as they are. */
+function trellisGraphOf(value: unknown): unknown {
+  const inner = (value as Record<symbol, unknown> | null)?.[Symbol.for("trellis.compiledGraph")];
+  return inner ?? value;
 }
 
 function isCompiledGraph(value: unknown): value is AnyGraph {

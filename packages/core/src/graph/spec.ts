@@ -2,6 +2,7 @@ import type { CheckpointSaver, Clock, Store } from "@trellis/checkpoint";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { PausedInputPolicy } from "../runtime/paused-input.js";
 import type { RetryPolicy } from "../runtime/retry.js";
+import type { RouterContext } from "../runtime/route.js";
 import type { StandardSchemaV1 } from "../schema/standard-schema.js";
 import type { StateSchema } from "../state.js";
 
@@ -45,7 +46,7 @@ export interface NodeSpec {
 /** A conditional edge. @internal */
 export interface BranchSpec {
   from: string;
-  router: (state: unknown, ctx: { signal: AbortSignal }) => RouterResult | Promise<RouterResult>;
+  router: (state: unknown, ctx: RouterContext) => RouterResult | Promise<RouterResult>;
   /** Router result → node; absent when the router returns node names directly. */
   pathMap?: Record<string, string>;
   /** The path map was given as a list of node names: its keys are not drawn as labels. */

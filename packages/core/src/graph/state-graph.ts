@@ -5,6 +5,7 @@ import type { Command } from "../runtime/command.js";
 import { DEFAULT_LEASE_TTL_MS } from "../runtime/lease-keeper.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { PausedInputPolicy } from "../runtime/paused-input.js";
+import type { RouterContext } from "../runtime/route.js";
 import type { StandardSchemaV1 } from "../schema/standard-schema.js";
 import type { StateOf, StateSchema, UpdateOf } from "../state.js";
 import { CompiledGraph } from "./compiled-graph.js";
@@ -34,7 +35,8 @@ export type NodeFn<S extends StateSchema> = (
 ) => NodeReturn<S> | Promise<NodeReturn<S>>;
 
 /**
- * A conditional edge's router: returns node names, path-map keys, END, or Sends.
+ * A conditional edge's router: returns node names, path-map keys, END, or Sends. It reads the state
+ * after the superstep, and `ctx` holds the run's signal and config (`ctx.config.configurable`).
  *
  * @example
  * const route: Router<typeof schema> = (state) => (state.approved ? END : "revise");
@@ -42,7 +44,7 @@ export type NodeFn<S extends StateSchema> = (
  */
 export type Router<S extends StateSchema> = (
   state: StateOf<S>,
-  ctx: { signal: AbortSignal },
+  ctx: RouterContext,
 ) => RouterResult | Promise<RouterResult>;
 
 /**

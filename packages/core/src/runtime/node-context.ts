@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { type CheckpointSaver, type Lease, type Store, TrellisError } from "@trellis/checkpoint";
 import { GraphInterrupt, ParentCommand } from "./command.js";
 import type { RunConfig, RunUser } from "./config.js";
-import type { EventSink } from "./stream-events.js";
+import type { EventSink, StreamMode } from "./stream-events.js";
 import { traceStep } from "./tracing.js";
 import { assertPlainValue } from "./validate-update.js";
 
@@ -158,6 +158,18 @@ export function emitMessageChunk(chunk: unknown, meta: Record<string, unknown> =
     namespace: splitNamespace(ctx.namespace),
     data: [chunk, { ...meta, node: ctx.node, namespace: ctx.namespace, taskId: ctx.taskId, step: ctx.superstep }],
   });
+}
+
+/**
+ * True when the run of the node running this code streams `mode` to someone (a caller of `stream`, a
+ * server's client), so a node can skip work that only a stream would show — e.g. asking a model for
+ * tokens when nobody streams `messages`.
+ *
+ * @example
+ * const reply = isStreaming("messages") ? await streamReply(messages) : await model.invoke(messages);
+ */
+export function isStreaming(mode: StreamMode): boolean {
+  return storage.getStore()?.child.sink?.modes.has(mode) === true;
 }
 
 /** `"a:1|b:2"` → `["a:1", "b:2"]`. @internal */

@@ -3,6 +3,7 @@ import { END, START } from "../constants.js";
 import { InvalidRouteError } from "../errors.js";
 import type { BranchSpec, GraphSpec } from "../graph/spec.js";
 import { type Goto, Send } from "./command.js";
+import type { RunConfig } from "./config.js";
 import { isThenable } from "./thenable.js";
 import { assertPlainValue } from "./validate-update.js";
 
@@ -29,12 +30,12 @@ export function route(
   state: unknown,
   finished: readonly Finished[],
   barriers: Readonly<Record<string, string[]>>,
-  signal: AbortSignal,
+  ctx: RouterContext,
 ): Routed | Promise<Routed> {
   const routing: Routing = {
     spec,
     state,
-    signal,
+    ctx,
     next: [],
     triggered: undefined,
     given: barriers as Record<string, string[]>,
@@ -43,10 +44,22 @@ export function route(
   return routeFrom(routing, finished, 0, 0);
 }
 
+/**
+ * What a router receives besides the state: the run's signal and its config (LangGraph routers read
+ * `config.configurable`).
+ *
+ * @example
+ * builder.addConditionalEdges("agent", (state, { config }) => (config.configurable?.fast ? END : "review"));
+ */
+export interface RouterContext {
+  signal: AbortSignal;
+  config: Readonly<RunConfig>;
+}
+
 interface Routing {
   spec: GraphSpec;
   state: unknown;
-  signal: AbortSignal;
+  ctx: RouterContext;
   next: PlannedTask[];
   /** Nodes triggered so far; a scan of `next` until it grows past a few. */
   triggered: Set<string> | undefined;
@@ -77,7 +90,7 @@ function routeFrom(
     if (branches) {
       for (let j = i > from ? 0 : branchFrom; j < branches.length; j++) {
         const branch = branches[j] as BranchSpec;
-        const result = branch.router(r.state, { signal: r.signal });
+        const result = branch.router(r.state, r.ctx);
         if (isThenable(result)) {
           return Promise.resolve(result).then((value) => {
             addBranch(r, branch, value);

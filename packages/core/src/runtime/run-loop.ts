@@ -23,7 +23,7 @@ import type { ChildRunEnv } from "./node-context.js";
 import { breakpointOf, closeDanglingToolCalls, decidePausedInput } from "./paused-input.js";
 import type { KnownPlain } from "./plain-check.js";
 import { isResumeMap, pendingInterrupts, resolveResume } from "./resume.js";
-import { type Finished, route } from "./route.js";
+import { type Finished, type RouterContext, route } from "./route.js";
 import { decodeResult, encodeResult, type PlannedStepTask, planTasks } from "./step-tasks.js";
 import type { EventSink, UnnumberedEvent } from "./stream-events.js";
 import { raceAbort, runTask, type TaskEnv, type TaskOutcome } from "./task-runner.js";
@@ -292,13 +292,7 @@ class GraphRun {
     this.#checkSize(values, state);
     if (!this.request.parent) checkTypedKeys(this.#spec, values, Object.keys(update), "The run's input");
     this.#spec.validateState?.(values);
-    const { next, barriers } = await route(
-      this.#spec,
-      values,
-      [{ node: START, goto: [] }],
-      {},
-      this.#controller.signal,
-    );
+    const { next, barriers } = await route(this.#spec, values, [{ node: START, goto: [] }], {}, this.#routerContext());
     this.#advance(state, {
       values,
       changed,
@@ -357,7 +351,7 @@ class GraphRun {
     this.#spec.validateState?.(values);
     const next =
       command.goto.length > 0
-        ? (await route(this.#spec, values, [{ node: "input", goto: command.goto }], {}, this.#controller.signal)).next
+        ? (await route(this.#spec, values, [{ node: "input", goto: command.goto }], {}, this.#routerContext())).next
         : state.checkpoint.next;
     this.#advance(state, {
       values,
@@ -484,7 +478,7 @@ class GraphRun {
       }
       const { values, changed } = applyWrites(this.#spec.schema, state.values, writes);
       this.#checkSize(values, state);
-      const routing = route(this.#spec, values, finished, state.checkpoint.barriers, this.#controller.signal);
+      const routing = route(this.#spec, values, finished, state.checkpoint.barriers, this.#routerContext());
       const routed = isThenable(routing) ? await routing : routing;
       this.#advance(state, { values, changed, ...routed, source: "loop", writes: writesMeta });
       const stored = this.#writer.checkpoint(state, routed.next.length === 0); // nothing next: the run's last write
@@ -700,6 +694,11 @@ class GraphRun {
       step,
       writes,
     };
+  }
+
+  /** What routers receive besides the state: the run's signal and config. */
+  #routerContext(): RouterContext {
+    return { signal: this.#controller.signal, config: this.#config };
   }
 
   /** Whether the head holds a pause its run had reached: an unanswered interrupt, or a breakpoint after the nodes that wrote it. */

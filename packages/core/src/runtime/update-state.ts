@@ -61,7 +61,7 @@ export async function updateThreadState(
       applied.values,
       [{ node, goto: [] }],
       node === START ? {} : (tuple?.checkpoint.barriers ?? {}),
-      signal,
+      { signal, config },
     );
     const step = tuple ? tuple.checkpoint.step + 1 : -1;
     advance(state, {

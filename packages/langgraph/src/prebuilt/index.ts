@@ -1,0 +1,8 @@
+export type { ActionRequest, HumanInterrupt, HumanInterruptConfig, HumanResponse } from "./hitl.js";
+export {
+  type CreateReactAgentParams,
+  createReactAgent,
+  createReactAgentAnnotation,
+  type Prompt,
+} from "./react-agent.js";
+export { type ToolLike, ToolNode, type ToolNodeOptions, toolsCondition } from "./tool-node.js";

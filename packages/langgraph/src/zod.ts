@@ -1,0 +1,8 @@
+export {
+  MessagesZodMeta,
+  MessagesZodState,
+  registry,
+  SchemaMetaRegistry,
+  withLangGraph,
+  type ZodMeta,
+} from "./zod-state.js";

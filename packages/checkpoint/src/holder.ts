@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, readlinkSync } from "node:fs";
 import { hostname, networkInterfaces } from "node:os";
 import { type LeaseHolder, leaseOwnerOf } from "./lease.js";
+import { hasLeaseExecutionEnded } from "./lease-executions.js";
 
 let self: LeaseHolder | undefined;
 
@@ -33,30 +34,12 @@ export function processLeaseOwner(name: string): string {
 
 let ownerSuffix: { holder: LeaseHolder; text: string } | undefined;
 
-/** Owners of this process whose execution ended without its lease being released (newest last). */
-const retired = new Set<string>();
-const MAX_RETIRED = 1_000;
-
-/**
- * Records that the execution holding leases as `owner` (an owner of this process) has ended and will
- * write nothing more, though its lease may still be stored (its release failed, e.g. while the store
- * was down). Its lease is then free at once for this process, as a dead process's lease is for the
- * host. The core's runs call it when they end; keeps the last 1,000.
- *
- * @example
- * await saver.releaseLease(lease).catch(() => retireLeaseOwner(lease.owner));
- */
-export function retireLeaseOwner(owner: string): void {
-  retired.delete(owner);
-  retired.add(owner);
-  if (retired.size > MAX_RETIRED) retired.delete(retired.values().next().value as string);
-}
-
 /**
  * The default {@link HolderCheck} of every saver: true when `holder` is a process of this host (same
  * host name and scope) that is provably gone — its pid no longer exists, is a zombie, or belongs to a
  * process that started at another time (a reused pid) — or is this process and `owner` an execution
- * of it that ended ({@link retireLeaseOwner}). Reads `/proc/<pid>/stat` on Linux, with
+ * of it that ended and none under that owner runs (`startLeaseExecution`). A running execution of this
+ * process is never dead, however long it stalls. Reads `/proc/<pid>/stat` on Linux, with
  * `process.kill(pid, 0)` as the fallback. A holder of another host, or of an unknown scope, is never
  * judged: its lease's TTL rules.
  *
@@ -69,7 +52,7 @@ export function isLocalHolderDead(holder: LeaseHolder, owner?: string): boolean 
   if (!Number.isSafeInteger(holder.pid) || holder.pid <= 0) return false;
   if (holder.pid === me.pid) {
     if (holder.start !== "" && me.start !== "" && holder.start !== me.start) return true; // an earlier process
-    return holder.start === me.start && owner !== undefined && retired.has(owner);
+    return holder.start === me.start && owner !== undefined && hasLeaseExecutionEnded(owner);
   }
   const stat = procStat(holder.pid);
   if (stat) {

@@ -9,7 +9,7 @@ export {
   TrellisError,
   type TrellisErrorCode,
 } from "./errors.js";
-export { currentHolder, isLocalHolderDead, processLeaseOwner, retireLeaseOwner } from "./holder.js";
+export { currentHolder, isLocalHolderDead, processLeaseOwner } from "./holder.js";
 export { createIdGenerator } from "./ids.js";
 export {
   ItemStore,
@@ -27,6 +27,7 @@ export {
   nextLease,
   parseLeaseOwner,
 } from "./lease.js";
+export { hasLeaseExecutionEnded, startLeaseExecution } from "./lease-executions.js";
 export { MemorySaver, type MemorySaverOptions, matchesFilter } from "./memory-saver.js";
 export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
 export { describeNonPlainData, MAX_PLAIN_DATA_DEPTH } from "./plain-data.js";

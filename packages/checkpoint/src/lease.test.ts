@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
-import { currentHolder, isLocalHolderDead, processLeaseOwner, retireLeaseOwner } from "./holder.js";
+import { currentHolder, isLocalHolderDead, processLeaseOwner } from "./holder.js";
 import { type LeaseHolder, leaseOwnerOf, nextLease, parseLeaseOwner } from "./lease.js";
+import { startLeaseExecution } from "./lease-executions.js";
 
 const holder: LeaseHolder = { host: "web-1", scope: "boot/4026531836", pid: 4242, start: "1834512" };
 const linux = process.platform === "linux" && currentHolder().start !== "";
@@ -82,7 +83,8 @@ describe("isLocalHolderDead", () => {
   it("an execution of this process that ended with its lease still stored is dead; others of it are not", () => {
     const ended = processLeaseOwner(`ended-${Math.random()}`);
     const running = processLeaseOwner(`running-${Math.random()}`);
-    retireLeaseOwner(ended);
+    startLeaseExecution(ended)();
+    startLeaseExecution(running);
     expect(isLocalHolderDead(currentHolder(), ended)).toBe(true);
     expect(isLocalHolderDead(currentHolder(), running)).toBe(false);
     expect(isLocalHolderDead(currentHolder())).toBe(false);

@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { expect, it } from "vitest";
 import { LeaseError } from "../errors.js";
-import { currentHolder } from "../holder.js";
+import { currentHolder, processLeaseOwner } from "../holder.js";
 import { type LeaseHolder, leaseOwnerOf } from "../lease.js";
+import { startLeaseExecution } from "../lease-executions.js";
 import type { CheckpointSaver } from "../saver.js";
 import type { Lease } from "../types.js";
 import type { SaverTestContext } from "./conformance.js";
@@ -264,6 +265,58 @@ export function leaseCases(ctx: SaverTestContext): void {
       await ctx.clock.advance(5_000);
       expect((await ctx.saver.acquireLease(threadId, "w2", 5_000)).epoch).toBe(held.epoch + 1);
     }
+  });
+
+  it.skipIf(!judged)(
+    "an ended execution of this process frees its lease at once for this process; a running one, stalled or not, keeps it",
+    async () => {
+      const threadId = uniqueThreadId();
+      // The failed attempt: its lease is stored (say its acquire committed but the answer was cut off).
+      const failed = processLeaseOwner(`failed-attempt-${threadId}`);
+      const endFailed = startLeaseExecution(failed);
+      const held = await ctx.saver.acquireLease(threadId, failed, 60_000);
+      const base = await putStep(ctx.saver, { threadId, id: ctx.nextId(), full: { log: ["a"] }, lease: held });
+      // While it runs (however long it stalls), this process's next execution is refused.
+      const next = processLeaseOwner(`next-attempt-${threadId}`);
+      const endNext = startLeaseExecution(next);
+      const busy = await ctx.saver.acquireLease(threadId, next, 60_000).catch((e) => e);
+      expect(busy.code).toBe("THREAD_BUSY");
+      // Ended without a release: no time passes, yet the next execution takes the thread over.
+      endFailed();
+      const taken = await ctx.saver.acquireLease(threadId, next, 60_000);
+      expect(taken).toEqual({ threadId, owner: next, epoch: held.epoch + 1, expiresAt: ctx.clock.now() + 60_000 });
+      // Fencing holds: the ended execution's lease writes nothing more.
+      const refused = await putStep(ctx.saver, {
+        threadId,
+        id: ctx.nextId(),
+        parent: base,
+        append: { log: ["stale"] },
+        lease: held,
+      }).catch((e) => e);
+      expect(refused.code).toBe("LEASE_LOST");
+      // The new holder runs: a third execution of this process, or another writer, waits for it.
+      const third = processLeaseOwner(`third-attempt-${threadId}`);
+      const endThird = startLeaseExecution(third);
+      expect((await ctx.saver.acquireLease(threadId, third, 60_000).catch((e) => e)).code).toBe("THREAD_BUSY");
+      expect((await (await ctx.peer()).acquireLease(threadId, "w2", 60_000).catch((e) => e)).code).toBe("THREAD_BUSY");
+      endNext();
+      endThird();
+      expect((await collect(ctx.saver.list(threadId))).map((t) => t.checkpoint.id)).toEqual([base.id]);
+    },
+  );
+
+  it.skipIf(!judged)("an owner shared by two executions of this process is live until both have ended", async () => {
+    const threadId = uniqueThreadId();
+    const shared = processLeaseOwner(`shared-${threadId}`);
+    const endOne = startLeaseExecution(shared);
+    const endTwo = startLeaseExecution(shared);
+    const held = await ctx.saver.acquireLease(threadId, shared, 60_000);
+    endOne();
+    endOne(); // ending twice counts once
+    const other = processLeaseOwner(`other-${threadId}`);
+    expect((await ctx.saver.acquireLease(threadId, other, 60_000).catch((e) => e)).code).toBe("THREAD_BUSY");
+    endTwo();
+    expect((await ctx.saver.acquireLease(threadId, other, 60_000)).epoch).toBe(held.epoch + 1);
   });
 
   it("a put without a lease is not checked against leases", async () => {

@@ -7,7 +7,7 @@ import {
   type Lease,
   LeaseError,
   processLeaseOwner,
-  retireLeaseOwner,
+  startLeaseExecution,
 } from "@trellis/checkpoint";
 
 /** How long a run's hold on its thread lasts without renewal, unless the graph says otherwise. */
@@ -44,7 +44,12 @@ let executions = 0;
  * Takes the thread's lease (failing with `THREAD_BUSY` if another writer holds it) and renews it every
  * third of its TTL. When a renewal finds the lease lost (`LEASE_LOST`: another writer took the thread
  * over), or renewals keep failing until the lease has expired, `onLost` is called once with the
- * `LEASE_LOST` error and renewals stop: the run must stop, since none of its writes would land. @internal
+ * `LEASE_LOST` error and renewals stop: the run must stop, since none of its writes would land.
+ *
+ * The execution is registered with this process (`startLeaseExecution`) before the lease is asked for,
+ * and ends when the keeper is released — or at once when the acquire fails, since it may have committed
+ * without its answer arriving (a cut connection): a lease left stored under this owner is then free at
+ * once for this process's next execution. @internal
  */
 export async function acquireLease(
   saver: CheckpointSaver,
@@ -52,8 +57,14 @@ export async function acquireLease(
   clock: Clock,
   options: KeeperOptions,
 ): Promise<LeaseKeeper> {
-  const lease = await saver.acquireLease(threadId, options.owner, options.ttlMs ?? DEFAULT_LEASE_TTL_MS);
-  return keepLease(saver, lease, clock, options);
+  const end = startLeaseExecution(options.owner);
+  try {
+    const lease = await saver.acquireLease(threadId, options.owner, options.ttlMs ?? DEFAULT_LEASE_TTL_MS);
+    return keepLease(saver, lease, clock, { ...options, end });
+  } catch (error) {
+    end();
+    throw error;
+  }
 }
 
 /**
@@ -71,8 +82,14 @@ export async function acquireLeaseAndLoad(
     return { keeper: await acquireLease(saver, ref.threadId, clock, options), loaded: undefined };
   }
   const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
-  const { lease, tuple } = await saver.acquireLeaseAndGet(ref, options.owner, ttlMs);
-  return { keeper: keepLease(saver, lease, clock, options), loaded: { tuple } };
+  const end = startLeaseExecution(options.owner);
+  try {
+    const { lease, tuple } = await saver.acquireLeaseAndGet(ref, options.owner, ttlMs);
+    return { keeper: keepLease(saver, lease, clock, { ...options, end }), loaded: { tuple } };
+  } catch (error) {
+    end(); // see acquireLease: a lease this acquire may have stored is free for this process now
+    throw error;
+  }
 }
 
 interface KeeperOptions {
@@ -81,7 +98,12 @@ interface KeeperOptions {
   onLost?: (error: LeaseError) => void;
 }
 
-function keepLease(saver: CheckpointSaver, lease: Lease, clock: Clock, options: KeeperOptions): LeaseKeeper {
+function keepLease(
+  saver: CheckpointSaver,
+  lease: Lease,
+  clock: Clock,
+  options: KeeperOptions & { end: () => void },
+): LeaseKeeper {
   const { threadId } = lease;
   const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
   let current = lease;
@@ -105,6 +127,9 @@ function keepLease(saver: CheckpointSaver, lease: Lease, clock: Clock, options: 
     saver.renewLease(current, ttlMs).then(
       (renewed) => {
         current = renewed;
+        // A renewal that landed after the lease was given back stored it again: give it back again. (The
+        // lease is free for this process anyway once the execution has ended; this is for the others.)
+        if (released) void saver.releaseLease(renewed).catch(() => undefined);
         if (!stopped) schedule(ttlMs / 3);
       },
       (error: unknown) => {
@@ -136,9 +161,36 @@ function keepLease(saver: CheckpointSaver, lease: Lease, clock: Clock, options: 
     },
     async release() {
       stop();
-      if (released) return;
-      // Still stored (the store is down?): this execution is over, so the lease is free for this process.
-      await saver.releaseLease(current).catch(() => retireLeaseOwner(current.owner));
+      if (!released) {
+        released = true;
+        // Still stored (the store is down?): given back in the background once the store answers again,
+        // for other processes; for this one the lease is free as soon as the execution has ended, below.
+        await saver.releaseLease(current).catch(() => retryRelease(saver, current, clock));
+      }
+      options.end();
     },
   };
+}
+
+/** Delays between the attempts to give back a lease whose release failed, in ms; the last one repeats. */
+const RELEASE_RETRY_MS = [250, 500, 1_000, 2_000, 4_000];
+/** At most this many attempts (about two minutes), whatever the lease's expiry says. */
+const MAX_RELEASE_RETRIES = 30;
+
+/**
+ * Gives `lease` back in the background after its release failed (the store was unreachable), until a
+ * release goes through, the lease has expired by itself, or {@link MAX_RELEASE_RETRIES} attempts.
+ * Timers do not keep the process alive.
+ */
+function retryRelease(saver: CheckpointSaver, lease: Lease, clock: Clock): void {
+  let attempt = 0;
+  const next = () => {
+    // expired: nobody is kept waiting by it any more
+    if (clock.now() >= lease.expiresAt || attempt >= MAX_RELEASE_RETRIES) return;
+    const delay = RELEASE_RETRY_MS[Math.min(attempt++, RELEASE_RETRY_MS.length - 1)] as number;
+    setTimeout(() => {
+      saver.releaseLease(lease).then(() => undefined, next);
+    }, delay).unref?.();
+  };
+  next();
 }

@@ -11,6 +11,11 @@ export interface CutRule {
   match: string;
   /** `before`: the matching bytes never reach the server. `after`: they do, but no answer comes back. */
   when: "before" | "after";
+  /**
+   * Then the service looks down for this long: every connection reset, new ones refused (as in
+   * {@link FaultProxy.restart}), so a client's quick retries of the cut request fail too.
+   */
+  downMs?: number;
 }
 
 interface Link {
@@ -179,6 +184,7 @@ export class FaultProxy {
       client.destroy();
       // Leave the server time to act on what it got, then hang up on it too.
       setTimeout(() => upstream.end(), rule.when === "after" ? 300 : 0);
+      if (rule.downMs !== undefined) void this.restart(rule.downMs);
     });
   }
 

@@ -113,8 +113,11 @@ export function checkValue(value: unknown): asserts value is Record<string, unkn
 
 /**
  * Where the first NUL character (U+0000) of a JSON value is, in a key or a string (`value.notes[2]`),
- * or undefined. Postgres text and jsonb cannot hold it, so no store takes it.
- * @internal
+ * or undefined. Postgres text and jsonb cannot hold it, so no store takes it; a server checks a
+ * request body with it before anything reaches SQL.
+ *
+ * @example
+ * nulAt({ notes: ["ok", "a\u0000b"] }, "value"); // "value.notes[1]"
  */
 export function nulAt(value: unknown, path: string): string | undefined {
   if (typeof value === "string") return value.includes("\u0000") ? path : undefined;

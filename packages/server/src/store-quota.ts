@@ -64,6 +64,7 @@ const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(val
  * `storeBytesPerUser`) on every put under a user's label (`user:<id>`: what the Store API and `ctx.store`
  * write with auth on): a new item past the count, or a value that takes the user past the bytes, is a 429
  * naming the limit, and nothing is written. Puts outside user labels (an application's own) pass.
+ * `inner` is the store it limits (what the server's own sweeps and a test's counters reach).
  *
  * @example
  * const limited = limitStoreByUser(itemStore, storeUsageOf(saver), config.limits);
@@ -73,7 +74,7 @@ export function limitStoreByUser(
   store: Store,
   usageOf: StoreUsageReader | undefined,
   limits: Pick<ResolvedConfig["limits"], "storeItemsPerUser" | "storeBytesPerUser">,
-): Store {
+): Store & { readonly inner?: Store } {
   if (!usageOf) return store;
   const put: Store["put"] = async (namespace, key, value, options) => {
     const label = namespace[0];
@@ -100,6 +101,7 @@ export function limitStoreByUser(
     return store.put(namespace, key, value, options);
   };
   return {
+    inner: store,
     get: (namespace, key, options) => store.get(namespace, key, options),
     put,
     delete: (namespace, key) => store.delete(namespace, key),

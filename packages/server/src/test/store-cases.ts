@@ -314,8 +314,10 @@ export function describeStoreApi(backend: StoreBackend): void {
       const bo = new Client({ apiUrl: url, apiKey: "bo-key" });
       for (let i = 0; i < 30; i++) await bo.store.putItem(["bo-topics", `t${i}`], "k", { a: i });
       await ana.store.putItem(["ana-topics", "one"], "k", { a: 1 });
+      // under the per-user limits (auth on) is the database-backed store
+      const limited = server.itemStore as unknown as { inner?: unknown };
       const backend = (
-        server.itemStore as unknown as { backend: { namespaces: (...a: unknown[]) => Promise<string[]> } }
+        (limited.inner ?? limited) as { backend: { namespaces: (...a: unknown[]) => Promise<string[]> } }
       ).backend;
       const namespaces = backend.namespaces.bind(backend);
       let read = 0;

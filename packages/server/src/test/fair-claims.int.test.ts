@@ -4,24 +4,14 @@
  * not hold alice's run behind them.
  */
 import { randomBytes } from "node:crypto";
-import { requireService } from "@trellis/checkpoint/testing";
-import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/checkpoint-postgres/testing";
+import { dropSchema, testSchema } from "@trellis/checkpoint-postgres/testing";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { aliceAfterBobsThousand } from "./fair-claims.js";
+import { POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis } from "./scale-out-services.js";
 
-const REDIS_URL = process.env.TRELLIS_REDIS_URL ?? "redis://127.0.0.1:6379";
 const postgres = await requirePostgres();
-const redis = await requireService(
-  "Redis",
-  async () => {
-    const r = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0 });
-    await r.connect();
-    await r.ping();
-    r.disconnect();
-  },
-  { hint: "start it on 127.0.0.1:6379 or set TRELLIS_REDIS_URL" },
-);
+const redis = await requireRedis();
 const schema = testSchema("fair");
 const prefix = `trellis-fair-${randomBytes(4).toString("hex")}:`;
 

@@ -5,35 +5,15 @@
  * stays pending. The arrival is compared with the thread's last change on the database's clock.
  */
 import { randomBytes } from "node:crypto";
-import { requireService } from "@trellis/checkpoint/testing";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChildServer, startChildServer } from "./raw-socket.js";
 import { answerSecondGateById, type BurstTarget, pausedAtFirstGate, resumeBurst } from "./resume-burst.js";
+import { POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis } from "./scale-out-services.js";
 
-const POSTGRES_URL = process.env.TRELLIS_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const REDIS_URL = process.env.TRELLIS_REDIS_URL ?? "redis://127.0.0.1:6379";
-
-const postgres = await requireService(
-  "PostgreSQL",
-  async () => {
-    const c = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2_000 });
-    await c.connect();
-    await c.end();
-  },
-  { hint: "start it on 127.0.0.1:5432 or set TRELLIS_POSTGRES_URL" },
-);
-const redis = await requireService(
-  "Redis",
-  async () => {
-    const r = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0 });
-    await r.connect();
-    await r.ping();
-    r.disconnect();
-  },
-  { hint: "start it on 127.0.0.1:6379 or set TRELLIS_REDIS_URL" },
-);
+const postgres = await requirePostgres();
+const redis = await requireRedis();
 
 const suffix = randomBytes(4).toString("hex");
 const schema = `trellis_resume_${suffix}`;

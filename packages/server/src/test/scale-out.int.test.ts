@@ -4,36 +4,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { requireService } from "@trellis/checkpoint/testing";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TrellisConfig } from "../config.js";
 import { createServer, type TrellisServer } from "../server.js";
 import { eventually, PACKAGE_DIR, TEST_GRAPHS } from "./harness.js";
+import { POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis } from "./scale-out-services.js";
 
-const POSTGRES_URL = process.env.TRELLIS_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const REDIS_URL = process.env.TRELLIS_REDIS_URL ?? "redis://127.0.0.1:6379";
-
-const postgres = await requireService(
-  "PostgreSQL",
-  async () => {
-    const c = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2_000 });
-    await c.connect();
-    await c.end();
-  },
-  { hint: "start it on 127.0.0.1:5432 or set TRELLIS_POSTGRES_URL" },
-);
-const redis = await requireService(
-  "Redis",
-  async () => {
-    const r = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0 });
-    await r.connect();
-    await r.ping();
-    r.disconnect();
-  },
-  { hint: "start it on 127.0.0.1:6379 or set TRELLIS_REDIS_URL" },
-);
+const postgres = await requirePostgres();
+const redis = await requireRedis();
 
 const suffix = randomBytes(4).toString("hex");
 const schema = `trellis_server_${suffix}`;

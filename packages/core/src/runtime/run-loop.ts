@@ -98,6 +98,7 @@ class GraphRun {
   /** The run's spans; undefined unless a tracer provider records them. */
   #tracing: RunTracing | undefined;
   #env: { state: ThreadState; env: TaskEnv } | undefined;
+  #routerCtx: RouterContext | undefined;
 
   constructor(private readonly request: LoopRequest) {
     const { spec, config, parent } = request;
@@ -696,9 +697,10 @@ class GraphRun {
     };
   }
 
-  /** What routers receive besides the state: the run's signal and config. */
+  /** What routers receive besides the state: the run's signal and config (one object per run). */
   #routerContext(): RouterContext {
-    return { signal: this.#controller.signal, config: this.#config };
+    this.#routerCtx ??= { signal: this.#controller.signal, config: this.#config };
+    return this.#routerCtx;
   }
 
   /** Whether the head holds a pause its run had reached: an unanswered interrupt, or a breakpoint after the nodes that wrote it. */

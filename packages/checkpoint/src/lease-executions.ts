@@ -18,7 +18,9 @@ const MAX_ENDED = 10_000;
  * Call the end once the execution will write nothing more, whatever happened to its lease (given back,
  * release failed, acquire failed without an answer): from then on a lease still stored under `owner`
  * is free at once for this process, unless another execution under `owner` is still running. Ending
- * twice counts once.
+ * twice counts once. Pass `stillStored: false` when the lease is known to be given back (its release
+ * answered): nothing is left to free, so the owner is not remembered (a process that runs many threads
+ * keeps no memory per run). A later call with `true` (a renewal stored it again) remembers it then.
  *
  * @example
  * const end = startLeaseExecution(owner);
@@ -30,19 +32,18 @@ const MAX_ENDED = 10_000;
  *   end();
  * }
  */
-export function startLeaseExecution(owner: string): () => void {
+export function startLeaseExecution(owner: string): (stillStored?: boolean) => void {
   running.set(owner, (running.get(owner) ?? 0) + 1);
   ended.delete(owner);
   let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    const left = (running.get(owner) ?? 1) - 1;
-    if (left > 0) {
-      running.set(owner, left);
-      return;
+  return (stillStored = true) => {
+    if (!done) {
+      done = true;
+      const left = (running.get(owner) ?? 1) - 1;
+      if (left > 0) running.set(owner, left);
+      else running.delete(owner);
     }
-    running.delete(owner);
+    if (!stillStored || running.has(owner)) return;
     ended.add(owner);
     if (ended.size > MAX_ENDED) ended.delete(ended.values().next().value as string);
   };

@@ -102,7 +102,7 @@ function keepLease(
   saver: CheckpointSaver,
   lease: Lease,
   clock: Clock,
-  options: KeeperOptions & { end: () => void },
+  options: KeeperOptions & { end: (stillStored?: boolean) => void },
 ): LeaseKeeper {
   const { threadId } = lease;
   const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
@@ -129,7 +129,8 @@ function keepLease(
         current = renewed;
         // A renewal that landed after the lease was given back stored it again: give it back again. (The
         // lease is free for this process anyway once the execution has ended; this is for the others.)
-        if (released) void saver.releaseLease(renewed).catch(() => undefined);
+        // If that fails, the lease stays stored: this process remembers its owner as ended, so it is free here.
+        if (released) void saver.releaseLease(renewed).catch(() => options.end(true));
         if (!stopped) schedule(ttlMs / 3);
       },
       (error: unknown) => {
@@ -161,13 +162,17 @@ function keepLease(
     },
     async release() {
       stop();
+      let stillStored = false;
       if (!released) {
         released = true;
         // Still stored (the store is down?): given back in the background once the store answers again,
         // for other processes; for this one the lease is free as soon as the execution has ended, below.
-        await saver.releaseLease(current).catch(() => retryRelease(saver, current, clock));
+        await saver.releaseLease(current).catch(() => {
+          stillStored = true;
+          retryRelease(saver, current, clock);
+        });
       }
-      options.end();
+      options.end(stillStored);
     },
   };
 }

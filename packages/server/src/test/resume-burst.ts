@@ -231,3 +231,17 @@ export async function answerSecondGateById(t: BurstTarget, threadId: string): Pr
   expect(after.values.log).toEqual(["review: yes", "approve: ship it"]);
   expect(after.values.published).toBe(true);
 }
+
+/**
+ * `trials` threads, each paused at its first gate and sent a burst of 20 identical plain resumes: exactly
+ * one applies and 19 are refused, on every thread; on the first, the second gate still answers by its id.
+ */
+export async function oneAnswerPerBurst(t: BurstTarget, strategy: "enqueue" | "reject", trials = 3): Promise<void> {
+  for (let trial = 0; trial < trials; trial++) {
+    const { threadId, firstGate } = await pausedAtFirstGate(t);
+    const r = await resumeBurst(t, threadId, { n: 20, strategy, firstGate });
+    expect(r.applied).toBe(1);
+    expect(r.refused.length + r.failedAtTurn.length).toBe(19);
+    if (trial === 0) await answerSecondGateById(t, threadId);
+  }
+}

@@ -86,8 +86,10 @@ const sides: Record<"postgres" | "redis", Side> = {
       const direct = new RedisSaver({ url: REDIS_URL, keyPrefix: prefix, clock, isHolderDead: () => false });
       return { faulty, direct };
     },
-    // The lease's compare-and-set script carries the new owner, which names the run.
-    cutAcquire: (runId) => ({ match: runId, when: "after" }),
+    // The lease's compare-and-set script carries the new owner, which names the run. The cut waits for
+    // Redis's answer, so the script surely ran; a NOSCRIPT answer (the script cache is empty: a new
+    // server, or another test's SCRIPT FLUSH) is passed on, and the client's full EVAL is the one cut.
+    cutAcquire: (runId) => ({ match: runId, when: "answered", passAnswer: "NOSCRIPT" }),
     cleanup: () => deleteKeys(prefix),
   },
 };

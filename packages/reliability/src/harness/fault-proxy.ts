@@ -9,8 +9,17 @@ import net from "node:net";
 export interface CutRule {
   /** Matches the client→server bytes that trigger the cut (e.g. the text of a statement). */
   match: string;
-  /** `before`: the matching bytes never reach the server. `after`: they do, but no answer comes back. */
-  when: "before" | "after";
+  /**
+   * `before`: the matching bytes never reach the server. `after`: they do, but no answer comes back.
+   * `answered`: they do, and the cut comes when the server's answer arrives (so the server has surely
+   * acted on them), which the client never gets.
+   */
+  when: "before" | "after" | "answered";
+  /**
+   * With `answered`: an answer containing this text is delivered and the rule stays armed for the
+   * client's next request — e.g. Redis's `NOSCRIPT`, after which the client resends its script in full.
+   */
+  passAnswer?: string;
   /**
    * Then the service looks down for this long: every connection reset, new ones refused (as in
    * {@link FaultProxy.restart}), so a client's quick retries of the cut request fail too.
@@ -22,6 +31,8 @@ interface Link {
   client: net.Socket;
   upstream: net.Socket;
   cut: boolean;
+  /** A rule whose request was forwarded: the link is cut when its answer arrives (`when: "answered"`). */
+  awaiting?: CutRule | undefined;
 }
 
 /**
@@ -173,19 +184,37 @@ export class FaultProxy {
     });
     const toClient = this.#forwarder(link, client);
     const toServer = this.#forwarder(link, upstream);
-    upstream.on("data", toClient);
+    upstream.on("data", (chunk: Buffer) => {
+      const rule = link.awaiting;
+      if (!rule || link.cut) return toClient(chunk);
+      link.awaiting = undefined;
+      if (rule.passAnswer !== undefined && chunk.includes(rule.passAnswer)) {
+        this.#rule = rule;
+        return toClient(chunk);
+      }
+      this.#cut(link, rule, 0);
+    });
     client.on("data", (chunk: Buffer) => {
       const rule = this.#rule;
       if (link.cut || !rule || !chunk.includes(rule.match)) return toServer(chunk);
       this.#rule = undefined;
-      this.cuts++;
-      link.cut = true;
+      if (rule.when === "answered") {
+        link.awaiting = rule;
+        return toServer(chunk);
+      }
       if (rule.when === "after") upstream.write(chunk);
-      client.destroy();
       // Leave the server time to act on what it got, then hang up on it too.
-      setTimeout(() => upstream.end(), rule.when === "after" ? 300 : 0);
-      if (rule.downMs !== undefined) void this.restart(rule.downMs);
+      this.#cut(link, rule, rule.when === "after" ? 300 : 0);
     });
+  }
+
+  /** Breaks `link` for `rule`: the client is reset at once, the server hung up on after `serverMs`. */
+  #cut(link: Link, rule: CutRule, serverMs: number): void {
+    this.cuts++;
+    link.cut = true;
+    link.client.destroy();
+    setTimeout(() => link.upstream.end(), serverMs);
+    if (rule.downMs !== undefined) void this.restart(rule.downMs);
   }
 
   /** Writes chunks to `to` unless the link is cut or traffic is dropped, after the configured delay. */

@@ -501,7 +501,11 @@ export class RunService {
     // the graph's own check of what the input or update would make of the state: a 400 now, not a failed run
     const proposed = command?.update ?? kwargs.input;
     if (proposed !== null && proposed !== undefined) {
-      hosted.graph.checkInput(snapshot?.values as Record<string, unknown> | undefined, toUpdate(proposed));
+      hosted.graph.checkInput(
+        snapshot?.values as Record<string, unknown> | undefined,
+        toUpdate(proposed),
+        command?.update != null ? "command" : "input",
+      );
     }
     // the graph's declared config and context schemas (LangGraph's config_schema, context_schema)
     hosted.graph.checkConfig({ configurable: kwargs.config.configurable, context: kwargs.context });

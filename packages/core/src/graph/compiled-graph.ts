@@ -18,6 +18,7 @@ import { updateThreadState } from "../runtime/update-state.js";
 import { validateUpdate } from "../runtime/validate-update.js";
 import { checkAgainst, checkResumeAnswers, checkTypedKeys } from "../schema/check-state.js";
 import { type GraphSchemas, graphSchemas } from "../schema/graph-schemas.js";
+import { checkInputKeys, pickOutput } from "../schema/input-output-keys.js";
 import type { StateOf, StateSchema, UpdateOf } from "../state.js";
 import { drawingOf, type GraphDrawing, mermaidOf, type Xray } from "./draw.js";
 import type { GraphSpec } from "./spec.js";
@@ -148,14 +149,17 @@ export class CompiledGraph<S extends StateSchema> {
   /**
    * Checks an input (or a `Command`'s `update`) against the graph's `validateState` as the runtime
    * will when the run starts, applied to `current` (the thread's values; the defaults for a new
-   * thread): throws the validator's error, or the runtime's for keys the schema does not have.
+   * thread): throws the validator's error, or the runtime's for keys the schema does not have. An
+   * input (`from: "input"`, the default) may set only the graph's `input` keys; a `Command`'s update
+   * (`from: "command"`) any key.
    *
    * @example
    * graph.checkInput((await graph.getState({ threadId })).values, { dry_run: "no" }); // throws INVALID_ARGUMENT
    */
-  checkInput(current: Record<string, unknown> | undefined, input: unknown): void {
+  checkInput(current: Record<string, unknown> | undefined, input: unknown, from: "input" | "command" = "input"): void {
     const spec = this.#spec;
     const update = validateUpdate(spec.schema, "input", input) ?? {};
+    if (from === "input") checkInputKeys(spec, update);
     if (!spec.validateState && spec.typedKeys.size === 0) return;
     const { values } = applyWrites(spec.schema, current ?? initialValues(spec.schema), [{ node: "input", update }]);
     checkTypedKeys(spec, values, Object.keys(update), "The run's input");
@@ -200,6 +204,22 @@ export class CompiledGraph<S extends StateSchema> {
     return graphSchemas(this.#spec);
   }
 
+  /**
+   * The part of a state a run returns: its `output` keys (LangGraph's output schema), or every key
+   * when the graph declares none. What `invoke` and a server's `runs/wait` answer with.
+   *
+   * @example
+   * graph.outputOf((await graph.getState({ threadId })).values); // { draft: "…" }
+   */
+  outputOf(values: Record<string, unknown>): Record<string, unknown> {
+    return pickOutput(this.#spec, values);
+  }
+
+  /** The state keys a run's input may set (the graph's `input` option; every key when it has none). */
+  get inputKeys(): readonly string[] {
+    return this.#spec.inputKeys ?? this.#spec.channelNames;
+  }
+
   /** The state keys of the graph's schema. */
   get schemaKeys(): readonly string[] {
     return this.#spec.channelNames;
@@ -221,7 +241,7 @@ export class CompiledGraph<S extends StateSchema> {
       return (await this.#invokeNested(input, config, scope)) as InvokeResult<S>;
     }
     const outcome = await runLoop({ spec: this.#spec, input, config: normalizeConfig(config), sink: undefined });
-    return toInvokeResult(outcome) as InvokeResult<S>;
+    return toInvokeResult(this.#spec, outcome) as InvokeResult<S>;
   }
 
   /**
@@ -234,7 +254,7 @@ export class CompiledGraph<S extends StateSchema> {
   async run(input: GraphInput<S>, config?: RunConfig): Promise<RunResult<S>> {
     try {
       const outcome = await runLoop({ spec: this.#spec, input, config: normalizeConfig(config), sink: undefined });
-      const values = { ...outcome.values } as StateOf<S>;
+      const values = pickOutput(this.#spec, outcome.values) as StateOf<S>;
       return outcome.status === "done"
         ? { status: "done", values, checkpointId: outcome.checkpointId }
         : {
@@ -445,7 +465,7 @@ export class CompiledGraph<S extends StateSchema> {
         parent: { env: scope.child, namespace, resume: scope.resume, signal: scope.ctx.signal },
       });
       if (outcome.status === "interrupted") throw new GraphInterrupt(outcome.interrupts);
-      return { ...outcome.values };
+      return pickOutput(this.#spec, outcome.values);
     } catch (error) {
       if (error instanceof ParentCommand && !error.arrived) throw new ParentCommand(error.command, true);
       throw error;
@@ -468,10 +488,12 @@ export class CompiledGraph<S extends StateSchema> {
   }
 }
 
-function toInvokeResult(outcome: RunOutcome): Record<string, unknown> {
+function toInvokeResult(spec: GraphSpec, outcome: RunOutcome): Record<string, unknown> {
+  // The run's own values are read-only; the caller gets an object of its own, with only the graph's
+  // output keys (as LangGraph returns).
+  const values = pickOutput(spec, outcome.values);
   if (outcome.status === "interrupted" && outcome.interrupts.length > 0) {
-    return { ...outcome.values, __interrupt__: outcome.interrupts };
+    return { ...values, __interrupt__: outcome.interrupts };
   }
-  // The run's own values are read-only; the caller gets an object of its own (as LangGraph returns).
-  return { ...outcome.values };
+  return values;
 }

@@ -99,4 +99,8 @@ export interface GraphSpec {
   configSchema?: StandardSchemaV1 | undefined;
   /** What a run's `context` must meet. */
   contextSchema?: StandardSchemaV1 | undefined;
+  /** The keys a run's input may set; undefined: every key. */
+  inputKeys?: readonly string[] | undefined;
+  /** The keys a run returns; undefined: every key. */
+  outputKeys?: readonly string[] | undefined;
 }

@@ -118,9 +118,28 @@ export interface CompileOptions<S extends StateSchema = StateSchema> {
  * @example
  * new StateGraph(schema, { name: "review", contextSchema: z.object({ userId: z.string() }) });
  */
-export interface StateGraphOptions {
+export interface StateGraphOptions<S extends StateSchema = StateSchema> {
   /** Name shown in errors, drawings and `getSchemas()`. */
   name?: string;
+  /**
+   * The state keys a run's input may set (LangGraph's `input` schema, as a subset of the state):
+   * `getSchemas().input` lists only these, so a form or the CLI offers them and not the graph's
+   * working keys. A run's input with another key is refused (`INVALID_UPDATE`, naming it);
+   * LangGraph drops such keys silently. A `Command({ update })` and `updateState` may still set any
+   * key. Default: every key.
+   *
+   * @example
+   * new StateGraph(schema, { input: ["topic"], output: ["draft"] });
+   */
+  input?: readonly (keyof S & string)[];
+  /**
+   * The state keys a run returns (LangGraph's `output` schema): `invoke`, `run` and a server's
+   * `runs/wait` answer with only these; the thread's state still holds every key. Default: every key.
+   *
+   * @example
+   * (await graph.invoke({ topic: "ladders" })).draft; // only the output keys are returned
+   */
+  output?: readonly (keyof S & string)[];
   /**
    * What a run's `configurable` must meet (LangGraph's config schema): refused with `INVALID_CONFIG`
    * when it does not, and shown by `getSchemas().config`.
@@ -149,9 +168,9 @@ export class StateGraph<S extends StateSchema> {
   readonly #joins: JoinSpec[] = [];
   readonly #branches: BranchSpec[] = [];
   readonly #name: string | undefined;
-  readonly #options: StateGraphOptions;
+  readonly #options: StateGraphOptions<S>;
 
-  constructor(schema: S, options: StateGraphOptions = {}) {
+  constructor(schema: S, options: StateGraphOptions<S> = {}) {
     if (typeof schema !== "object" || schema === null) {
       throw new GraphValidationError(
         "StateGraph needs a state schema: an object of channels, e.g. { topic: channel.value('') }.",
@@ -165,6 +184,7 @@ export class StateGraph<S extends StateSchema> {
         );
       }
     }
+    for (const which of ["input", "output"] as const) checkSubset(schema, which, options[which]);
     this.#schema = schema;
     this.#name = options.name;
     this.#options = options;
@@ -318,8 +338,26 @@ export class StateGraph<S extends StateSchema> {
       hasResumeSchemas: [...this.#nodes.values()].some((n) => n.options.resumeSchema !== undefined),
       configSchema: this.#options.configSchema,
       contextSchema: this.#options.contextSchema,
+      inputKeys: this.#options.input ? [...this.#options.input] : undefined,
+      outputKeys: this.#options.output ? [...this.#options.output] : undefined,
     };
     return new CompiledGraph<S>(spec);
+  }
+}
+
+/** Checks that an `input` / `output` option lists keys of the state, each once. */
+function checkSubset(schema: StateSchema, which: "input" | "output", keys: readonly string[] | undefined): void {
+  if (keys === undefined) return;
+  if (!Array.isArray(keys)) {
+    throw new GraphValidationError(`The "${which}" option lists state keys, e.g. { ${which}: ["topic"] }.`);
+  }
+  for (const key of keys) {
+    if (typeof key !== "string" || !Object.hasOwn(schema, key)) {
+      throw new GraphValidationError(
+        `The "${which}" option names ${JSON.stringify(key)}, which is not a key of the state schema. State keys: ${Object.keys(schema).join(", ")}.`,
+        { key },
+      );
+    }
   }
 }
 

@@ -27,6 +27,8 @@ export function subgraphNode(
       const out = (await graph.invoke(childInput)) as Record<string, unknown>;
       const update: Record<string, unknown> = {};
       for (const key of shared) {
+        // a subgraph with an output schema hands back only its output keys
+        if (!Object.hasOwn(out, key)) continue;
         const before = state[key];
         const after = out[key];
         if (after === before) continue;

@@ -14,6 +14,7 @@ import { START, WRITE } from "../constants.js";
 import { GraphRecursionError, ResumeError, RunCancelledError } from "../errors.js";
 import type { GraphSpec } from "../graph/spec.js";
 import { checkResumeAnswers, checkTypedKeys } from "../schema/check-state.js";
+import { checkInputKeys, pickInput } from "../schema/input-output-keys.js";
 import { applyWrites, type TaskWrite } from "./apply.js";
 import { CheckpointWriter } from "./checkpoint-writer.js";
 import { Command, type Interrupt, ParentCommand } from "./command.js";
@@ -273,7 +274,10 @@ class GraphRun {
       }
       return true;
     }
-    const update = validateUpdate(this.#spec.schema, "input", input, this.#knownPlain) ?? {};
+    const given = validateUpdate(this.#spec.schema, "input", input, this.#knownPlain) ?? {};
+    // a subgraph takes its input keys from its parent's state; a caller's input may set only them
+    if (!parent) checkInputKeys(this.#spec, given);
+    const update = parent ? pickInput(this.#spec, given) : given;
     const writes: TaskWrite[] = [{ node: "input", update }];
     if (!parent && state.stored) {
       const pending = pendingInterrupts(state.pending);

@@ -3,7 +3,8 @@ import { type JsonSchema, jsonSchemaOf } from "./standard-schema.js";
 
 /**
  * The JSON Schemas of a compiled graph, from {@link CompiledGraph.getSchemas}: what a run's input may
- * hold, the state, what it returns, and the run's `configurable` and `context`.
+ * hold (only the graph's `input` keys when it declares them), the state, what it returns (its
+ * `output` keys), and the run's `configurable` and `context`.
  *
  * @example
  * const { input }: GraphSchemas = graph.getSchemas();
@@ -27,12 +28,23 @@ export function graphSchemas(spec: GraphSpec): GraphSchemas {
   }
   const state = { title: spec.name, type: "object", properties };
   return {
-    input: state,
-    output: state,
+    input: subsetOf(state, spec.inputKeys),
+    output: subsetOf(state, spec.outputKeys),
     state,
     config: jsonSchemaOf(spec.configSchema) ?? { type: "object", properties: {} },
     context: jsonSchemaOf(spec.contextSchema) ?? null,
   };
+}
+
+/** The state schema with only `keys` (all of them when `keys` is undefined). */
+function subsetOf(
+  state: { title: string; type: string; properties: Record<string, JsonSchema> },
+  keys: readonly string[] | undefined,
+): JsonSchema {
+  if (keys === undefined) return state;
+  const properties: Record<string, JsonSchema> = {};
+  for (const key of keys) if (state.properties[key]) properties[key] = state.properties[key];
+  return { ...state, properties };
 }
 
 /** Adds the channel's default, when it is plain JSON and the schema does not state one. */

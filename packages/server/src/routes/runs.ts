@@ -123,10 +123,14 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     if (run.status === "error" || run.status === "timeout") return { __error__: run.error };
     const thread = await ctx.store.getThread(run.threadId);
     const snapshot = thread ? await threadSnapshot(ctx, thread) : undefined;
-    if (!snapshot) return {};
+    if (!snapshot || !thread) return {};
+    // only the graph's output keys, as LangGraph's runs/wait answers
+    const graphId = thread.graphId ?? (thread.metadata.graph_id as string | undefined);
+    const hosted = graphId ? ctx.graphs.get(graphId) : undefined;
+    const values = hosted ? hosted.graph.outputOf(snapshot.values) : snapshot.values;
     return snapshot.interrupts.length
-      ? { ...wireValues(snapshot.values), __interrupt__: snapshot.interrupts.map(interruptJson) }
-      : wireValues(snapshot.values);
+      ? { ...wireValues(values), __interrupt__: snapshot.interrupts.map(interruptJson) }
+      : wireValues(values);
   };
 
   const stream = (

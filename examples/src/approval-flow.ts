@@ -24,7 +24,8 @@ async function fakeModel(prompt: string): Promise<string> {
 }
 
 export function buildGraph(checkpointer = new MemorySaver()) {
-  return new StateGraph(schema, { name: "approval-flow" })
+  // a caller gives the request; draft, revisions, status and log are the graph's own working keys
+  return new StateGraph(schema, { name: "approval-flow", input: ["request"] })
     .addNode("write", async (s, ctx) => {
       const draft = await ctx.step("model", () => fakeModel(s.request));
       return { draft, log: [`write: drafted ${draft.length} chars`] };

@@ -19,7 +19,7 @@ import type { AuditStore } from "./audit/audit-store.js";
 import { DecisionError } from "./decisions.js";
 import { checkTypedInput, createNodes } from "./nodes.js";
 import type { PdfRenderer } from "./pdf/twi-pdf-renderer.js";
-import { type AgentState, agentStateSchema, MAX_REVISIONS } from "./state.js";
+import { type AgentState, agentStateSchema, MAX_REVISIONS, TWI_INPUT_KEYS } from "./state.js";
 import type { BlobStorage } from "./storage/blob-storage.js";
 
 /**
@@ -123,7 +123,7 @@ export function statusOnError(error: unknown): { status: "error" } | undefined {
  */
 export function buildTwiGraph(services: TwiServices, options: BuildGraphOptions = {}) {
   const nodes = createNodes({ ...services, clock: services.clock ?? systemClock });
-  return new StateGraph(agentStateSchema)
+  return new StateGraph(agentStateSchema, { input: TWI_INPUT_KEYS })
     .addNode("intent", nodes.intent)
     .addNode("process_input", nodes.processInput)
     .addNode("generate", nodes.generate)

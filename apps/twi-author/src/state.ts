@@ -187,10 +187,24 @@ export interface ConversationStart {
  * initialState({ conversation_id: "c1", user_id: "u1", tenant_id: "acme", channel: "msteams", message: "Írj TWI-t" });
  */
 export function initialState(start: ConversationStart): AgentUpdate {
-  return {
-    ...start,
-    revision_count: 0,
-    status: "processing",
-    messages: [{ role: "user", content: start.message }],
-  };
+  return { ...start, messages: [{ role: "user", content: start.message }] };
 }
+
+/**
+ * The keys a caller may set in a run's input (the graph's input schema): who asks, where, and the
+ * request — as the seed's typed input (`revision_count` included) or as chat `messages`. The draft,
+ * its status and the review's fields are the graph's own: a reviewer changes them by answering a pause
+ * or through `updateState`.
+ *
+ * @example
+ * new StateGraph(agentStateSchema, { input: TWI_INPUT_KEYS });
+ */
+export const TWI_INPUT_KEYS = [
+  "user_id",
+  "tenant_id",
+  "conversation_id",
+  "channel",
+  "message",
+  "revision_count",
+  "messages",
+] as const satisfies readonly (keyof typeof agentStateSchema)[];

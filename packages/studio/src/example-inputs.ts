@@ -19,7 +19,6 @@ export function exampleInput(graphId: string, stateKeys: readonly string[]): Rec
         channel: "cli",
         message,
         revision_count: 0,
-        status: "processing",
         messages: [{ role: "user", content: message }],
       };
     }

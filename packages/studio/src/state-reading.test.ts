@@ -13,7 +13,7 @@ describe("state helpers", () => {
 
   it("gives example inputs for the reference graphs", () => {
     expect(exampleInput("approval-flow", [])).toHaveProperty("request");
-    expect(exampleInput("twi-author", [])).toMatchObject({ channel: "cli", status: "processing" });
+    expect(exampleInput("twi-author", [])).toMatchObject({ channel: "cli", revision_count: 0 });
     expect(exampleInput("chat-bot", ["messages"])).toEqual({ messages: [{ role: "user", content: "Hello" }] });
     expect(exampleInput("x", [])).toEqual({});
   });

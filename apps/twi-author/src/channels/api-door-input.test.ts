@@ -6,6 +6,7 @@
  * trailing slash is the route list, as without it.
  */
 import { describe, expect, it } from "vitest";
+import { TWI_INPUT_KEYS } from "../state.js";
 import { apiDoor } from "../test/api-door.js";
 import { PALLET_REQUEST } from "../test/test-app.js";
 
@@ -64,8 +65,11 @@ describe("typed input fields are checked", () => {
     const input = res.json.input_schema as { properties: Record<string, Record<string, unknown>> };
     expect(input.properties.channel).toMatchObject({ enum: ["msteams", "telegram", "cli"], default: "cli" });
     expect(input.properties.revision_count).toMatchObject({ type: "integer", minimum: 0, default: 0 });
-    expect(input.properties.status).toMatchObject({ enum: expect.arrayContaining(["approved", "rejected"]) });
     expect(input.properties.user_id).toMatchObject({ type: "string" });
+    // the draft, its status and the review's fields are the graph's own, not inputs (issue 37)
+    expect(Object.keys(input.properties)).toEqual([...TWI_INPUT_KEYS]);
+    const state = res.json.state_schema as { properties: Record<string, Record<string, unknown>> };
+    expect(state.properties.status).toMatchObject({ enum: expect.arrayContaining(["approved", "rejected"]) });
   });
 });
 

@@ -14,7 +14,7 @@ export const MAX_TIMELINE_CALLS = 2_000;
 
 /**
  * Collects the timeline of a run's attempt from the core's `debug` events the executor already reads
- * (task start and task result of the root graph), with the server's clock when each is seen, and the
+ * (task start and task result of the root graph), with the times the core stamped on them, and the
  * model and tool calls its usage tally hears ({@link RunTimeline.call}), nested under the root task
  * they ran in.
  * @internal
@@ -78,7 +78,8 @@ export class RunTimeline {
   see(e: StreamEvent): void {
     if (e.mode !== "debug" || e.namespace.length > 0) return;
     const d = e.data;
-    const now = Date.now();
+    // when the task started or ended, as the core stamped it; else when the event is read
+    const now = d.type !== "checkpoint" && typeof d.timestamp === "number" ? d.timestamp : Date.now();
     if (d.type === "task") {
       const early = this.#early.get(d.taskId);
       this.#early.delete(d.taskId);

@@ -3,6 +3,7 @@ import { ApiClient, ApiError } from "./api-client.js";
 import type { Assistant, ServerInfo, Thread } from "./api-types.js";
 import { GraphPage } from "./graph-page.js";
 import { LiveRuns } from "./live-runs.js";
+import { threadStatusLabel } from "./status-labels.js";
 import { ThreadPage } from "./thread-page.js";
 
 type Route = { page: "graph"; id: string } | { page: "thread"; id: string } | { page: "home" };
@@ -121,10 +122,10 @@ export function App() {
                   href={`#/thread/${encodeURIComponent(t.thread_id)}`}
                   class={route.page === "thread" && route.id === t.thread_id ? "current" : ""}
                 >
-                  <span class={`dot ${t.status}`} title={t.status} />
+                  <span class={`dot ${t.status}`} title={threadStatusLabel(t.status)} />
                   <span class="thread-id">{t.thread_id.slice(0, 13)}</span>
                   <span class="muted small">{String(t.metadata.graph_id ?? "")}</span>
-                  <span class={`badge thread-badge ${t.status}`}>{t.status}</span>
+                  <span class={`badge thread-badge ${t.status}`}>{threadStatusLabel(t.status)}</span>
                 </a>
               </li>
             ))}

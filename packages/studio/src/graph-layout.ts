@@ -19,6 +19,8 @@ export interface PlacedEdge {
   conditional: boolean;
   label: string | undefined;
   points: Array<{ x: number; y: number }>;
+  /** Where the label's centre goes. */
+  labelAt: { x: number; y: number } | undefined;
 }
 
 /** A laid-out drawing. */
@@ -30,6 +32,9 @@ export interface Drawing {
 }
 
 const CHAR = 7.5;
+/** How far a self-loop reaches out of its node's right side. */
+const LOOP_REACH = 26;
+const labelWidth = (label: string) => label.length * 6.5 + 8;
 
 /**
  * Lays a graph out top to bottom (dagre: layered, cycles broken, edges routed around nodes).
@@ -49,12 +54,7 @@ export function layoutGraph(graph: GraphJson): Drawing {
   }
   graph.edges.forEach((e, i) => {
     const label = e.data;
-    g.setEdge(
-      e.source,
-      e.target,
-      label ? { label, width: label.length * 6.5 + 8, height: 14, labelpos: "c" } : {},
-      `e${i}`,
-    );
+    g.setEdge(e.source, e.target, label ? { label, width: labelWidth(label), height: 14, labelpos: "c" } : {}, `e${i}`);
   });
   layout(g);
   const nodes: PlacedNode[] = graph.nodes.map((n) => {
@@ -69,14 +69,52 @@ export function layoutGraph(graph: GraphJson): Drawing {
       height: p.height,
     };
   });
-  const edges: PlacedEdge[] = graph.edges.map((e, i) => {
-    const p = g.edge({ v: e.source, w: e.target, name: `e${i}` }) as unknown as {
-      points: Array<{ x: number; y: number }>;
-    };
-    return { source: e.source, target: e.target, conditional: e.conditional, label: e.data, points: p.points ?? [] };
-  });
   const size = g.graph() as { width?: number; height?: number };
-  return { width: size.width ?? 200, height: size.height ?? 200, nodes, edges };
+  let width = size.width ?? 200;
+  const edges: PlacedEdge[] = graph.edges.map((e, i) => {
+    const placed = { source: e.source, target: e.target, conditional: e.conditional, label: e.data };
+    const node = e.source === e.target ? nodes.find((n) => n.id === e.source) : undefined;
+    if (node) {
+      // dagre routes a self-loop around its label, away from the node: drawn here as a loop on the node
+      const loop = selfLoop(node, e.data);
+      width = Math.max(width, loop.right + 12);
+      return { ...placed, points: loop.points, labelAt: loop.labelAt };
+    }
+    const p = g.edge({ v: e.source, w: e.target, name: `e${i}` }) as unknown as {
+      points?: Array<{ x: number; y: number }>;
+      x?: number;
+      y?: number;
+    };
+    const labelAt = e.data && p.x !== undefined && p.y !== undefined ? { x: p.x, y: p.y } : undefined;
+    return { ...placed, points: p.points ?? [], labelAt };
+  });
+  return { width, height: size.height ?? 200, nodes, edges };
+}
+
+/**
+ * A loop from a node's right side back into it (an edge from the node to itself, like twi-author's
+ * `review → review`), with its label beside it.
+ *
+ * @example
+ * selfLoop({ x: 50, y: 100, width: 80, height: 36 }, "ask_again").points[0]; // { x: 90, y: 91 }
+ */
+export function selfLoop(
+  node: { x: number; y: number; width: number; height: number },
+  label: string | undefined,
+): { points: Array<{ x: number; y: number }>; labelAt: { x: number; y: number } | undefined; right: number } {
+  const side = node.x + node.width / 2;
+  const out = side + LOOP_REACH;
+  const top = node.y - node.height / 4;
+  const bottom = node.y + node.height / 4;
+  const points = [
+    { x: side, y: top },
+    { x: out, y: top - 10 },
+    { x: out, y: bottom + 10 },
+    { x: side, y: bottom },
+  ];
+  if (!label) return { points, labelAt: undefined, right: out };
+  const w = labelWidth(label);
+  return { points, labelAt: { x: out + 4 + w / 2, y: node.y }, right: out + 4 + w };
 }
 
 /**

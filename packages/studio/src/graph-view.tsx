@@ -37,12 +37,16 @@ export function GraphView({ graph, active = [], paused = [], visited = [] }: Gra
         </marker>
       </defs>
       {drawing.edges.map((e) => {
-        const mid = e.points[Math.floor(e.points.length / 2)];
+        const at = e.labelAt ?? e.points[Math.floor(e.points.length / 2)];
         return (
-          <g key={`${e.source}-${e.target}-${e.label ?? ""}`} class={e.conditional ? "edge conditional" : "edge"}>
+          <g
+            key={`${e.source}-${e.target}-${e.label ?? ""}`}
+            class={e.conditional ? "edge conditional" : "edge"}
+            data-edge={`${e.source}->${e.target}`}
+          >
             <path d={edgePath(e.points)} marker-end="url(#arrow)" />
-            {e.label && mid ? (
-              <text x={mid.x} y={mid.y} class="edge-label" text-anchor="middle" dominant-baseline="middle">
+            {e.label && at ? (
+              <text x={at.x} y={at.y} class="edge-label" text-anchor="middle" dominant-baseline="middle">
                 {e.label}
               </text>
             ) : null}

@@ -13,6 +13,7 @@ import {
 import { useState } from "preact/hooks";
 import type { ApiInterrupt, ThreadState } from "./api-types.js";
 import { JsonBlock } from "./json-block.js";
+import { pausePlace } from "./status-labels.js";
 
 /** What the panel asks its owner to do. */
 export interface InterruptActions {
@@ -45,7 +46,9 @@ export function InterruptPanel({
   const interrupts = state.interrupts;
   return (
     <section class="panel interrupt-panel" data-testid="interrupt-panel">
-      <h3>Waiting for you {state.next.length ? <small>before {state.next.join(", ")}</small> : null}</h3>
+      <h3>
+        Waiting for you <small data-testid="pause-place">{pausePlace(state)}</small>
+      </h3>
       {interrupts.length > 0 ? (
         interrupts.map((i) => (
           <InterruptItem

@@ -1,4 +1,5 @@
 import type { RunLog } from "./run-log.js";
+import { runEndText } from "./status-labels.js";
 
 /**
  * The live log of a run: nodes starting and finishing, streamed tokens, the keys each node wrote, and
@@ -36,7 +37,11 @@ export function RunLogView({ log, streaming }: { log: RunLog | undefined; stream
           </li>
         ))}
       </ul>
-      {log && !streaming && log.status !== "error" ? <p class="muted">Run ended.</p> : null}
+      {log && !streaming && log.status !== "error" ? (
+        <p class="muted" data-testid="run-end">
+          {runEndText(log)}
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -1,5 +1,7 @@
 import { Fragment } from "preact";
+import type { Run } from "./api-types.js";
 import { durationText, type Waterfall, type WaterfallCallRow } from "./run-waterfall.js";
+import { runStatusLabel } from "./status-labels.js";
 
 const n = (x: number) => x.toLocaleString("en-US");
 
@@ -41,10 +43,13 @@ export function RunWaterfallView({
   waterfall,
   runs = [],
   onPick,
+  threadPaused = false,
 }: {
   waterfall: Waterfall;
+  /** The thread waits now: its newest run is labelled paused. */
+  threadPaused?: boolean;
   /** The thread's runs with a timeline, newest first: a picker when there are several. */
-  runs?: ReadonlyArray<{ run_id: string; created_at: string; status: string }>;
+  runs?: ReadonlyArray<Pick<Run, "run_id" | "created_at" | "status" | "metadata">>;
   onPick?(runId: string): void;
 }) {
   return (
@@ -59,13 +64,15 @@ export function RunWaterfallView({
           {runs.map((r, i) => (
             <option key={r.run_id} value={r.run_id}>
               {i === 0 ? "latest · " : ""}
-              {new Date(r.created_at).toLocaleTimeString()} · {r.status} · {r.run_id.slice(0, 8)}
+              {new Date(r.created_at).toLocaleTimeString()} · {runStatusLabel(r, threadPaused && i === 0)} ·{" "}
+              {r.run_id.slice(0, 8)}
             </option>
           ))}
         </select>
       ) : null}
       <p class="muted">
-        Run <code>{waterfall.runId.slice(0, 8)}</code> · {waterfall.status} · {waterfall.rows.length} task
+        Run <code>{waterfall.runId.slice(0, 8)}</code> · <span data-testid="waterfall-status">{waterfall.status}</span>{" "}
+        · {waterfall.rows.length} task
         {waterfall.rows.length === 1 ? "" : "s"} over {durationText(waterfall.spanMs)}
       </p>
       <ol class="waterfall-rows">

@@ -1,5 +1,6 @@
 import type { ApiRunTimeline, ApiTimelineCall, ApiTimelineTask } from "@trellis/protocol";
 import type { Run } from "./api-types.js";
+import { runStatusLabel } from "./status-labels.js";
 
 /** One bar of a run's waterfall: a task, placed by when it started and how long it took. */
 export interface WaterfallRow {
@@ -70,13 +71,13 @@ export function timedRuns(runs: readonly Run[]): Run[] {
 
 /**
  * The waterfall of run `runId` if given and listed with a `metadata.timeline`, else of the newest run
- * that has one; undefined when none has.
+ * that has one; undefined when none has. `threadPaused`: the thread waits now (its newest run paused).
  *
  * @example
  * const w = runWaterfall(await api.runs(threadId));
  * w?.rows.map((r) => `${r.node} ${r.durationMs} ms`);
  */
-export function runWaterfall(runs: readonly Run[], runId?: string): Waterfall | undefined {
+export function runWaterfall(runs: readonly Run[], runId?: string, threadPaused = false): Waterfall | undefined {
   const timed = timedRuns(runs);
   const run = timed.find((r) => r.run_id === runId) ?? timed[0];
   if (!run) return undefined;
@@ -142,7 +143,8 @@ export function runWaterfall(runs: readonly Run[], runId?: string): Waterfall | 
   });
   return {
     runId: run.run_id,
-    status: run.status,
+    // the thread's pause now belongs to its newest run
+    status: runStatusLabel(run, threadPaused && run === timed[0]),
     spanMs,
     rows,
     omitted: timeline.omitted ?? 0,

@@ -11,6 +11,7 @@ import { runWaterfall, timedRuns } from "./run-waterfall.js";
 import { RunWaterfallView } from "./run-waterfall-view.js";
 import { documentLinks } from "./state-reading.js";
 import { StateTimeline } from "./state-timeline.js";
+import { threadStatusLabel } from "./status-labels.js";
 
 /** Props of {@link ThreadPage}. */
 export interface ThreadPageProps {
@@ -95,7 +96,8 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
   };
 
   if (missing) return <p class="error-text">{missing}</p>;
-  const waterfall = runWaterfall(runs, pickedRun);
+  const threadPaused = thread?.status === "interrupted";
+  const waterfall = runWaterfall(runs, pickedRun, threadPaused);
   if (!thread) return <p class="muted">Loading thread {threadId}…</p>;
   const paused = !streaming && state ? state.next : [];
   const links = documentLinks(state?.values ?? log?.values);
@@ -106,7 +108,7 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
           Thread <code>{threadId}</code>
         </h2>
         <span class={`badge ${streaming ? "busy" : thread.status}`} data-testid="thread-status">
-          {streaming ? "running" : thread.status}
+          {streaming ? "running" : threadStatusLabel(thread.status)}
         </span>
         {graphId ? <a href={`#/graph/${encodeURIComponent(graphId)}`}>{graphId}</a> : null}
       </header>
@@ -127,7 +129,12 @@ export function ThreadPage({ api, live, threadId, onError, onChanged }: ThreadPa
           ) : null}
           <RunLogView log={log} streaming={streaming} />
           {waterfall && !streaming ? (
-            <RunWaterfallView waterfall={waterfall} runs={timedRuns(runs)} onPick={setPickedRun} />
+            <RunWaterfallView
+              waterfall={waterfall}
+              runs={timedRuns(runs)}
+              onPick={setPickedRun}
+              threadPaused={threadPaused}
+            />
           ) : null}
         </div>
         <div class="col">

@@ -533,7 +533,12 @@ class GraphRun {
         return;
       }
       const runnable = task.runnable;
-      debug?.push(this.#debug({ type: "task", step: superstep, taskId: runnable.id, node: runnable.node.name }));
+      // stamped when the task starts and ends, not when a reader gets to the event: a server's run
+      // timeline places the task's model and tool calls (stamped when they start) inside it
+      const node = runnable.node.name;
+      debug?.push(
+        this.#debug({ type: "task", step: superstep, taskId: runnable.id, node, timestamp: this.#spec.clock.now() }),
+      );
       const tracing = traced && this.#tracing;
       const outcome = tracing
         ? await tracing.task<TaskOutcome>(traced, { id: runnable.id, node: runnable.node.name, superstep }, () =>
@@ -546,7 +551,8 @@ class GraphRun {
           type: "task_result",
           step: superstep,
           taskId: runnable.id,
-          node: runnable.node.name,
+          node,
+          timestamp: this.#spec.clock.now(),
           status: outcome.kind === "done" ? "done" : outcome.kind === "error" ? "error" : "interrupted",
           ...(outcome.kind === "error" ? { error: String((outcome.error as Error)?.message ?? outcome.error) } : {}),
         }),

@@ -49,7 +49,14 @@ export interface MessageChunkMeta {
  * }
  */
 export type DebugEvent =
-  | { type: "task"; step: number; taskId: string; node: string }
+  | {
+      type: "task";
+      step: number;
+      taskId: string;
+      node: string;
+      /** When the task started (ms since the epoch, the graph's clock). */
+      timestamp?: number;
+    }
   | {
       type: "task_result";
       step: number;
@@ -57,6 +64,8 @@ export type DebugEvent =
       node: string;
       status: "done" | "interrupted" | "error";
       error?: string;
+      /** When the task ended (ms since the epoch, the graph's clock). */
+      timestamp?: number;
     }
   | { type: "checkpoint"; step: number; checkpointId: string; next: string[] };
 

@@ -104,14 +104,15 @@ describe("what the timeline costs the run store", () => {
   });
 });
 
+const debug = (data: Extract<StreamEvent, { mode: "debug" }>["data"]): StreamEvent => ({
+  seq: 0,
+  mode: "debug",
+  namespace: [],
+  data,
+});
+
 describe("the timeline's size", () => {
   it("keeps the first tasks up to its limit and counts the rest in omitted, over the run's attempts", () => {
-    const debug = (data: Extract<StreamEvent, { mode: "debug" }>["data"]): StreamEvent => ({
-      seq: 0,
-      mode: "debug",
-      namespace: [],
-      data,
-    });
     const timeline = new RunTimeline(2);
     for (const [i, node] of ["a", "b", "c", "d"].entries()) {
       timeline.see(debug({ type: "task", step: i, taskId: `t${i}`, node }));
@@ -124,5 +125,19 @@ describe("the timeline's size", () => {
     const stored = run.metadata.timeline as WireTimeline;
     expect(stored.tasks.map((t) => t.node)).toEqual(["a", "b"]);
     expect(stored.omitted).toBe(3);
+  });
+
+  it("places a task by when the core started and ended it, not by when the server read its events", () => {
+    const timeline = new RunTimeline();
+    const started = Date.now() - 5_000;
+    // the server reads the task's start 5 s after it happened (a busy event loop, a slow store)
+    timeline.see(debug({ type: "task", step: 0, taskId: "t0", node: "draft", timestamp: started }));
+    timeline.see(
+      debug({ type: "task_result", step: 0, taskId: "t0", node: "draft", status: "done", timestamp: started + 40 }),
+    );
+    const [task] = timeline.tasks;
+    expect(task?.started_at).toBe(new Date(started).toISOString());
+    expect(task?.ended_at).toBe(new Date(started + 40).toISOString());
+    expect(task?.duration_ms).toBe(40);
   });
 });

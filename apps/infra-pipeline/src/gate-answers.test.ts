@@ -93,5 +93,7 @@ describe("the typed inputs are declared on the state schema (issue 21)", () => {
     expect(input.properties.environment).toMatchObject({ type: "string", enum: ["dev", "tst", "prd"], default: "dev" });
     expect(input.properties.dry_run).toMatchObject({ type: "boolean", default: false });
     expect(input.properties.max_retries).toMatchObject({ type: "integer", minimum: 1, maximum: 10, default: 3 });
+    // the agents' outputs, the gates and the retry count are the graph's own, not inputs (issue 37)
+    expect(Object.keys(input.properties)).toEqual(["request_id", "messages", "environment", "dry_run", "max_retries"]);
   });
 });

@@ -84,7 +84,12 @@ export function createPipelineGraph(options: PipelineGraphOptions = {}): Pipelin
           : findExecutor(env),
   });
 
-  const graph = new StateGraph(pipelineSchema, { name: ASSISTANT_ID });
+  // a caller gives the request (messages, request_id) and its typed settings; the agents' outputs, the
+  // gates and the retry count are the graph's own
+  const graph = new StateGraph(pipelineSchema, {
+    name: ASSISTANT_ID,
+    input: ["request_id", "messages", "environment", "dry_run", "max_retries"],
+  });
 
   // Add nodes for each agent
   graph.addNode("orchestrator", nodes.orchestrator);

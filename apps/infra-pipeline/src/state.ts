@@ -125,7 +125,9 @@ export type PipelineUpdate = UpdateOf<typeof pipelineSchema>;
 export const MAX_RETRIES = 3;
 
 /**
- * The seed's `initial_state` for a new request.
+ * The seed's `initial_state` for a new request: its input keys (the graph's `input`). The seed's other
+ * fields start at their defaults on a new thread, and the orchestrator clears a thread's earlier
+ * outputs and approvals when it starts a new change.
  *
  * @example
  * await graph.invoke(initialState({ userInput: "create an S3 bucket for logs", requestId: "req-1",
@@ -142,17 +144,7 @@ export function initialState(options: {
     messages: [{ role: "user", content: options.userInput }],
     environment: options.environment,
     dry_run: options.dryRun,
-    planning_output: null,
-    iac_output: null,
-    review_output: null,
-    deployment_output: null,
-    current_agent: "orchestrator",
-    retry_count: 0,
     max_retries: MAX_RETRIES,
-    review_status: null,
-    pending_approval: null,
-    cost_estimate: null,
-    error: null,
   };
 }
 

@@ -46,7 +46,10 @@ describe("the market assistant's typed state", () => {
     const props = (json.input_schema as { properties: Record<string, Record<string, unknown>> }).properties;
     expect(props.max_iterations).toMatchObject({ type: "integer", minimum: 1, default: 10 });
     expect(props.conversation_transcript).toMatchObject({ type: "string", default: "" });
-    expect(props.outcome).toMatchObject({ enum: ["answered", "partial", "llm_error", "error"] });
+    // the graph's answer is not an input (issue 37): the state schema has it
+    expect(props).not.toHaveProperty("outcome");
+    const state = (json.state_schema as { properties: Record<string, Record<string, unknown>> }).properties;
+    expect(state.outcome).toMatchObject({ enum: ["answered", "partial", "llm_error", "error"] });
   });
 
   it("max_iterations 0 is a 400 naming the key; no run is queued", async () => {

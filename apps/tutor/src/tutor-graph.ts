@@ -64,7 +64,21 @@ export function buildTutorGraph(deps: TutorGraphDeps): TutorGraph {
     corpus: deps.corpus,
     ...temperature,
   });
-  const graph = new StateGraph(subjectStateSchema, { name: "tutor" })
+  // a caller gives the conversation, the typed keys a student may set, and clears `context` each turn
+  // (the seed's input); the test, its answers, scores and the model's thinking are the graph's own
+  const graph = new StateGraph(subjectStateSchema, {
+    name: "tutor",
+    input: [
+      "messages",
+      "context",
+      "asignatura",
+      "topic",
+      "num_questions",
+      "difficulty",
+      "query_difficulty",
+      "current_question_index",
+    ],
+  })
     .addNode("agent", createThinkNode({ model, tools: tools.all, ...temperature }))
     .addNode("rag_search", createRagSearchNode(tools))
     .addNode("get_guia", createGetGuiaNode(tools))

@@ -7,7 +7,7 @@ export interface GraphViewProps {
   graph: GraphJson;
   /** Nodes running now (highlighted). */
   active?: readonly string[];
-  /** Nodes the thread is paused before (marked). */
+  /** Nodes the thread is paused at: inside them (an interrupt) or before them (a breakpoint). */
   paused?: readonly string[];
   /** Nodes that ran in the watched run (tinted). */
   visited?: readonly string[];

@@ -83,7 +83,11 @@ export function buildConversationGraph(options: ConversationGraphOptions): Compi
     }
   };
   return (
-    new StateGraph(agentStateSchema, { name: options.name ?? "market_assistant" })
+    new StateGraph(agentStateSchema, {
+      name: options.name ?? "market_assistant",
+      // the seed's initial state; `outcome` is the graph's own answer
+      input: ["messages", "conversation_transcript", "iteration_count", "max_iterations"],
+    })
       .addNode("main_agent", mainAgent)
       .addNode("tools", createToolNode(tools))
       .addNode("partial_answer", (state: AgentState) => ({

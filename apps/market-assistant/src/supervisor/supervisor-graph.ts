@@ -81,7 +81,7 @@ export function buildSupervisorGraph(companies: CompanyGraph): CompiledGraph<typ
     if (!task) return {};
     return { findings: [{ taskId: task.id, worker: name, text: await runTask(companies, task) }] };
   };
-  return new StateGraph(supervisorSchema, { name: "supervisor" })
+  return new StateGraph(supervisorSchema, { name: "supervisor", input: ["question", "max_iterations"] })
     .addNode("understand", async (state) => ({
       tasks: planQuestion(state.question, await companies.directory()),
       iteration_count: 0,

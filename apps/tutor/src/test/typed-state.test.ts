@@ -53,6 +53,10 @@ describe("the tutor's typed state", () => {
       anyOf: [{ type: "string", enum: ["basic", "intermediate", "advanced"] }, { type: "null" }],
     });
     expect(props.current_question_index).toMatchObject({ type: "integer", minimum: 0, default: 0 });
+    // the test, its answers and scores are the graph's own, not inputs (issue 37)
+    for (const key of ["questions", "user_answers", "scores", "feedback_history", "thinking", "pending_feedback"]) {
+      expect(props).not.toHaveProperty(key);
+    }
   });
 
   it("num_questions 'five' is a 400 naming the key; the thread stays empty", async () => {

@@ -43,21 +43,23 @@ export interface StreamOptions {
  * const result: InvokeResult<typeof schema> = await graph.invoke({ topic: "ladders" }, { threadId: "t1" });
  * if (result.__interrupt__) console.log("waiting on", result.__interrupt__[0]?.value);
  */
-export type InvokeResult<S extends StateSchema> = StateOf<S> & { __interrupt__?: Interrupt[] };
+export type InvokeResult<S extends StateSchema, O extends keyof S = keyof S> = Pick<StateOf<S>, O> & {
+  __interrupt__?: Interrupt[];
+};
 
 /**
- * A run's end as data, from {@link CompiledGraph.run}.
+ * A run's end as data, from {@link CompiledGraph.run}: `values` holds the graph's output keys (`O`).
  *
  * @example
  * const result = await graph.run({ topic: "ladders" }, { threadId: "t1" });
  * if (result.status === "interrupted") console.log(result.interrupts, result.next);
  * else if (result.status === "error") console.error(result.error);
  */
-export type RunResult<S extends StateSchema> =
-  | { status: "done"; values: StateOf<S>; checkpointId: string | undefined }
+export type RunResult<S extends StateSchema, O extends keyof S = keyof S> =
+  | { status: "done"; values: Pick<StateOf<S>, O>; checkpointId: string | undefined }
   | {
       status: "interrupted";
-      values: StateOf<S>;
+      values: Pick<StateOf<S>, O>;
       interrupts: Interrupt[];
       next: string[];
       checkpointId: string | undefined;
@@ -65,12 +67,16 @@ export type RunResult<S extends StateSchema> =
   | { status: "error"; error: unknown };
 
 /**
- * What a graph run accepts: an update, a Command, or null to continue a paused thread.
+ * What a graph run accepts: an update of its input keys (`I`), a Command, or null to continue a paused
+ * thread.
  *
  * @example
  * const inputs: GraphInput<typeof schema>[] = [{ topic: "ladders" }, new Command({ resume: "ok" }), null];
  */
-export type GraphInput<S extends StateSchema> = UpdateOf<S> | Command<UpdateOf<S>> | null;
+export type GraphInput<S extends StateSchema, I extends keyof S = keyof S> =
+  | Pick<UpdateOf<S>, I>
+  | Command<UpdateOf<S>>
+  | null;
 
 /**
  * A checked, runnable graph. Made by `StateGraph.compile()`; immutable and safe to share between
@@ -80,7 +86,7 @@ export type GraphInput<S extends StateSchema> = UpdateOf<S> | Command<UpdateOf<S
  * const result = await graph.invoke({ topic: "ladders" }, { threadId: "t1" });
  * if (result.__interrupt__) await graph.invoke(new Command({ resume: "ok" }), { threadId: "t1" });
  */
-export class CompiledGraph<S extends StateSchema> {
+export class CompiledGraph<S extends StateSchema, I extends keyof S = keyof S, O extends keyof S = keyof S> {
   readonly #spec: GraphSpec;
 
   /** @internal */
@@ -104,8 +110,8 @@ export class CompiledGraph<S extends StateSchema> {
    * @example
    * const served = graph.withCheckpointer(new SqliteSaver("./data.sqlite"));
    */
-  withCheckpointer(checkpointer: CheckpointSaver | undefined): CompiledGraph<S> {
-    return new CompiledGraph<S>({ ...this.#spec, checkpointer });
+  withCheckpointer(checkpointer: CheckpointSaver | undefined): CompiledGraph<S, I, O> {
+    return new CompiledGraph<S, I, O>({ ...this.#spec, checkpointer });
   }
 
   /**
@@ -115,8 +121,8 @@ export class CompiledGraph<S extends StateSchema> {
    * @example
    * const served = graph.withStore(new SqliteStore({ filename: "./memory.db" }));
    */
-  withStore(store: Store | undefined): CompiledGraph<S> {
-    return new CompiledGraph<S>({ ...this.#spec, store });
+  withStore(store: Store | undefined): CompiledGraph<S, I, O> {
+    return new CompiledGraph<S, I, O>({ ...this.#spec, store });
   }
 
   /** What an input does when it arrives while the thread waits on an interrupt (see {@link PausedInputPolicy}). */
@@ -235,13 +241,13 @@ export class CompiledGraph<S extends StateSchema> {
    * result has `__interrupt__`: the pending interrupts. Throws the node's error when a node fails.
    * Called from inside a running node without a `threadId`, it runs as that node's subgraph.
    */
-  async invoke(input: GraphInput<S>, config?: RunConfig): Promise<InvokeResult<S>> {
+  async invoke(input: GraphInput<S, I>, config?: RunConfig): Promise<InvokeResult<S, O>> {
     const scope = currentScope();
     if (scope && config?.threadId === undefined && config?.configurable?.thread_id === undefined) {
-      return (await this.#invokeNested(input, config, scope)) as InvokeResult<S>;
+      return (await this.#invokeNested(input, config, scope)) as InvokeResult<S, O>;
     }
     const outcome = await runLoop({ spec: this.#spec, input, config: normalizeConfig(config), sink: undefined });
-    return toInvokeResult(this.#spec, outcome) as InvokeResult<S>;
+    return toInvokeResult(this.#spec, outcome) as InvokeResult<S, O>;
   }
 
   /**
@@ -251,10 +257,10 @@ export class CompiledGraph<S extends StateSchema> {
    * const r = await graph.run(input, { threadId });
    * if (r.status === "interrupted") ask(r.interrupts[0]);
    */
-  async run(input: GraphInput<S>, config?: RunConfig): Promise<RunResult<S>> {
+  async run(input: GraphInput<S, I>, config?: RunConfig): Promise<RunResult<S, O>> {
     try {
       const outcome = await runLoop({ spec: this.#spec, input, config: normalizeConfig(config), sink: undefined });
-      const values = pickOutput(this.#spec, outcome.values) as StateOf<S>;
+      const values = pickOutput(this.#spec, outcome.values) as Pick<StateOf<S>, O>;
       return outcome.status === "done"
         ? { status: "done", values, checkpointId: outcome.checkpointId }
         : {
@@ -276,7 +282,7 @@ export class CompiledGraph<S extends StateSchema> {
    * @example
    * for await (const [mode, chunk] of graph.stream(input, { threadId, streamMode: ["updates", "messages"] })) …
    */
-  stream(input: GraphInput<S>, config: RunConfig & StreamOptions = {}): AsyncIterableIterator<unknown> {
+  stream(input: GraphInput<S, I>, config: RunConfig & StreamOptions = {}): AsyncIterableIterator<unknown> {
     const events = this.streamEvents(input, config);
     const many = Array.isArray(config.streamMode);
     const subgraphs = config.subgraphs === true;
@@ -310,7 +316,7 @@ export class CompiledGraph<S extends StateSchema> {
    * for await (const e of events) sse.send(e.seq, e);
    * if ((await events.outcome).status === "interrupted") notifyReviewer();
    */
-  streamEvents(input: GraphInput<S>, config: RunConfig & StreamOptions = {}): RunEventStream {
+  streamEvents(input: GraphInput<S, I>, config: RunConfig & StreamOptions = {}): RunEventStream {
     const { streamMode, subgraphs, ...runConfig } = config;
     const modes = new Set<StreamMode>(
       streamMode === undefined ? ["values"] : Array.isArray(streamMode) ? streamMode : [streamMode as StreamMode],

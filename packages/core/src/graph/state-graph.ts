@@ -118,7 +118,11 @@ export interface CompileOptions<S extends StateSchema = StateSchema> {
  * @example
  * new StateGraph(schema, { name: "review", contextSchema: z.object({ userId: z.string() }) });
  */
-export interface StateGraphOptions<S extends StateSchema = StateSchema> {
+export interface StateGraphOptions<
+  S extends StateSchema = StateSchema,
+  I extends keyof S & string = keyof S & string,
+  O extends keyof S & string = keyof S & string,
+> {
   /** Name shown in errors, drawings and `getSchemas()`. */
   name?: string;
   /**
@@ -131,7 +135,7 @@ export interface StateGraphOptions<S extends StateSchema = StateSchema> {
    * @example
    * new StateGraph(schema, { input: ["topic"], output: ["draft"] });
    */
-  input?: readonly (keyof S & string)[];
+  input?: readonly I[];
   /**
    * The state keys a run returns (LangGraph's `output` schema): `invoke`, `run` and a server's
    * `runs/wait` answer with only these; the thread's state still holds every key. Default: every key.
@@ -139,7 +143,7 @@ export interface StateGraphOptions<S extends StateSchema = StateSchema> {
    * @example
    * (await graph.invoke({ topic: "ladders" })).draft; // only the output keys are returned
    */
-  output?: readonly (keyof S & string)[];
+  output?: readonly O[];
   /**
    * What a run's `configurable` must meet (LangGraph's config schema): refused with `INVALID_CONFIG`
    * when it does not, and shown by `getSchemas().config`.
@@ -161,16 +165,20 @@ export interface StateGraphOptions<S extends StateSchema = StateSchema> {
  *   .compile();
  * await graph.invoke({ topic: "safety" }); // { topic: "safety", draft: "About safety" }
  */
-export class StateGraph<S extends StateSchema> {
+export class StateGraph<
+  S extends StateSchema,
+  I extends keyof S & string = keyof S & string,
+  O extends keyof S & string = keyof S & string,
+> {
   readonly #schema: S;
   readonly #nodes = new Map<string, NodeSpec>();
   readonly #edges: Array<{ from: string; to: string }> = [];
   readonly #joins: JoinSpec[] = [];
   readonly #branches: BranchSpec[] = [];
   readonly #name: string | undefined;
-  readonly #options: StateGraphOptions<S>;
+  readonly #options: StateGraphOptions<S, I, O>;
 
-  constructor(schema: S, options: StateGraphOptions<S> = {}) {
+  constructor(schema: S, options: StateGraphOptions<S, I, O> = {}) {
     if (typeof schema !== "object" || schema === null) {
       throw new GraphValidationError(
         "StateGraph needs a state schema: an object of channels, e.g. { topic: channel.value('') }.",
@@ -192,10 +200,10 @@ export class StateGraph<S extends StateSchema> {
 
   /** Adds a node: a function of the state, or a compiled graph used as a subgraph. */
   addNode(name: string, fn: NodeFn<S> | CompiledGraph<StateSchema>, options?: NodeOptions): this;
-  /** Adds a node that receives a `Send` argument of type `I` instead of the state. */
-  addNode<I>(
+  /** Adds a node that receives a `Send` argument of type `A` instead of the state. */
+  addNode<A>(
     name: string,
-    fn: (input: I, ctx: NodeContext) => NodeReturn<S> | Promise<NodeReturn<S>>,
+    fn: (input: A, ctx: NodeContext) => NodeReturn<S> | Promise<NodeReturn<S>>,
     options?: NodeOptions,
   ): this;
   addNode(name: string, fn: unknown, options: NodeOptions = {}): this {
@@ -292,7 +300,7 @@ export class StateGraph<S extends StateSchema> {
   }
 
   /** Checks the graph and returns it ready to run. Throws a {@link GraphValidationError} naming the problem. */
-  compile(options: CompileOptions<S> = {}): CompiledGraph<S> {
+  compile(options: CompileOptions<S> = {}): CompiledGraph<S, I, O> {
     const name = options.name ?? this.#name ?? "graph";
     validateGraph({
       name,
@@ -341,7 +349,7 @@ export class StateGraph<S extends StateSchema> {
       inputKeys: this.#options.input ? [...this.#options.input] : undefined,
       outputKeys: this.#options.output ? [...this.#options.output] : undefined,
     };
-    return new CompiledGraph<S>(spec);
+    return new CompiledGraph<S, I, O>(spec);
   }
 }
 

@@ -46,6 +46,7 @@ describe("input and output schemas", () => {
   it("refuses a run input that sets a key outside the input keys, naming it; nothing is stored", async () => {
     const saver = new MemorySaver();
     const graph = authorGraph(saver);
+    // @ts-expect-error revisions is not an input key: the compiler refuses it too
     const refused = graph.invoke({ topic: "ladders", revisions: 5 }, { threadId: "t1" });
     await expect(refused).rejects.toThrow(InvalidUpdateError);
     await expect(refused).rejects.toThrow(/"revisions".*input keys are topic/);
@@ -59,6 +60,8 @@ describe("input and output schemas", () => {
     const graph = authorGraph();
     const paused = await graph.invoke({ topic: "ladders" }, { threadId: "t2" });
     expect(Object.keys(paused).sort()).toEqual(["__interrupt__", "draft", "status"]);
+    // @ts-expect-error the result has only the output keys
+    expect(paused.revisions).toBeUndefined();
     const done = await graph.run(new Command({ resume: "approved" }), { threadId: "t2" });
     expect(done.status).toBe("done");
     if (done.status === "done") expect(done.values).toEqual({ draft: "About ladders", status: "approved" });

@@ -86,7 +86,7 @@ function revive(serialized: Record<string, unknown>): BaseMessage {
   const kwargs = (serialized.kwargs ?? {}) as Record<string, unknown>;
   const type = name.replace(/(Chunk)?$/, "").replace(/Message$/, "");
   const byName: Record<string, string> = { Human: "human", AI: "ai", System: "system", Tool: "tool", Chat: "generic" };
-  return coerceMessageLikeToMessage({ ...kwargs, type: byName[type] ?? "human" } as never);
+  return coerceMessageLikeToMessage(Object.assign({}, kwargs, { type: byName[type] ?? "human" }) as never);
 }
 
 function fromInstance(message: BaseMessage): StoredMessage | { role: "remove"; id: string } {
@@ -102,11 +102,9 @@ function fromInstance(message: BaseMessage): StoredMessage | { role: "remove"; i
   if (role === "chat") out.chatRole = (message as ChatMessage).role;
   const ai = message as AIMessage;
   if (type === "ai" && ai.tool_calls && ai.tool_calls.length > 0) {
-    out.toolCalls = ai.tool_calls.map((c) => ({
-      ...(c.id !== undefined ? { id: c.id } : {}),
-      name: c.name,
-      args: c.args as Record<string, unknown>,
-    }));
+    out.toolCalls = ai.tool_calls.map((c) =>
+      c.id !== undefined ? { id: c.id, name: c.name, args: c.args } : { name: c.name, args: c.args },
+    );
   }
   if (type === "tool") out.toolCallId = (message as ToolMessage).tool_call_id;
   const record = message as unknown as Record<string, unknown>;
@@ -134,7 +132,8 @@ export function toLangChainMessage(message: unknown): BaseMessage {
   if (cached) return cached;
   const m = message as StoredMessage;
   if (typeof m.role !== "string" || !isTrellisRole(m.role)) {
-    if (m.role === "chat") return remember(m, new ChatMessage({ ...fields(m), role: String(m.chatRole ?? "user") }));
+    if (m.role === "chat")
+      return remember(m, new ChatMessage(Object.assign(fields(m), { role: String(m.chatRole ?? "user") }) as never));
     return coerceMessageLikeToMessage(message as never);
   }
   return remember(m, build(m));
@@ -155,12 +154,12 @@ function build(m: StoredMessage): BaseMessage {
     case "system":
       return new SystemMessage(f as never);
     case "tool":
-      return new ToolMessage({ ...f, tool_call_id: m.toolCallId ?? "" } as never);
+      return new ToolMessage(Object.assign(f, { tool_call_id: m.toolCallId ?? "" }) as never);
     case "remove":
       return new RemoveMessage({ id: m.id });
     default: {
-      const calls = (m.toolCalls ?? []).map((c) => ({ ...c, type: "tool_call" as const }));
-      return new AIMessage({ ...f, tool_calls: calls } as never);
+      const calls = (m.toolCalls ?? []).map((c) => Object.assign({}, c, { type: "tool_call" as const }));
+      return new AIMessage(Object.assign(f, { tool_calls: calls }) as never);
     }
   }
 }

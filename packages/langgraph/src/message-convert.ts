@@ -97,7 +97,8 @@ function fromInstance(message: BaseMessage): StoredMessage | { role: "remove"; i
     return marker;
   }
   const role = ROLE_OF_TYPE[type] ?? type;
-  const out: StoredMessage = { id: message.id ?? crypto.randomUUID(), role, content: message.content };
+  if (message.id === undefined) giveId(message, crypto.randomUUID());
+  const out: StoredMessage = { id: message.id as string, role, content: message.content };
   if (message.name !== undefined) out.name = message.name;
   if (role === "chat") out.chatRole = (message as ChatMessage).role;
   const ai = message as AIMessage;
@@ -110,12 +111,23 @@ function fromInstance(message: BaseMessage): StoredMessage | { role: "remove"; i
   const record = message as unknown as Record<string, unknown>;
   for (const field of EXTRA_FIELDS) {
     const value = record[field];
-    if (!isEmpty(value) && !(field === "status" && value === "success")) out[field] = value;
+    if (!isEmpty(value)) out[field] = value;
   }
   plainOf.set(message, out);
   // read back as the same instance, as LangGraph's state holds the instance a node returned
-  if (message.id === out.id) classOf.set(out, message);
+  classOf.set(out, message);
   return out;
+}
+
+/**
+ * Gives a message written without an id the id it is stored under, on the instance itself (as
+ * LangGraph's messages reducer does), so the node that reads it next gets the same instance with every
+ * field its writer set.
+ */
+function giveId(message: BaseMessage, id: string): void {
+  message.id = id;
+  const kwargs = (message as { lc_kwargs?: Record<string, unknown> }).lc_kwargs;
+  if (kwargs !== undefined && typeof kwargs === "object") kwargs.id = id;
 }
 
 /**

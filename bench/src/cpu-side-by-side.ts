@@ -10,14 +10,18 @@ import { workloadById } from "./workloads/index.js";
  * work, wall times of short runs are mostly waiting for a core; CPU time is steadier:
  *
  *   node bench/dist/cpu-side-by-side.js g-wide-dict/none 30
+ *
+ * A third argument names other runtimes, each compared with the first (the compat layer's cost):
+ *
+ *   node bench/dist/cpu-side-by-side.js c-fanout/100 300 trellis,compat
  */
 async function main(): Promise<void> {
-  const [id = "g-wide-dict/none", runsText = "30"] = process.argv.slice(2);
+  const [id = "g-wide-dict/none", runsText = "30", runtimesText = "trellis,langgraph"] = process.argv.slice(2);
   const runs = Number.parseInt(runsText, 10);
   const tmpDir = mkdtempSync(join(tmpdir(), "trellis-cpu-"));
   try {
     const workload = workloadById(id);
-    const runtimes: Runtime[] = ["trellis", "langgraph"];
+    const runtimes = runtimesText.split(",") as Runtime[];
     const impls = new Map<Runtime, Impl>();
     for (const runtime of runtimes) impls.set(runtime, await workload.make(runtime, { tiny: false, tmpDir }));
     const cpu = new Map<Runtime, number[]>(runtimes.map((r) => [r, []]));
@@ -35,6 +39,16 @@ async function main(): Promise<void> {
         cpu.get(runtime)?.push((used.user + used.system) / 1000);
         wall.get(runtime)?.push(ms);
       }
+    }
+    if (runtimesText !== "trellis,langgraph") {
+      const of = (r: Runtime) => ({ cpu: median(cpu.get(r) ?? []), wall: median(wall.get(r) ?? []) });
+      const base = of(runtimes[0] as Runtime);
+      const parts = runtimes.map((r) => {
+        const m = of(r);
+        return `${r} CPU ${m.cpu.toFixed(2)} ms (${(m.cpu / base.cpu).toFixed(2)}x), wall ${m.wall.toFixed(2)} ms (${(m.wall / base.wall).toFixed(2)}x)`;
+      });
+      process.stdout.write(`${id}, median of ${runs}: ${parts.join(" | ")}\n`);
+      return;
     }
     const t = { cpu: median(cpu.get("trellis") ?? []), wall: median(wall.get("trellis") ?? []) };
     const lg = { cpu: median(cpu.get("langgraph") ?? []), wall: median(wall.get("langgraph") ?? []) };

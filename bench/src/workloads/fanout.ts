@@ -1,30 +1,44 @@
 import { channel, END, Send, START, StateGraph } from "@trellis/core";
 import { langGraphApi } from "../langgraph-api.js";
-import type { Impl, MakeContext, Runtime, Workload } from "../workload.js";
+import type { Impl, Runtime, Workload } from "../workload.js";
 
 /**
  * (c) Send fan-out: a router sends `n` packets to a worker node; each writes one item to a list
  * reducer. Measures the per-task cost of a superstep with many tasks, and how writes are merged.
  */
-export function fanoutWorkload(n: number): Workload {
+export function fanoutWorkload(n: number, options: { fold?: boolean } = {}): Workload {
   const big = n >= 3000;
+  const fold = options.fold === true;
   return {
-    id: `c-fanout/${n}`,
-    title: `(c) Send fan-out to ${n.toLocaleString("en-US")}`,
+    id: fold ? `c-fanout-fold/${n}` : `c-fanout/${n}`,
+    title: fold
+      ? `(c) Send fan-out to ${n.toLocaleString("en-US")}, folded by concat in Trellis too`
+      : `(c) Send fan-out to ${n.toLocaleString("en-US")}`,
     group: "c",
     saver: "none",
     runs: big ? { full: 5, quick: 2 } : n >= 1000 ? { full: 10, quick: 3 } : { full: 20, quick: 7 },
     warmup: big ? { full: 1, quick: 1 } : { full: 2, quick: 1 },
     units: { count: n, name: "task" },
-    make: (runtime, ctx) => makeFanout(runtime, ctx.tiny ? 7 : n, ctx),
+    make: (runtime, ctx) => makeFanout(runtime, ctx.tiny ? 7 : n, fold),
     digest: (state) => (state as { results: number[] }).results,
     compat: true,
   };
 }
 
-async function makeFanout(runtime: Runtime, n: number, _ctx: MakeContext): Promise<Impl> {
+/**
+ * `fold`: the native program folds the results with the LangGraph program's own reducer
+ * (`(a, b) => a.concat(b)`, quadratic in the fan-out) instead of an append channel, so that
+ * compat ÷ Trellis is the layer's cost alone on the same program.
+ */
+async function makeFanout(runtime: Runtime, n: number, fold: boolean): Promise<Impl> {
   if (runtime === "trellis") {
-    const graph = new StateGraph({ count: channel.value(0), results: channel.append<number>() })
+    const results = fold
+      ? channel.reduce<number[]>(
+          (a, b) => a.concat(b),
+          () => [],
+        )
+      : channel.append<number>();
+    const graph = new StateGraph({ count: channel.value(0), results })
       .addNode("worker", async (arg: { i: number }) => ({ results: [arg.i * 2] }))
       .addConditionalEdges(START, (s) => Array.from({ length: s.count }, (_, i) => new Send("worker", { i })))
       .addEdge("worker", END)

@@ -18,6 +18,7 @@ export function allWorkloads(): Workload[] {
     agentWorkload("sqlite-full"),
     fanoutWorkload(100),
     fanoutWorkload(1000),
+    fanoutWorkload(1000, { fold: true }),
     fanoutWorkload(3000),
     wideStateWorkload("memory"),
     resumeWorkload("memory"),

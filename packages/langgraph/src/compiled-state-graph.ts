@@ -235,7 +235,7 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
   /** The graph's nodes and edges; `drawMermaid()` draws it. */
   getGraph(options: { xray?: Xray } = {}): DrawableGraph {
     const core = this.#core;
-    return { ...core.getGraph(options), drawMermaid: () => core.drawMermaid(options) };
+    return Object.assign({}, core.getGraph(options), { drawMermaid: () => core.drawMermaid(options) });
   }
 
   /** The same as {@link getGraph}, as LangGraph's async form. */
@@ -244,7 +244,9 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
   }
 
   #snapshot(snapshot: StateSnapshot): StateSnapshot {
-    return this.#io ? { ...snapshot, values: this.#io.output(snapshot.values) as Record<string, unknown> } : snapshot;
+    return this.#io
+      ? Object.assign({}, snapshot, { values: this.#io.output(snapshot.values) as Record<string, unknown> })
+      : snapshot;
   }
 
   #input(input: unknown): unknown {
@@ -263,9 +265,9 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
 
   #runConfig(config: LangGraphRunnableConfig | undefined): RunConfig {
     const merged = mergeConfigs(this.#defaults, config ?? {});
-    const out: RunConfig & Record<string, unknown> = { ...(merged as Record<string, unknown>) };
+    const out: RunConfig & Record<string, unknown> = Object.assign({}, merged as Record<string, unknown>);
     for (const key of ["writer", "store", "interrupt", "tags", "runName", "runId", "run_id"]) delete out[key];
-    if (merged.configurable) out.configurable = { ...merged.configurable };
+    if (merged.configurable) out.configurable = Object.assign({}, merged.configurable);
     if (merged.runId !== undefined) out.runId = merged.runId;
     // A node that invokes a graph with its own config runs it as its subgraph, as LangGraph does.
     if (insideNodeOf(out.configurable?.thread_id)) {
@@ -290,9 +292,9 @@ function insideNodeOf(threadId: unknown): boolean {
 
 /** Merges two LangGraph configs: `configurable` and `metadata` key by key, callbacks appended. @internal */
 export function mergeConfigs(a: LangGraphRunnableConfig, b: LangGraphRunnableConfig): LangGraphRunnableConfig {
-  const out: LangGraphRunnableConfig = { ...a, ...b };
-  if (a.configurable || b.configurable) out.configurable = { ...a.configurable, ...b.configurable };
-  if (a.metadata || b.metadata) out.metadata = { ...a.metadata, ...b.metadata };
+  const out: LangGraphRunnableConfig = Object.assign({}, a, b);
+  if (a.configurable || b.configurable) out.configurable = Object.assign({}, a.configurable, b.configurable);
+  if (a.metadata || b.metadata) out.metadata = Object.assign({}, a.metadata, b.metadata);
   if (Array.isArray(a.callbacks) && Array.isArray(b.callbacks)) out.callbacks = [...a.callbacks, ...b.callbacks];
   return out;
 }

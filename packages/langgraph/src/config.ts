@@ -38,29 +38,53 @@ export function ensureConfigStorage(): void {
 }
 
 function configurableOf(config: NodeContext["config"]): Record<string, unknown> {
-  const configurable: Record<string, unknown> = { ...config.configurable };
+  const configurable: Record<string, unknown> = Object.assign({}, config.configurable);
   if (config.threadId !== undefined) configurable.thread_id = config.threadId;
   if (config.checkpointId !== undefined) configurable.checkpoint_id = config.checkpointId;
   return configurable;
 }
 
-/** The config a compat node receives. @internal */
-export function nodeConfig(ctx: NodeContext, defaults: LangGraphRunnableConfig | undefined): LangGraphRunnableConfig {
-  const configurable = { ...defaults?.configurable, ...configurableOf(ctx.config) };
-  configurable.checkpoint_ns = ctx.namespace;
-  const metadata: Record<string, unknown> = {
-    ...defaults?.metadata,
-    ...ctx.config.metadata,
-    langgraph_step: ctx.superstep,
-    langgraph_node: ctx.node,
-    langgraph_triggers: [ctx.node],
-    langgraph_path: ["__pregel_pull", ctx.node],
-    langgraph_checkpoint_ns: ctx.namespace ? `${ctx.namespace}|${ctx.node}:${ctx.taskId}` : `${ctx.node}:${ctx.taskId}`,
-    checkpoint_ns: ctx.namespace ? `${ctx.namespace}|${ctx.node}:${ctx.taskId}` : `${ctx.node}:${ctx.taskId}`,
-  };
+/** What every task of one run (and one set of defaults) shares in its config. */
+interface RunConfigBase {
+  runConfig: NodeContext["config"];
+  defaults: LangGraphRunnableConfig | undefined;
+  configurable: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+
+// the last run's shared parts: the tasks of a superstep (a fan-out's thousand) share one run config
+let lastBase: RunConfigBase | undefined;
+
+function runBase(ctx: NodeContext, defaults: LangGraphRunnableConfig | undefined): RunConfigBase {
+  if (lastBase !== undefined && lastBase.runConfig === ctx.config && lastBase.defaults === defaults) return lastBase;
+  const metadata: Record<string, unknown> = Object.assign({}, defaults?.metadata, ctx.config.metadata);
   if (ctx.config.threadId !== undefined) metadata.thread_id = ctx.config.threadId;
-  const config: LangGraphRunnableConfig = {
-    ...defaults,
+  lastBase = {
+    runConfig: ctx.config,
+    defaults,
+    configurable: Object.assign({}, defaults?.configurable, configurableOf(ctx.config)),
+    metadata,
+  };
+  return lastBase;
+}
+
+/**
+ * The config a compat node receives: a fresh object per task (a node may change its own), its run's
+ * shared parts built once per run. @internal
+ */
+export function nodeConfig(ctx: NodeContext, defaults: LangGraphRunnableConfig | undefined): LangGraphRunnableConfig {
+  const base = runBase(ctx, defaults);
+  const configurable: Record<string, unknown> = Object.assign({}, base.configurable);
+  configurable.checkpoint_ns = ctx.namespace;
+  const taskNs = ctx.namespace ? `${ctx.namespace}|${ctx.node}:${ctx.taskId}` : `${ctx.node}:${ctx.taskId}`;
+  const metadata: Record<string, unknown> = Object.assign({}, base.metadata);
+  metadata.langgraph_step = ctx.superstep;
+  metadata.langgraph_node = ctx.node;
+  metadata.langgraph_triggers = [ctx.node];
+  metadata.langgraph_path = ["__pregel_pull", ctx.node];
+  metadata.langgraph_checkpoint_ns = taskNs;
+  metadata.checkpoint_ns = taskNs;
+  const own: LangGraphRunnableConfig = {
     configurable,
     metadata,
     signal: ctx.signal,
@@ -68,6 +92,7 @@ export function nodeConfig(ctx: NodeContext, defaults: LangGraphRunnableConfig |
     interrupt: (value) => ctx.interrupt(value),
     recursionLimit: ctx.config.recursionLimit ?? 25,
   };
+  const config = defaults === undefined ? own : Object.assign({}, defaults, own);
   if (ctx.store !== undefined) config.store = asBaseStore(ctx.store);
   return config;
 }
@@ -78,11 +103,11 @@ export function routerConfig(
   defaults: LangGraphRunnableConfig | undefined,
   store: Store | undefined,
 ): LangGraphRunnableConfig {
-  const config: LangGraphRunnableConfig = {
-    ...defaults,
-    configurable: { ...defaults?.configurable, ...configurableOf(ctx.config) },
+  const own: LangGraphRunnableConfig = {
+    configurable: Object.assign({}, defaults?.configurable, configurableOf(ctx.config)),
     signal: ctx.signal,
   };
+  const config = defaults === undefined ? own : Object.assign({}, defaults, own);
   const s = ctx.config.store ?? store;
   if (s !== undefined) config.store = asBaseStore(s);
   return config;

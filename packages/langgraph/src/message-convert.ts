@@ -86,7 +86,7 @@ function revive(serialized: Record<string, unknown>): BaseMessage {
   const kwargs = (serialized.kwargs ?? {}) as Record<string, unknown>;
   const type = name.replace(/(Chunk)?$/, "").replace(/Message$/, "");
   const byName: Record<string, string> = { Human: "human", AI: "ai", System: "system", Tool: "tool", Chat: "generic" };
-  return coerceMessageLikeToMessage({ ...kwargs, type: byName[type] ?? "human" } as never);
+  return coerceMessageLikeToMessage(Object.assign({}, kwargs, { type: byName[type] ?? "human" }) as never);
 }
 
 function fromInstance(message: BaseMessage): StoredMessage | { role: "remove"; id: string } {
@@ -97,27 +97,37 @@ function fromInstance(message: BaseMessage): StoredMessage | { role: "remove"; i
     return marker;
   }
   const role = ROLE_OF_TYPE[type] ?? type;
-  const out: StoredMessage = { id: message.id ?? crypto.randomUUID(), role, content: message.content };
+  if (message.id === undefined) giveId(message, crypto.randomUUID());
+  const out: StoredMessage = { id: message.id as string, role, content: message.content };
   if (message.name !== undefined) out.name = message.name;
   if (role === "chat") out.chatRole = (message as ChatMessage).role;
   const ai = message as AIMessage;
   if (type === "ai" && ai.tool_calls && ai.tool_calls.length > 0) {
-    out.toolCalls = ai.tool_calls.map((c) => ({
-      ...(c.id !== undefined ? { id: c.id } : {}),
-      name: c.name,
-      args: c.args as Record<string, unknown>,
-    }));
+    out.toolCalls = ai.tool_calls.map((c) =>
+      c.id !== undefined ? { id: c.id, name: c.name, args: c.args } : { name: c.name, args: c.args },
+    );
   }
   if (type === "tool") out.toolCallId = (message as ToolMessage).tool_call_id;
   const record = message as unknown as Record<string, unknown>;
   for (const field of EXTRA_FIELDS) {
     const value = record[field];
-    if (!isEmpty(value) && !(field === "status" && value === "success")) out[field] = value;
+    if (!isEmpty(value)) out[field] = value;
   }
   plainOf.set(message, out);
   // read back as the same instance, as LangGraph's state holds the instance a node returned
-  if (message.id === out.id) classOf.set(out, message);
+  classOf.set(out, message);
   return out;
+}
+
+/**
+ * Gives a message written without an id the id it is stored under, on the instance itself (as
+ * LangGraph's messages reducer does), so the node that reads it next gets the same instance with every
+ * field its writer set.
+ */
+function giveId(message: BaseMessage, id: string): void {
+  message.id = id;
+  const kwargs = (message as { lc_kwargs?: Record<string, unknown> }).lc_kwargs;
+  if (kwargs !== undefined && typeof kwargs === "object") kwargs.id = id;
 }
 
 /**
@@ -134,7 +144,8 @@ export function toLangChainMessage(message: unknown): BaseMessage {
   if (cached) return cached;
   const m = message as StoredMessage;
   if (typeof m.role !== "string" || !isTrellisRole(m.role)) {
-    if (m.role === "chat") return remember(m, new ChatMessage({ ...fields(m), role: String(m.chatRole ?? "user") }));
+    if (m.role === "chat")
+      return remember(m, new ChatMessage(Object.assign(fields(m), { role: String(m.chatRole ?? "user") }) as never));
     return coerceMessageLikeToMessage(message as never);
   }
   return remember(m, build(m));
@@ -155,12 +166,12 @@ function build(m: StoredMessage): BaseMessage {
     case "system":
       return new SystemMessage(f as never);
     case "tool":
-      return new ToolMessage({ ...f, tool_call_id: m.toolCallId ?? "" } as never);
+      return new ToolMessage(Object.assign(f, { tool_call_id: m.toolCallId ?? "" }) as never);
     case "remove":
       return new RemoveMessage({ id: m.id });
     default: {
-      const calls = (m.toolCalls ?? []).map((c) => ({ ...c, type: "tool_call" as const }));
-      return new AIMessage({ ...f, tool_calls: calls } as never);
+      const calls = (m.toolCalls ?? []).map((c) => Object.assign({}, c, { type: "tool_call" as const }));
+      return new AIMessage(Object.assign(f, { tool_calls: calls }) as never);
     }
   }
 }

@@ -111,7 +111,7 @@ export class MessagesStreamHandler extends BaseCallbackHandler {
   ): void {
     if (tags?.includes("nostream") || tags?.includes("langsmith:nostream")) return;
     this.#runs.set(runId, {
-      metadata: { ...metadata, ...this.#nodeMetadata, tags: tags ?? [] },
+      metadata: Object.assign({}, metadata, this.#nodeMetadata, { tags: tags ?? [] }),
       streamed: false,
       name,
     });
@@ -150,7 +150,7 @@ export class MessagesStreamHandler extends BaseCallbackHandler {
     for (const m of messages) {
       if (m.id && (this.seen.has(m.id) || seenInInput.has(m.id))) continue;
       if (m.id) this.seen.add(m.id);
-      this.#push(wireOf(m), { ...this.#nodeMetadata, tags: [] });
+      this.#push(wireOf(m), Object.assign({}, this.#nodeMetadata, { tags: [] }));
     }
   }
 

@@ -77,8 +77,35 @@ export function mergeStored(
   }
   if (removed.size > 0) list = list.filter((m) => !removed.has(m.id));
   // a pure append keeps the positions of the list it extends: the next merge reuses this index
-  if (pure) indexes.set(list, at.map);
+  if (pure) {
+    indexes.set(list, at.map);
+    extendsList.set(list, current);
+  }
   return { value: list, appended: pure ? appended : null };
+}
+
+/** The list each pure append extended (its first items are that list's, in order). */
+const extendsList = new WeakMap<readonly StoredMessage[], readonly StoredMessage[]>();
+/** Each stored list read as LangChain classes, so that a node's read converts only what was appended. */
+const classLists = new WeakMap<readonly StoredMessage[], readonly BaseMessage[]>();
+
+/**
+ * A stored message list as a node reads it: LangChain classes, in a new array (a node may change its
+ * own). A list that extends one already read converts only its new tail, so reading a conversation
+ * at every step costs the new messages, not the whole history again. @internal
+ */
+export function classListOf(list: readonly StoredMessage[]): BaseMessage[] {
+  const cached = classLists.get(list);
+  if (cached !== undefined) return cached.slice();
+  let converted: BaseMessage[];
+  const base = extendsList.get(list);
+  const baseClasses = base !== undefined && base.length <= list.length ? classLists.get(base) : undefined;
+  if (base !== undefined && baseClasses !== undefined) {
+    converted = baseClasses.slice();
+    for (let i = base.length; i < list.length; i++) converted.push(toLangChainMessage(list[i]));
+  } else converted = list.map(toLangChainMessage);
+  classLists.set(list, converted);
+  return converted.slice();
 }
 
 /**

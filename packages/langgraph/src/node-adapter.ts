@@ -26,15 +26,27 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
-/** Stored form of an update for another graph (`Command.PARENT`), whose keys this graph does not know. */
+/**
+ * Stored form of an update for another graph (`Command.PARENT`), whose keys this graph does not know,
+ * or of a `Send`'s argument: the same object when it holds no LangChain message.
+ */
 function storedLoose(update: unknown): unknown {
   if (update === null || typeof update !== "object" || Array.isArray(update)) return update;
-  return Object.fromEntries(Object.entries(update as Record<string, unknown>).map(([k, v]) => [k, toStoredValue(v)]));
+  const source = update as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(source)) {
+    const value = source[key];
+    const stored = toStoredValue(value);
+    if (stored !== value && out === undefined) out = { ...source };
+    if (out !== undefined) out[key] = stored;
+  }
+  return out ?? source;
 }
 
-/** A `Send`'s argument with its messages stored. @internal */
+/** A `Send`'s argument with its messages stored; the same Send when it holds none. @internal */
 export function storedSend(send: Send): Send {
-  return new Send(send.node, storedLoose(send.arg));
+  const arg = storedLoose(send.arg);
+  return arg === send.arg ? send : new Send(send.node, arg);
 }
 
 function storedGoto(goto: readonly unknown[]): Array<string | Send> {
@@ -97,9 +109,8 @@ export function adaptNode(
     const config = nodeConfig(ctx, options.defaults());
     const handler = isStreaming("messages") ? new MessagesStreamHandler(config.metadata ?? {}) : undefined;
     const userCallbacks = (ctx.config as { callbacks?: unknown }).callbacks;
-    const own = handler ? [handler] : [];
-    if (Array.isArray(userCallbacks)) config.callbacks = [...own, ...userCallbacks];
-    else if (handler) config.callbacks = own;
+    if (Array.isArray(userCallbacks)) config.callbacks = handler ? [handler, ...userCallbacks] : [...userCallbacks];
+    else if (handler) config.callbacks = [handler];
     const state = toGraphState(schema, input, options.inputKeys);
     const finish = (r: unknown) => {
       if (handler) streamOutputMessages(schema, handler, state, r);

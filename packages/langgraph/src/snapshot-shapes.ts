@@ -78,7 +78,7 @@ export function toLangGraphSnapshot(schema: CompatSchema, snapshot: CoreSnapshot
     next: snapshot.next,
     tasks: snapshot.tasks.map((t) => taskOf(schema, t)),
     interrupts: toInterrupts(snapshot.interrupts),
-    metadata: snapshot.metadata ? { ...snapshot.metadata, parents: {} } : undefined,
+    metadata: snapshot.metadata ? Object.assign({}, snapshot.metadata, { parents: {} }) : undefined,
     createdAt: snapshot.createdAt,
     config: addressOf(threadId, snapshot.checkpointId, namespace),
     parentConfig:

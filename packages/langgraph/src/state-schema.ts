@@ -1,13 +1,7 @@
 import { type AnyChannel, channel, type StateSchema } from "@trellis/core";
 import { BaseChannel, LastValue, type StateDefinition } from "./annotation.js";
-import {
-  fromStoredValue,
-  type StoredMessage,
-  toLangChainMessage,
-  toStoredMessage,
-  toStoredValue,
-} from "./message-convert.js";
-import { mergeStored } from "./messages-reducer.js";
+import { fromStoredValue, type StoredMessage, toStoredMessage, toStoredValue } from "./message-convert.js";
+import { classListOf, mergeStored } from "./messages-reducer.js";
 
 /**
  * A compat graph's keys as the runtime needs them: the Trellis channels, which keys hold messages, and
@@ -104,14 +98,35 @@ export function compatSchema(
 export function toGraphState(schema: CompatSchema, values: unknown, keys?: readonly string[]): Record<string, unknown> {
   if (values === null || typeof values !== "object" || Array.isArray(values)) return values as Record<string, unknown>;
   const source = values as Record<string, unknown>;
+  // a Send's argument (not the frozen state) that holds nothing to convert is read as it was sent
+  if (keys === undefined && !Object.isFrozen(source) && readsAsIs(schema, source)) return source;
   const out: Record<string, unknown> = {};
   for (const key of keys ?? Object.keys(source)) {
     const value = source[key];
     if (value === undefined) continue;
-    if (schema.messageKeys.has(key) && Array.isArray(value)) out[key] = value.map(toLangChainMessage);
+    if (schema.messageKeys.has(key) && Array.isArray(value)) out[key] = classListOf(value as StoredMessage[]);
     else out[key] = fromStoredValue(value);
   }
   return out;
+}
+
+/** Whether a node reads `source` unchanged: no key left unset, no stored message to build. */
+function readsAsIs(schema: CompatSchema, source: Record<string, unknown>): boolean {
+  for (const key of Object.keys(source)) {
+    const value = source[key];
+    if (value === undefined || schema.messageKeys.has(key) || fromStoredValue(value) !== value) return false;
+  }
+  return true;
+}
+
+/** Whether the channels take `update` as it is: every key declared and set, no LangChain message in it. */
+function storesAsIs(schema: CompatSchema, update: Record<string, unknown>): boolean {
+  for (const key of Object.keys(update)) {
+    const value = update[key];
+    if (!(key in schema.definition) || value === undefined || schema.messageKeys.has(key)) return false;
+    if (toStoredValue(value) !== value) return false;
+  }
+  return true;
 }
 
 /**
@@ -121,6 +136,7 @@ export function toGraphState(schema: CompatSchema, values: unknown, keys?: reado
  */
 export function toStoredUpdate(schema: CompatSchema, update: unknown): Record<string, unknown> | undefined {
   if (update === null || update === undefined || typeof update !== "object") return undefined;
+  if (storesAsIs(schema, update as Record<string, unknown>)) return update as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(update as Record<string, unknown>)) {
     if (!(key in schema.definition) || value === undefined) continue;

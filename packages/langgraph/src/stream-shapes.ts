@@ -43,7 +43,7 @@ export function chunkOf(schema: CompatSchema, event: StreamEvent): unknown {
     case "messages": {
       const [chunk, meta] = event.data;
       const { node, namespace: _ns, taskId: _t, step, ...rest } = meta;
-      return [chunkToMessage(chunk), { ...rest, langgraph_node: node, langgraph_step: step }];
+      return [chunkToMessage(chunk), Object.assign(rest, { langgraph_node: node, langgraph_step: step })];
     }
     case "debug": {
       const d = event.data;
@@ -90,7 +90,10 @@ export function streamChunks(
 ): AsyncIterableIterator<unknown> {
   const many = Array.isArray(options.streamMode);
   const subgraphs = options.subgraphs === true;
-  const events = core.streamEvents(input as never, { ...config, streamMode: modesOf(options.streamMode), subgraphs });
+  const events = core.streamEvents(
+    input as never,
+    Object.assign({}, config, { streamMode: modesOf(options.streamMode), subgraphs }),
+  );
   const iterator: AsyncIterableIterator<unknown> = {
     async next() {
       let r = await events.next();

@@ -5,4 +5,5 @@ export {
   createReactAgentAnnotation,
   type Prompt,
 } from "./react-agent.js";
+export type { ResponseFormat } from "./structured-response.js";
 export { type ToolLike, ToolNode, type ToolNodeOptions, toolsCondition } from "./tool-node.js";

@@ -8,6 +8,7 @@ import type { CompiledStateGraph } from "../compiled-state-graph.js";
 import type { LangGraphRunnableConfig } from "../config.js";
 import { type Messages, messagesStateReducer } from "../messages-reducer.js";
 import { StateGraph } from "../state-graph.js";
+import { type ResponseFormat, structuredResponseNode } from "./structured-response.js";
 import { type ToolLike, ToolNode } from "./tool-node.js";
 
 /**
@@ -43,8 +44,11 @@ export interface CreateReactAgentParams {
   store?: Store;
   interruptBefore?: Array<"agent" | "tools"> | "*";
   interruptAfter?: Array<"agent" | "tools"> | "*";
-  /** A zod schema (or JSON schema): after the loop, the model answers in it as `structuredResponse`. */
-  responseFormat?: unknown;
+  /**
+   * A zod schema (or JSON schema), or `{ schema, prompt, ...options }`: after the loop, the model
+   * answers in it (through LangChain's `withStructuredOutput`) as `structuredResponse`.
+   */
+  responseFormat?: ResponseFormat;
   name?: string;
   description?: string;
 }
@@ -109,13 +113,7 @@ export function createReactAgent(params: CreateReactAgentParams): CompiledStateG
     builder.addNode("tools", toolNode).addEdge("tools", "agent");
   }
   if (structured) {
-    builder.addNode("generate_structured_response", async (state: { messages: BaseMessage[] }, config) => {
-      const withFormat = (llm as { withStructuredOutput?: (s: unknown) => Runnable }).withStructuredOutput;
-      if (typeof withFormat !== "function")
-        throw new Error("responseFormat needs a model with withStructuredOutput().");
-      const answer = await withFormat.call(llm, params.responseFormat).invoke(state.messages, config);
-      return { structuredResponse: answer };
-    });
+    builder.addNode("generate_structured_response", structuredResponseNode(params.llm, params.responseFormat));
     builder.addEdge("generate_structured_response", END);
   }
   const targets = [...(tools.length > 0 ? ["tools"] : []), structured ? "generate_structured_response" : END];

@@ -66,8 +66,13 @@ export class ToolNode {
     const tool = this.#byName.get(call.name);
     try {
       if (!tool) throw new Error(`Tool "${call.name}" not found.`);
-      const runtime = { ...config, state, toolCallId: call.id ?? "", config, store: config.store ?? null };
-      const output = await tool.invoke({ ...call, type: "tool_call" }, runtime);
+      const runtime = Object.assign({}, config, {
+        state,
+        toolCallId: call.id ?? "",
+        config,
+        store: config.store ?? null,
+      });
+      const output = await tool.invoke(Object.assign({}, call, { type: "tool_call" as const }), runtime);
       if ((isBaseMessage(output) && output.getType() === "tool") || output instanceof Command) return output;
       return new ToolMessage({
         status: "success",

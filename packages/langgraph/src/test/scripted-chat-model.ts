@@ -14,7 +14,8 @@ export type Script = ReadonlyArray<ScriptedReply> | ((messages: BaseMessage[], t
 
 /**
  * An offline LangChain chat model for tests: answers from a script, streams its text word by word,
- * and names its replies `reply-1`, `reply-2`… so two runs of one program can be compared.
+ * and names its replies `reply-1`, `reply-2`… so two runs of one program can be compared. Bound by
+ * `withStructuredOutput`, it answers as LangChain's structured output reads it (a tool call in a chunk).
  *
  * @example
  * const model = new ScriptedChatModel([{ tool_calls: [{ id: "c1", name: "add", args: { a: 1, b: 2 } }] }, { content: "3" }]);
@@ -54,9 +55,23 @@ export class ScriptedChatModel extends BaseChatModel {
     return { reply, id: `reply-${turn + 1}` };
   }
 
+  /**
+   * Whether this model was bound by LangChain's `withStructuredOutput`, which binds the schema as one
+   * OpenAI-format function tool and reads its answer as an `AIMessageChunk`'s tool call.
+   */
+  #structured(): boolean {
+    return (
+      this.boundTools.length === 1 &&
+      (this.boundTools[0] as { type?: unknown; function?: unknown }).type === "function" &&
+      typeof (this.boundTools[0] as { function?: unknown }).function === "object"
+    );
+  }
+
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const { reply, id } = this.#next(messages);
-    const message = new AIMessage({ id, content: reply.content ?? "", tool_calls: reply.tool_calls ?? [] });
+    const fields = { id, content: reply.content ?? "", tool_calls: reply.tool_calls ?? [] };
+    // as a provider does, the structured answer comes back as a chunk (LangChain's parser requires one)
+    const message = this.#structured() ? new AIMessageChunk(fields) : new AIMessage(fields);
     return { generations: [{ text: String(message.content), message }] };
   }
 

@@ -6,9 +6,11 @@ import { history } from "./programs/history.js";
 import { mapReduce } from "./programs/map-reduce.js";
 import { memoryAgent } from "./programs/memory-agent.js";
 import { messageRoundTrip } from "./programs/message-round-trip.js";
+import { messagesWithoutIds } from "./programs/messages-without-ids.js";
 import { implementations, type Modules } from "./programs/modules.js";
 import { approvalLoop, prebuiltReactAgent } from "./programs/react-agent.js";
 import { streamingEvents, streamingModes, streamingSubgraphs } from "./programs/streaming.js";
+import { structuredResponse } from "./programs/structured-response.js";
 import { subgraphInterrupt } from "./programs/subgraph-interrupt.js";
 
 const programs: Record<string, (m: Modules) => Promise<unknown>> = {
@@ -17,9 +19,12 @@ const programs: Record<string, (m: Modules) => Promise<unknown>> = {
   "a subgraph with an interrupt": subgraphInterrupt,
   "the prebuilt ReAct agent with an approval before its tools": prebuiltReactAgent,
   "a ReAct loop whose tool asks for approval in parallel": approvalLoop,
+  "the prebuilt ReAct agent with responseFormat (structured output)": structuredResponse,
   "a memory agent with a store and config": memoryAgent,
   "messages round-trip through the state (content blocks, tool calls, extra fields, serialized input)":
     messageRoundTrip,
+  "messages written without ids keep their fields (status, artifact) for routers, nodes and a resume":
+    messagesWithoutIds,
   "streaming in each mode (values, updates, custom, messages, debug, several)": streamingModes,
   "streaming with subgraphs": streamingSubgraphs,
   "streamEvents v2": streamingEvents,

@@ -4,6 +4,7 @@ import { rebuildChannelValue, type StoredBlob } from "./delta.js";
 import { TrellisError } from "./errors.js";
 import { isLocalHolderDead } from "./holder.js";
 import { assertLeaseCurrent, type HolderCheck, nextLease } from "./lease.js";
+import { readRow, rowBytes, type StoredRow, storeRow } from "./memory-rows.js";
 import type { CheckpointSaver } from "./saver.js";
 import { jsonSerializer, type Serializer } from "./serializer.js";
 import type {
@@ -21,11 +22,11 @@ import type {
 type StoredText = { kind: "full"; text: string } | { kind: "delta"; base: string; text: string };
 
 interface NamespaceData {
-  /** Checkpoint id → serialized checkpoint. Ids are time-sortable, so `ids` stays sorted by insertion. */
-  checkpoints: Map<string, string>;
+  /** Checkpoint id → the saver's copy of it (see memory-rows.ts). Ids are time-sortable, so `ids` stays sorted by insertion. */
+  checkpoints: Map<string, StoredRow>;
   ids: string[];
-  /** `${channel}\u0000${version}` → stored value. */
-  blobs: Map<string, StoredText>;
+  /** channel → version → stored value. */
+  blobs: Map<string, Map<string, StoredText>>;
   /** checkpoint id → (`${taskId}\u0000${channel}` → serialized write). */
   writes: Map<string, Map<string, { taskId: string; channel: string; text: string }>>;
 }
@@ -34,6 +35,7 @@ interface ThreadData {
   namespaces: Map<string, NamespaceData>;
   lease?: Lease;
   ttlMs?: number;
+  /** Last write, for the TTL; kept only while the thread has one (`setTtl` sets it afresh). */
   touchedAt: number;
 }
 
@@ -52,8 +54,9 @@ export interface MemorySaverOptions {
 }
 
 /**
- * A checkpoint saver that keeps everything in this process's memory. Values are serialized on the way
- * in, exactly as a database saver would, so what you read back is a copy and `storedBytes` is honest.
+ * A checkpoint saver that keeps everything in this process's memory. Values and writes are serialized
+ * on the way in, exactly as a database saver would, so what you read back is a copy and `storedBytes` is
+ * honest; each checkpoint row is kept as the saver's own copy and serialized only to count its bytes.
  * For tests and short-lived processes; use the SQLite saver to survive a restart.
  *
  * @example
@@ -81,8 +84,8 @@ export class MemorySaver implements CheckpointSaver {
     if (!ns) return undefined;
     const id = ref.checkpointId ?? ns.ids[ns.ids.length - 1];
     if (id === undefined) return undefined;
-    const text = ns.checkpoints.get(id);
-    return text === undefined ? undefined : this.#tuple(ref.threadId, ns, text);
+    const row = ns.checkpoints.get(id);
+    return row === undefined ? undefined : this.#tuple(ref.threadId, ns, row);
   }
 
   async put(request: PutRequest): Promise<void> {
@@ -123,22 +126,29 @@ export class MemorySaver implements CheckpointSaver {
         blob.kind === "full"
           ? { kind: "full", text: this.#serde.serialize(blob.value) }
           : { kind: "delta", base: blob.base, text: this.#serde.serialize(blob.items) };
-      return [`${blob.channel}\u0000${blob.version}`, stored] as const;
+      return [blob.channel, blob.version, stored] as const;
     });
     const writes = (request.writes ?? []).map((w) => this.#storedWrite(w));
-    const checkpointText = this.#serde.serialize(checkpoint);
+    const row = storeRow(checkpoint, this.#serde);
     return () => {
       const thread = this.#thread(checkpoint.threadId, true);
       const ns = this.#namespace(checkpoint.threadId, checkpoint.namespace, true);
-      for (const [key, stored] of blobs) ns.blobs.set(key, stored);
+      for (const [channel, version, stored] of blobs) {
+        let versions = ns.blobs.get(channel);
+        if (!versions) {
+          versions = new Map();
+          ns.blobs.set(channel, versions);
+        }
+        versions.set(version, stored);
+      }
       if (!ns.checkpoints.has(checkpoint.id)) insertSorted(ns.ids, checkpoint.id);
-      ns.checkpoints.set(checkpoint.id, checkpointText);
+      ns.checkpoints.set(checkpoint.id, row);
       if (writes.length > 0) {
         const map = ns.writes.get(checkpoint.id) ?? new Map();
         for (const w of writes) map.set(`${w.taskId}\u0000${w.channel}`, w);
         ns.writes.set(checkpoint.id, map);
       }
-      thread.touchedAt = this.#clock.now();
+      if (thread.ttlMs !== undefined) thread.touchedAt = this.#clock.now();
     };
   }
 
@@ -160,7 +170,8 @@ export class MemorySaver implements CheckpointSaver {
       const map = target.writes.get(ref.checkpointId) ?? new Map();
       for (const w of stored) map.set(`${w.taskId}\u0000${w.channel}`, w);
       target.writes.set(ref.checkpointId, map);
-      this.#thread(ref.threadId, true).touchedAt = this.#clock.now();
+      const thread = this.#thread(ref.threadId, true);
+      if (thread.ttlMs !== undefined) thread.touchedAt = this.#clock.now();
     };
   }
 
@@ -171,10 +182,10 @@ export class MemorySaver implements CheckpointSaver {
     for (let i = ns.ids.length - 1; i >= 0 && remaining > 0; i--) {
       const id = ns.ids[i] as string;
       if (options.before !== undefined && id >= options.before) continue;
-      const text = ns.checkpoints.get(id) as string;
-      if (options.filter && !matchesFilter(this.#serde.deserialize(text) as Checkpoint, options.filter)) continue;
+      const row = ns.checkpoints.get(id) as StoredRow;
+      if (options.filter && !matchesFilter(row.checkpoint, options.filter)) continue;
       remaining--;
-      yield this.#tuple(threadId, ns, text);
+      yield this.#tuple(threadId, ns, row);
     }
   }
 
@@ -191,19 +202,28 @@ export class MemorySaver implements CheckpointSaver {
         ns.checkpoints.delete(id);
         ns.writes.delete(id);
       }
-      const needed = new Set<string>();
-      for (const text of ns.checkpoints.values()) {
-        const cp = this.#serde.deserialize(text) as Checkpoint;
-        for (const [channel, version] of Object.entries(cp.channelVersions)) {
-          let key: string | undefined = `${channel}\u0000${version}`;
-          while (key !== undefined && !needed.has(key)) {
-            needed.add(key);
-            const blob = ns.blobs.get(key);
-            key = blob?.kind === "delta" ? `${channel}\u0000${blob.base}` : undefined;
+      const needed = new Map<string, Set<string>>();
+      for (const row of ns.checkpoints.values()) {
+        for (const [channel, version] of Object.entries(row.checkpoint.channelVersions)) {
+          const versions = ns.blobs.get(channel);
+          let kept = needed.get(channel);
+          if (!kept) {
+            kept = new Set();
+            needed.set(channel, kept);
+          }
+          let current: string | undefined = version;
+          while (current !== undefined && !kept.has(current)) {
+            kept.add(current);
+            const blob: StoredText | undefined = versions?.get(current);
+            current = blob?.kind === "delta" ? blob.base : undefined;
           }
         }
       }
-      for (const key of [...ns.blobs.keys()]) if (!needed.has(key)) ns.blobs.delete(key);
+      for (const [channel, versions] of [...ns.blobs]) {
+        const kept = needed.get(channel);
+        for (const version of [...versions.keys()]) if (!kept?.has(version)) versions.delete(version);
+        if (versions.size === 0) ns.blobs.delete(channel);
+      }
     }
   }
 
@@ -268,8 +288,9 @@ export class MemorySaver implements CheckpointSaver {
     if (!thread) return 0;
     let bytes = 0;
     for (const ns of thread.namespaces.values()) {
-      for (const text of ns.checkpoints.values()) bytes += Buffer.byteLength(text);
-      for (const blob of ns.blobs.values()) bytes += Buffer.byteLength(blob.text);
+      for (const row of ns.checkpoints.values()) bytes += rowBytes(row, this.#serde);
+      for (const versions of ns.blobs.values())
+        for (const blob of versions.values()) bytes += Buffer.byteLength(blob.text);
       for (const map of ns.writes.values()) for (const w of map.values()) bytes += Buffer.byteLength(w.text);
     }
     return bytes;
@@ -279,11 +300,12 @@ export class MemorySaver implements CheckpointSaver {
     return { taskId: w.taskId, channel: w.channel, text: this.#serde.serialize(w.value) };
   }
 
-  #tuple(threadId: string, ns: NamespaceData, checkpointText: string): CheckpointTuple {
-    const checkpoint = this.#serde.deserialize(checkpointText) as Checkpoint;
+  #tuple(threadId: string, ns: NamespaceData, row: StoredRow): CheckpointTuple {
+    const checkpoint = readRow(row);
     const values: Record<string, unknown> = {};
     for (const [channel, version] of Object.entries(checkpoint.channelVersions)) {
-      values[channel] = rebuildChannelValue(version, (v) => this.#decodeBlob(ns.blobs.get(`${channel}\u0000${v}`)), {
+      const versions = ns.blobs.get(channel);
+      values[channel] = rebuildChannelValue(version, (v) => this.#decodeBlob(versions?.get(v)), {
         threadId,
         channel,
       });

@@ -22,7 +22,12 @@ describe("MemorySaver's checkpoint rows", () => {
     const serde = countingSerializer();
     const saver = new MemorySaver({ serializer: serde });
     const threadId = uniqueThreadId();
-    const first = stepRequest({ threadId, id: "0001", full: { a: 1, b: "x" }, metadata: { source: "input", step: -1 } });
+    const first = stepRequest({
+      threadId,
+      id: "0001",
+      full: { a: 1, b: "x" },
+      metadata: { source: "input", step: -1 },
+    });
     await saver.put(first);
     const second = stepRequest({ threadId, id: "0002", parent: first.checkpoint, full: { a: 2 } });
     serde.serialized.length = 0;

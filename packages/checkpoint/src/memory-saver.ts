@@ -4,6 +4,7 @@ import { rebuildChannelValue, type StoredBlob } from "./delta.js";
 import { TrellisError } from "./errors.js";
 import { isLocalHolderDead } from "./holder.js";
 import { assertLeaseCurrent, type HolderCheck, nextLease } from "./lease.js";
+import { NamespaceStore, type StoredText, type StoredWrite } from "./memory-namespace.js";
 import { readRow, rowBytes, type StoredRow, storeRow } from "./memory-rows.js";
 import type { CheckpointSaver } from "./saver.js";
 import { jsonSerializer, type Serializer } from "./serializer.js";
@@ -19,20 +20,8 @@ import type {
   PutRequest,
 } from "./types.js";
 
-type StoredText = { kind: "full"; text: string } | { kind: "delta"; base: string; text: string };
-
-interface NamespaceData {
-  /** Checkpoint id → the saver's copy of it (see memory-rows.ts). Ids are time-sortable, so `ids` stays sorted by insertion. */
-  checkpoints: Map<string, StoredRow>;
-  ids: string[];
-  /** channel → version → stored value. */
-  blobs: Map<string, Map<string, StoredText>>;
-  /** checkpoint id → (`${taskId}\u0000${channel}` → serialized write). */
-  writes: Map<string, Map<string, { taskId: string; channel: string; text: string }>>;
-}
-
 interface ThreadData {
-  namespaces: Map<string, NamespaceData>;
+  namespaces: Map<string, NamespaceStore>;
   lease?: Lease;
   ttlMs?: number;
   /** Last write, for the TTL; kept only while the thread has one (`setTtl` sets it afresh). */
@@ -82,10 +71,8 @@ export class MemorySaver implements CheckpointSaver {
   #get(ref: CheckpointRef): CheckpointTuple | undefined {
     const ns = this.#namespace(ref.threadId, ref.namespace ?? "", false);
     if (!ns) return undefined;
-    const id = ref.checkpointId ?? ns.ids[ns.ids.length - 1];
-    if (id === undefined) return undefined;
-    const row = ns.checkpoints.get(id);
-    return row === undefined ? undefined : this.#tuple(ref.threadId, ns, row);
+    const entry = ref.checkpointId === undefined ? ns.rows[ns.rows.length - 1] : ns.get(ref.checkpointId);
+    return entry === undefined ? undefined : this.#tuple(ref.threadId, ns, entry.row);
   }
 
   async put(request: PutRequest): Promise<void> {
@@ -96,7 +83,7 @@ export class MemorySaver implements CheckpointSaver {
 
   async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {
     if (lease) assertLeaseCurrent(this.#thread(ref.threadId, false)?.lease, lease, this.#clock.now());
-    this.#prepareWrites(ref, writes)();
+    this.#prepareWrites(ref, writes).store();
   }
 
   async acquireLeaseAndGet(ref: CheckpointRef, owner: string, ttlMs: number): Promise<LeasedTuple> {
@@ -110,15 +97,16 @@ export class MemorySaver implements CheckpointSaver {
     const { lease } = request;
     if (lease) assertLeaseCurrent(this.#thread(threadId, false)?.lease, lease, this.#clock.now());
     // Everything is checked and serialized before anything is stored: all or nothing.
-    const put = request.put && this.#preparePut(request.put);
     const writes = request.writes && this.#prepareWrites(request.writes.ref, request.writes.writes, request.put);
-    writes?.();
+    // Writes against the checkpoint this commit puts are stored with it, before its own writes.
+    const put = request.put && this.#preparePut(request.put, writes?.byPut ? writes.stored : undefined);
+    if (!writes?.byPut) writes?.store();
     put?.();
     if (lease && request.release) this.#release(lease);
   }
 
-  /** Checks and serializes a put; the returned function stores it. */
-  #preparePut(request: PutRequest): () => void {
+  /** Checks and serializes a put (after `before`, writes a commit records against it); the returned function stores it. */
+  #preparePut(request: PutRequest, before?: StoredWrite[]): () => void {
     const { checkpoint } = request;
     // Serialize everything before touching the store, so a bad value leaves it unchanged.
     const blobs = request.blobs.map((blob) => {
@@ -128,36 +116,30 @@ export class MemorySaver implements CheckpointSaver {
           : { kind: "delta", base: blob.base, text: this.#serde.serialize(blob.items) };
       return [blob.channel, blob.version, stored] as const;
     });
-    const writes = (request.writes ?? []).map((w) => this.#storedWrite(w));
+    const own = request.writes ?? [];
+    const writes = own.length === 0 ? (before ?? []) : [...(before ?? []), ...own.map((w) => this.#storedWrite(w))];
     const row = storeRow(checkpoint, this.#serde);
     return () => {
       const thread = this.#thread(checkpoint.threadId, true);
       const ns = this.#namespace(checkpoint.threadId, checkpoint.namespace, true);
-      for (const [channel, version, stored] of blobs) {
-        let versions = ns.blobs.get(channel);
-        if (!versions) {
-          versions = new Map();
-          ns.blobs.set(channel, versions);
-        }
-        versions.set(version, stored);
-      }
-      if (!ns.checkpoints.has(checkpoint.id)) insertSorted(ns.ids, checkpoint.id);
-      ns.checkpoints.set(checkpoint.id, row);
-      if (writes.length > 0) {
-        const map = ns.writes.get(checkpoint.id) ?? new Map();
-        for (const w of writes) map.set(`${w.taskId}\u0000${w.channel}`, w);
-        ns.writes.set(checkpoint.id, map);
-      }
+      ns.put(row, blobs, writes);
       if (thread.ttlMs !== undefined) thread.touchedAt = this.#clock.now();
     };
   }
 
-  /** Checks and serializes writes against a checkpoint (stored, or the one `put` stores); the returned function stores them. */
-  #prepareWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], put?: PutRequest): () => void {
+  /**
+   * Checks and serializes writes against a checkpoint: a stored one (`store` stores them), or the one
+   * `put` stores (`byPut`: they go with it).
+   */
+  #prepareWrites(
+    ref: CheckpointRef & { checkpointId: string },
+    writes: PendingWrite[],
+    put?: PutRequest,
+  ): { stored: StoredWrite[]; byPut: boolean; store: () => void } {
     const namespace = ref.namespace ?? "";
     const ns = this.#namespace(ref.threadId, namespace, false);
     const byPut = put?.checkpoint.id === ref.checkpointId && put.checkpoint.namespace === namespace;
-    if (!ns?.checkpoints.has(ref.checkpointId) && !byPut) {
+    if (!byPut && !ns?.get(ref.checkpointId)) {
       throw new TrellisError(
         "CHECKPOINT_NOT_FOUND",
         `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
@@ -165,24 +147,22 @@ export class MemorySaver implements CheckpointSaver {
       );
     }
     const stored = writes.map((w) => this.#storedWrite(w));
-    return () => {
-      const target = this.#namespace(ref.threadId, namespace, true);
-      const map = target.writes.get(ref.checkpointId) ?? new Map();
-      for (const w of stored) map.set(`${w.taskId}\u0000${w.channel}`, w);
-      target.writes.set(ref.checkpointId, map);
+    const store = () => {
+      const entry = (ns as NamespaceStore).get(ref.checkpointId);
+      if (entry) ns?.addWrites(entry, stored);
       const thread = this.#thread(ref.threadId, true);
       if (thread.ttlMs !== undefined) thread.touchedAt = this.#clock.now();
     };
+    return { stored, byPut, store };
   }
 
   async *list(threadId: string, options: ListOptions = {}): AsyncIterable<CheckpointTuple> {
     const ns = this.#namespace(threadId, options.namespace ?? "", false);
     if (!ns) return;
     let remaining = options.limit ?? Number.POSITIVE_INFINITY;
-    for (let i = ns.ids.length - 1; i >= 0 && remaining > 0; i--) {
-      const id = ns.ids[i] as string;
-      if (options.before !== undefined && id >= options.before) continue;
-      const row = ns.checkpoints.get(id) as StoredRow;
+    for (let i = ns.rows.length - 1; i >= 0 && remaining > 0; i--) {
+      const row = (ns.rows[i] as { row: StoredRow }).row;
+      if (options.before !== undefined && row.checkpoint.id >= options.before) continue;
       if (options.filter && !matchesFilter(row.checkpoint, options.filter)) continue;
       remaining--;
       yield this.#tuple(threadId, ns, row);
@@ -197,33 +177,7 @@ export class MemorySaver implements CheckpointSaver {
     const thread = this.#thread(threadId, false);
     if (!thread) return;
     for (const ns of thread.namespaces.values()) {
-      const drop = ns.ids.splice(0, Math.max(0, ns.ids.length - Math.max(1, options.keepLast)));
-      for (const id of drop) {
-        ns.checkpoints.delete(id);
-        ns.writes.delete(id);
-      }
-      const needed = new Map<string, Set<string>>();
-      for (const row of ns.checkpoints.values()) {
-        for (const [channel, version] of Object.entries(row.checkpoint.channelVersions)) {
-          const versions = ns.blobs.get(channel);
-          let kept = needed.get(channel);
-          if (!kept) {
-            kept = new Set();
-            needed.set(channel, kept);
-          }
-          let current: string | undefined = version;
-          while (current !== undefined && !kept.has(current)) {
-            kept.add(current);
-            const blob: StoredText | undefined = versions?.get(current);
-            current = blob?.kind === "delta" ? blob.base : undefined;
-          }
-        }
-      }
-      for (const [channel, versions] of [...ns.blobs]) {
-        const kept = needed.get(channel);
-        for (const version of [...versions.keys()]) if (!kept?.has(version)) versions.delete(version);
-        if (versions.size === 0) ns.blobs.delete(channel);
-      }
+      ns.prune(Math.max(1, options.keepLast));
     }
   }
 
@@ -288,30 +242,32 @@ export class MemorySaver implements CheckpointSaver {
     if (!thread) return 0;
     let bytes = 0;
     for (const ns of thread.namespaces.values()) {
-      for (const row of ns.checkpoints.values()) bytes += rowBytes(row, this.#serde);
-      for (const versions of ns.blobs.values())
+      for (const entry of ns.rows) {
+        bytes += rowBytes(entry.row, this.#serde);
+        for (const blob of entry.blobs?.values() ?? []) bytes += Buffer.byteLength(blob.text);
+        for (const w of entry.writes?.values() ?? []) bytes += Buffer.byteLength(w.text);
+      }
+      for (const versions of ns.loose.values())
         for (const blob of versions.values()) bytes += Buffer.byteLength(blob.text);
-      for (const map of ns.writes.values()) for (const w of map.values()) bytes += Buffer.byteLength(w.text);
     }
     return bytes;
   }
 
-  #storedWrite(w: PendingWrite): { taskId: string; channel: string; text: string } {
+  #storedWrite(w: PendingWrite): StoredWrite {
     return { taskId: w.taskId, channel: w.channel, text: this.#serde.serialize(w.value) };
   }
 
-  #tuple(threadId: string, ns: NamespaceData, row: StoredRow): CheckpointTuple {
+  #tuple(threadId: string, ns: NamespaceStore, row: StoredRow): CheckpointTuple {
     const checkpoint = readRow(row);
     const values: Record<string, unknown> = {};
     for (const [channel, version] of Object.entries(checkpoint.channelVersions)) {
-      const versions = ns.blobs.get(channel);
-      values[channel] = rebuildChannelValue(version, (v) => this.#decodeBlob(versions?.get(v)), {
+      values[channel] = rebuildChannelValue(version, (v) => this.#decodeBlob(ns.blob(channel, v)), {
         threadId,
         channel,
       });
     }
     const pendingWrites: PendingWrite[] = [];
-    for (const w of ns.writes.get(checkpoint.id)?.values() ?? []) {
+    for (const w of ns.get(checkpoint.id)?.writes?.values() ?? []) {
       pendingWrites.push({ taskId: w.taskId, channel: w.channel, value: this.#serde.deserialize(w.text) });
     }
     return { checkpoint, values, pendingWrites };
@@ -339,14 +295,14 @@ export class MemorySaver implements CheckpointSaver {
     return thread;
   }
 
-  #namespace(threadId: string, namespace: string, create: true): NamespaceData;
-  #namespace(threadId: string, namespace: string, create: boolean): NamespaceData | undefined;
-  #namespace(threadId: string, namespace: string, create: boolean): NamespaceData | undefined {
+  #namespace(threadId: string, namespace: string, create: true): NamespaceStore;
+  #namespace(threadId: string, namespace: string, create: boolean): NamespaceStore | undefined;
+  #namespace(threadId: string, namespace: string, create: boolean): NamespaceStore | undefined {
     const thread = this.#thread(threadId, create);
     if (!thread) return undefined;
     let ns = thread.namespaces.get(namespace);
     if (!ns && create) {
-      ns = { checkpoints: new Map(), ids: [], blobs: new Map(), writes: new Map() };
+      ns = new NamespaceStore();
       thread.namespaces.set(namespace, ns);
     }
     return ns;
@@ -355,12 +311,6 @@ export class MemorySaver implements CheckpointSaver {
   #expired(thread: ThreadData): boolean {
     return thread.ttlMs !== undefined && this.#clock.now() >= thread.touchedAt + thread.ttlMs;
   }
-}
-
-function insertSorted(ids: string[], id: string): void {
-  let i = ids.length;
-  while (i > 0 && (ids[i - 1] as string) > id) i--;
-  ids.splice(i, 0, id);
 }
 
 /**

@@ -227,8 +227,10 @@ export class CheckpointWriter {
       }
       if (track.depth > 0) channelDepths[channel] = track.depth;
     }
-    const checkpoint = { ...state.checkpoint, parentId: state.lastStoredId, channelDepths };
-    state.checkpoint = checkpoint;
+    // The run's own object, made by `advance` and handed to nobody before this put: completed in place.
+    const checkpoint = state.checkpoint;
+    checkpoint.parentId = state.lastStoredId;
+    checkpoint.channelDepths = channelDepths;
     state.stored = true;
     state.lastStoredId = checkpoint.id;
     const lease = this.lease();

@@ -48,7 +48,13 @@ export class RunContext {
   readonly namespace: string;
   readonly nsPath: string[];
   readonly sink: EventSink | undefined;
-  readonly controller = new AbortController();
+  /**
+   * The run's signal: its own controller's, or for a subgraph's run that was given no signal of its
+   * own, its parent task's — which is all its own would follow (no controller, no listener per run).
+   */
+  readonly signal: AbortSignal;
+  /** Undefined when the run uses its parent task's signal. */
+  readonly #controller: AbortController | undefined;
   readonly writer: CheckpointWriter;
   /** Objects this run has found plain: a wide state passed along by reference is walked once. */
   readonly knownPlain: KnownPlain = new WeakMap();
@@ -69,9 +75,12 @@ export class RunContext {
     this.nsPath = this.namespace === "" ? [] : this.namespace.split("|");
     this.sink = request.sink;
     this.parentLease = parent?.env.lease;
+    this.#controller = parent && !config.signal ? undefined : new AbortController();
+    this.signal = this.#controller ? this.#controller.signal : (parent as { signal: AbortSignal }).signal;
     // Every task of a step may listen to the run's signal at once (subgraph runs, node timeouts): a
-    // fan-out of 100 is not a listener leak, so Node's warning past 10 listeners does not apply.
-    setMaxListeners(0, this.controller.signal);
+    // fan-out of 100 is not a listener leak, so Node's warning past 10 listeners does not apply. A
+    // parent task's signal is the parent run's, or its timeout's, which say the same.
+    if (this.#controller) setMaxListeners(0, this.signal);
     this.writer = new CheckpointWriter(
       this.saver,
       config.durability,
@@ -79,6 +88,21 @@ export class RunContext {
       spec.snapshotEvery,
       () => this.lease,
     );
+  }
+
+  /**
+   * Signals which the run follows: the caller's and the parent task's, when the run has a controller
+   * of its own (otherwise it uses the parent's signal itself).
+   */
+  followedSignals(): AbortSignal[] {
+    if (!this.#controller) return [];
+    const { config, parent } = this.request;
+    return [config.signal, parent?.signal].filter((s): s is AbortSignal => !!s);
+  }
+
+  /** Stops the run with `reason` (a cancel, a lost lease); a run on its parent's signal follows the parent's. */
+  abort(reason: unknown): void {
+    this.#controller?.abort(reason);
   }
 
   /** What the run's tasks share; made again only when the lease the tasks pass on has changed. */
@@ -92,7 +116,7 @@ export class RunContext {
       spec: this.spec,
       config: this.config,
       namespace: this.namespace,
-      signal: this.controller.signal,
+      signal: this.signal,
       clock: this.spec.clock,
       sink,
       canInterrupt: this.saver !== undefined,
@@ -160,7 +184,7 @@ export class RunContext {
 
   /** What routers receive besides the state: the run's signal and config (one object per run). */
   routerContext(): RouterContext {
-    this.#routerCtx ??= { signal: this.controller.signal, config: this.config };
+    this.#routerCtx ??= { signal: this.signal, config: this.config };
     return this.#routerCtx;
   }
 

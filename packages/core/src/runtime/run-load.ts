@@ -26,7 +26,7 @@ export async function takeLease(run: RunContext): Promise<Loaded | undefined> {
     owner: executionLeaseOwner(run.config),
     ttlMs: run.spec.leaseTtlMs,
     // Another writer took the thread: stop now rather than at the next put, which would be refused.
-    onLost: (error) => run.controller.abort(error),
+    onLost: (error) => run.abort(error),
   });
   run.lease = taken.keeper;
   return taken.loaded;

@@ -115,7 +115,7 @@ function runStep(
   if (tasks.length !== 1 || task.recorded || (traced && run.tracing) || run.sink?.modes.has("debug")) {
     return runTasks(run, state, tasks, superstep, traced);
   }
-  const signal = run.controller.signal;
+  const signal = run.signal;
   const started = runTask(task.runnable, run.taskEnv(state));
   if (isThenable(started)) return raceAbort(started, signal).then((outcome) => [outcome]);
   if (signal.aborted) throw signal.reason;
@@ -176,7 +176,7 @@ async function runTasks(
     };
     all = Promise.all(Array.from({ length: limit }, worker));
   }
-  await raceAbort(all, run.controller.signal);
+  await raceAbort(all, run.signal);
   return outcomes;
 }
 

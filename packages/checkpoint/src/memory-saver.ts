@@ -244,7 +244,7 @@ export class MemorySaver implements CheckpointSaver {
     for (const ns of thread.namespaces.values()) {
       for (const entry of ns.rows) {
         bytes += rowBytes(entry.row, this.#serde);
-        for (const blob of entry.blobs?.values() ?? []) bytes += Buffer.byteLength(blob.text);
+        for (const blob of Object.values(entry.blobs ?? {})) bytes += Buffer.byteLength(blob.text);
         for (const w of entry.writes?.values() ?? []) bytes += Buffer.byteLength(w.text);
       }
       for (const versions of ns.loose.values())

@@ -76,6 +76,17 @@ export class MemorySaver implements CheckpointSaver {
   }
 
   async put(request: PutRequest): Promise<void> {
+    this.putNow(request);
+  }
+
+  /**
+   * `put`, done before it returns: the runtime stores a superstep's checkpoint through it without
+   * awaiting anything (see {@link CheckpointSaver.putNow}).
+   *
+   * @example
+   * saver.putNow({ checkpoint, blobs, lease });
+   */
+  putNow(request: PutRequest): void {
     const thread = this.#thread(request.checkpoint.threadId, true);
     if (request.lease) assertLeaseCurrent(thread.lease, request.lease, this.#clock.now());
     this.#preparePut(request)();

@@ -48,10 +48,24 @@ export class CheckpointWriter {
    * checkpoint is stored, so the next step overlaps with this put but a crash loses at most this step,
    * however slow the saver (failures are reported by `finish`). Held writes travel with it. `last`: the
    * run writes nothing after this checkpoint, so its commit may give the run's lease back too.
-   * Undefined when there is nothing to wait for (no saver, or `exit`), so the loop awaits nothing.
+   * Undefined when there is nothing to wait for (no saver, `exit`, or a `sync` put a saver in memory
+   * made before returning through `putNow`), so the loop awaits nothing.
    */
   checkpoint(state: ThreadState, last = false): Promise<void> | undefined {
-    if (!this.saver || this.durability === "exit") return undefined;
+    const saver = this.saver;
+    if (!saver || this.durability === "exit") return undefined;
+    if (saver.putNow && this.durability === "sync" && !last && !this.#held && this.#inFlight === 0 && !this.#failure) {
+      // A saver in memory stores it before returning: nothing to await, no promise (nothing is queued).
+      const request = this.#putRequest(state, []);
+      this.#buffer = undefined;
+      try {
+        saver.putNow(request);
+      } catch (error) {
+        this.#failure = { error };
+        throw error;
+      }
+      return undefined;
+    }
     const held = this.#takeHeld();
     const request = this.#putRequest(state, []);
     this.#buffer = undefined;

@@ -1,7 +1,10 @@
 import type { StoredRow } from "./memory-rows.js";
 
-/** A channel value as {@link MemorySaver} keeps it: serialized, whole or as a delta on `base`. @internal */
-export type StoredText = { kind: "full"; text: string } | { kind: "delta"; base: string; text: string };
+/**
+ * A channel value as {@link MemorySaver} keeps it, serialized: the whole value's text, or the items
+ * appended to the version `base`. @internal
+ */
+export type StoredText = string | { base: string; text: string };
 
 /** A pending write as {@link MemorySaver} keeps it. @internal */
 export interface StoredWrite {
@@ -118,7 +121,7 @@ export class NamespaceStore {
           const stored = this.blob(channel, current);
           if (!stored) break;
           versions.set(current, stored);
-          current = stored.kind === "delta" ? stored.base : undefined;
+          current = typeof stored === "string" ? undefined : stored.base;
         }
       }
     }

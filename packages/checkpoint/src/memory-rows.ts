@@ -19,14 +19,14 @@ export interface StoredRow {
 /** Copies `checkpoint` for storing; throws `NOT_PLAIN_DATA` (from the serializer) for data it cannot store. @internal */
 export function storeRow(checkpoint: Checkpoint, serde: Serializer): StoredRow {
   return {
-    checkpoint: copyCheckpoint(checkpoint, (value) => serde.deserialize(serde.serialize(value))),
+    checkpoint: copyCheckpoint(checkpoint, (value) => serde.deserialize(serde.serialize(value)), true),
     bytes: undefined,
   };
 }
 
 /** A copy of a stored row for a reader, who may change it freely. @internal */
 export function readRow(row: StoredRow): Checkpoint {
-  return copyCheckpoint(row.checkpoint, structuredClone);
+  return copyCheckpoint(row.checkpoint, structuredClone, false);
 }
 
 /** The bytes a row takes serialized, as a saver that keeps text would store it. @internal */
@@ -35,11 +35,16 @@ export function rowBytes(row: StoredRow, serde: Serializer): number {
   return row.bytes;
 }
 
+/** Shared by every stored row with no delta depths or no barriers (most): never changed, never handed out. */
+const NONE: Record<string, never> = Object.freeze({});
+
 /**
  * Copies a checkpoint field by field; `copyData` copies what may hold arbitrary data. Keys keep the
- * order of the checkpoint format, so the serialized row is the same text as the checkpoint's.
+ * order of the checkpoint format, so the serialized row is the same text as the checkpoint's. `stored`:
+ * the copy is the saver's, which shares one empty object for empty records (a thread's history keeps
+ * fewer objects for the collector to mark); a reader's copy has its own.
  */
-function copyCheckpoint(cp: Checkpoint, copyData: (value: unknown) => unknown): Checkpoint {
+function copyCheckpoint(cp: Checkpoint, copyData: (value: unknown) => unknown, stored: boolean): Checkpoint {
   return {
     v: cp.v,
     id: cp.id,
@@ -49,11 +54,16 @@ function copyCheckpoint(cp: Checkpoint, copyData: (value: unknown) => unknown): 
     step: cp.step,
     createdAt: cp.createdAt,
     channelVersions: copyStrings(cp.channelVersions),
-    channelDepths: { ...cp.channelDepths },
+    channelDepths: stored && isEmpty(cp.channelDepths) ? NONE : { ...cp.channelDepths },
     next: copyPlan(cp.next, copyData),
-    barriers: copyBarriers(cp.barriers),
+    barriers: stored && isEmpty(cp.barriers) ? NONE : copyBarriers(cp.barriers),
     metadata: copyMetadata(cp.metadata, copyData),
   };
+}
+
+function isEmpty(record: object): boolean {
+  for (const _ in record) return false;
+  return true;
 }
 
 function copyStrings(record: Record<string, string>): Record<string, string> {

@@ -123,8 +123,8 @@ export class MemorySaver implements CheckpointSaver {
     const blobs = request.blobs.map((blob) => {
       const stored: StoredText =
         blob.kind === "full"
-          ? { kind: "full", text: this.#serde.serialize(blob.value) }
-          : { kind: "delta", base: blob.base, text: this.#serde.serialize(blob.items) };
+          ? this.#serde.serialize(blob.value)
+          : { base: blob.base, text: this.#serde.serialize(blob.items) };
       return [blob.channel, blob.version, stored] as const;
     });
     const own = request.writes ?? [];
@@ -255,11 +255,10 @@ export class MemorySaver implements CheckpointSaver {
     for (const ns of thread.namespaces.values()) {
       for (const entry of ns.rows) {
         bytes += rowBytes(entry.row, this.#serde);
-        for (const blob of Object.values(entry.blobs ?? {})) bytes += Buffer.byteLength(blob.text);
+        for (const blob of Object.values(entry.blobs ?? {})) bytes += textBytes(blob);
         for (const w of entry.writes?.values() ?? []) bytes += Buffer.byteLength(w.text);
       }
-      for (const versions of ns.loose.values())
-        for (const blob of versions.values()) bytes += Buffer.byteLength(blob.text);
+      for (const versions of ns.loose.values()) for (const blob of versions.values()) bytes += textBytes(blob);
     }
     return bytes;
   }
@@ -286,8 +285,8 @@ export class MemorySaver implements CheckpointSaver {
 
   #decodeBlob(stored: StoredText | undefined): StoredBlob | undefined {
     if (!stored) return undefined;
-    return stored.kind === "full"
-      ? { kind: "full", value: this.#serde.deserialize(stored.text) }
+    return typeof stored === "string"
+      ? { kind: "full", value: this.#serde.deserialize(stored) }
       : { kind: "delta", base: stored.base, items: this.#serde.deserialize(stored.text) as unknown[] };
   }
 
@@ -322,6 +321,10 @@ export class MemorySaver implements CheckpointSaver {
   #expired(thread: ThreadData): boolean {
     return thread.ttlMs !== undefined && this.#clock.now() >= thread.touchedAt + thread.ttlMs;
   }
+}
+
+function textBytes(stored: StoredText): number {
+  return Buffer.byteLength(typeof stored === "string" ? stored : stored.text);
 }
 
 /**

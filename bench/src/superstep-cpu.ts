@@ -5,15 +5,17 @@ import { channel, END, Send, START, StateGraph } from "@trellis/core";
  * CPU time per superstep of workload (a), Trellis alone: a 100-node chain (each node adds one to a
  * counter) run `runs` times in this process, timed with `process.cpuUsage()` rather than the wall clock,
  * so other processes on a shared machine inflate it far less than the bench's wall-clock medians. The
- * graph is compiled once; with the memory saver each run gets its own thread, deleted after it.
+ * graph is compiled once; with the memory saver each run gets its own thread, deleted after it, or with
+ * `memory-thread` every run continues one thread (its history kept).
  *
- *   node bench/dist/superstep-cpu.js none 3000     # also: memory, async (every node returns a promise)
+ *   node bench/dist/superstep-cpu.js none 3000     # also: memory, memory-thread, async (every node returns a promise)
  *   node bench/dist/superstep-cpu.js fanout-3000 20  # (c): CPU time per Send task, fan-out to 3,000
  */
 async function main(): Promise<void> {
   const [mode = "none", runsText = "3000"] = process.argv.slice(2);
   if (mode.startsWith("fanout-")) return fanout(Number.parseInt(mode.slice("fanout-".length), 10), runsText);
-  if (mode !== "none" && mode !== "memory" && mode !== "async") throw new Error(`unknown mode ${mode}`);
+  if (!["none", "memory", "memory-thread", "async"].includes(mode)) throw new Error(`unknown mode ${mode}`);
+  const oneThread = mode === "memory-thread";
   const runs = Number.parseInt(runsText, 10);
   const n = 100;
   const names = Array.from({ length: n }, (_, i) => `node_${i}`);
@@ -24,12 +26,13 @@ async function main(): Promise<void> {
   builder.addEdge(START, names[0] as string);
   for (let i = 1; i < n; i++) builder.addEdge(names[i - 1] as string, names[i] as string);
   builder.addEdge(names[n - 1] as string, END);
-  const saver = mode === "memory" ? new MemorySaver() : undefined;
+  const saver = mode.startsWith("memory") ? new MemorySaver() : undefined;
   const graph = builder.compile(saver ? { checkpointer: saver } : {});
-  const once = async (threadId: string) => {
+  const once = async (name: string) => {
+    const threadId = oneThread ? "one" : name;
     const out = await graph.invoke({ k: 0 }, { threadId, recursionLimit: n + 10 });
     if (out.k !== n) throw new Error(`chain ended at ${out.k}`);
-    await saver?.deleteThread(threadId);
+    if (!oneThread) await saver?.deleteThread(threadId);
   };
   for (let i = 0; i < 200; i++) await once(`warm-${i}`);
   const cpu = process.cpuUsage();

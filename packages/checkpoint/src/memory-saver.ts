@@ -4,6 +4,8 @@ import { rebuildChannelValue, type StoredBlob } from "./delta.js";
 import { TrellisError } from "./errors.js";
 import { isLocalHolderDead } from "./holder.js";
 import { assertLeaseCurrent, type HolderCheck, nextLease } from "./lease.js";
+import { NamespaceStore, type StoredText, type StoredWrite } from "./memory-namespace.js";
+import { readRow, rowBytes, type StoredRow, storeRow } from "./memory-rows.js";
 import type { CheckpointSaver } from "./saver.js";
 import { jsonSerializer, type Serializer } from "./serializer.js";
 import type {
@@ -18,22 +20,11 @@ import type {
   PutRequest,
 } from "./types.js";
 
-type StoredText = { kind: "full"; text: string } | { kind: "delta"; base: string; text: string };
-
-interface NamespaceData {
-  /** Checkpoint id → serialized checkpoint. Ids are time-sortable, so `ids` stays sorted by insertion. */
-  checkpoints: Map<string, string>;
-  ids: string[];
-  /** `${channel}\u0000${version}` → stored value. */
-  blobs: Map<string, StoredText>;
-  /** checkpoint id → (`${taskId}\u0000${channel}` → serialized write). */
-  writes: Map<string, Map<string, { taskId: string; channel: string; text: string }>>;
-}
-
 interface ThreadData {
-  namespaces: Map<string, NamespaceData>;
+  namespaces: Map<string, NamespaceStore>;
   lease?: Lease;
   ttlMs?: number;
+  /** Last write, for the TTL; kept only while the thread has one (`setTtl` sets it afresh). */
   touchedAt: number;
 }
 
@@ -52,8 +43,9 @@ export interface MemorySaverOptions {
 }
 
 /**
- * A checkpoint saver that keeps everything in this process's memory. Values are serialized on the way
- * in, exactly as a database saver would, so what you read back is a copy and `storedBytes` is honest.
+ * A checkpoint saver that keeps everything in this process's memory. Values and writes are serialized
+ * on the way in, exactly as a database saver would, so what you read back is a copy and `storedBytes` is
+ * honest; each checkpoint row is kept as the saver's own copy and serialized only to count its bytes.
  * For tests and short-lived processes; use the SQLite saver to survive a restart.
  *
  * @example
@@ -79,13 +71,22 @@ export class MemorySaver implements CheckpointSaver {
   #get(ref: CheckpointRef): CheckpointTuple | undefined {
     const ns = this.#namespace(ref.threadId, ref.namespace ?? "", false);
     if (!ns) return undefined;
-    const id = ref.checkpointId ?? ns.ids[ns.ids.length - 1];
-    if (id === undefined) return undefined;
-    const text = ns.checkpoints.get(id);
-    return text === undefined ? undefined : this.#tuple(ref.threadId, ns, text);
+    const entry = ref.checkpointId === undefined ? ns.rows[ns.rows.length - 1] : ns.get(ref.checkpointId);
+    return entry === undefined ? undefined : this.#tuple(ref.threadId, ns, entry.row);
   }
 
   async put(request: PutRequest): Promise<void> {
+    this.putNow(request);
+  }
+
+  /**
+   * `put`, done before it returns: the runtime stores a superstep's checkpoint through it without
+   * awaiting anything (see {@link CheckpointSaver.putNow}).
+   *
+   * @example
+   * saver.putNow({ checkpoint, blobs, lease });
+   */
+  putNow(request: PutRequest): void {
     const thread = this.#thread(request.checkpoint.threadId, true);
     if (request.lease) assertLeaseCurrent(thread.lease, request.lease, this.#clock.now());
     this.#preparePut(request)();
@@ -93,7 +94,7 @@ export class MemorySaver implements CheckpointSaver {
 
   async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {
     if (lease) assertLeaseCurrent(this.#thread(ref.threadId, false)?.lease, lease, this.#clock.now());
-    this.#prepareWrites(ref, writes)();
+    this.#prepareWrites(ref, writes).store();
   }
 
   async acquireLeaseAndGet(ref: CheckpointRef, owner: string, ttlMs: number): Promise<LeasedTuple> {
@@ -107,47 +108,49 @@ export class MemorySaver implements CheckpointSaver {
     const { lease } = request;
     if (lease) assertLeaseCurrent(this.#thread(threadId, false)?.lease, lease, this.#clock.now());
     // Everything is checked and serialized before anything is stored: all or nothing.
-    const put = request.put && this.#preparePut(request.put);
     const writes = request.writes && this.#prepareWrites(request.writes.ref, request.writes.writes, request.put);
-    writes?.();
+    // Writes against the checkpoint this commit puts are stored with it, before its own writes.
+    const put = request.put && this.#preparePut(request.put, writes?.byPut ? writes.stored : undefined);
+    if (!writes?.byPut) writes?.store();
     put?.();
     if (lease && request.release) this.#release(lease);
   }
 
-  /** Checks and serializes a put; the returned function stores it. */
-  #preparePut(request: PutRequest): () => void {
+  /** Checks and serializes a put (after `before`, writes a commit records against it); the returned function stores it. */
+  #preparePut(request: PutRequest, before?: StoredWrite[]): () => void {
     const { checkpoint } = request;
     // Serialize everything before touching the store, so a bad value leaves it unchanged.
     const blobs = request.blobs.map((blob) => {
       const stored: StoredText =
         blob.kind === "full"
-          ? { kind: "full", text: this.#serde.serialize(blob.value) }
-          : { kind: "delta", base: blob.base, text: this.#serde.serialize(blob.items) };
-      return [`${blob.channel}\u0000${blob.version}`, stored] as const;
+          ? this.#serde.serialize(blob.value)
+          : { base: blob.base, text: this.#serde.serialize(blob.items) };
+      return [blob.channel, blob.version, stored] as const;
     });
-    const writes = (request.writes ?? []).map((w) => this.#storedWrite(w));
-    const checkpointText = this.#serde.serialize(checkpoint);
+    const own = request.writes ?? [];
+    const writes = own.length === 0 ? (before ?? []) : [...(before ?? []), ...own.map((w) => this.#storedWrite(w))];
+    const row = storeRow(checkpoint, this.#serde);
     return () => {
       const thread = this.#thread(checkpoint.threadId, true);
       const ns = this.#namespace(checkpoint.threadId, checkpoint.namespace, true);
-      for (const [key, stored] of blobs) ns.blobs.set(key, stored);
-      if (!ns.checkpoints.has(checkpoint.id)) insertSorted(ns.ids, checkpoint.id);
-      ns.checkpoints.set(checkpoint.id, checkpointText);
-      if (writes.length > 0) {
-        const map = ns.writes.get(checkpoint.id) ?? new Map();
-        for (const w of writes) map.set(`${w.taskId}\u0000${w.channel}`, w);
-        ns.writes.set(checkpoint.id, map);
-      }
-      thread.touchedAt = this.#clock.now();
+      ns.put(row, blobs, writes);
+      if (thread.ttlMs !== undefined) thread.touchedAt = this.#clock.now();
     };
   }
 
-  /** Checks and serializes writes against a checkpoint (stored, or the one `put` stores); the returned function stores them. */
-  #prepareWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], put?: PutRequest): () => void {
+  /**
+   * Checks and serializes writes against a checkpoint: a stored one (`store` stores them), or the one
+   * `put` stores (`byPut`: they go with it).
+   */
+  #prepareWrites(
+    ref: CheckpointRef & { checkpointId: string },
+    writes: PendingWrite[],
+    put?: PutRequest,
+  ): { stored: StoredWrite[]; byPut: boolean; store: () => void } {
     const namespace = ref.namespace ?? "";
     const ns = this.#namespace(ref.threadId, namespace, false);
     const byPut = put?.checkpoint.id === ref.checkpointId && put.checkpoint.namespace === namespace;
-    if (!ns?.checkpoints.has(ref.checkpointId) && !byPut) {
+    if (!byPut && !ns?.get(ref.checkpointId)) {
       throw new TrellisError(
         "CHECKPOINT_NOT_FOUND",
         `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
@@ -155,26 +158,25 @@ export class MemorySaver implements CheckpointSaver {
       );
     }
     const stored = writes.map((w) => this.#storedWrite(w));
-    return () => {
-      const target = this.#namespace(ref.threadId, namespace, true);
-      const map = target.writes.get(ref.checkpointId) ?? new Map();
-      for (const w of stored) map.set(`${w.taskId}\u0000${w.channel}`, w);
-      target.writes.set(ref.checkpointId, map);
-      this.#thread(ref.threadId, true).touchedAt = this.#clock.now();
+    const store = () => {
+      const entry = (ns as NamespaceStore).get(ref.checkpointId);
+      if (entry) ns?.addWrites(entry, stored);
+      const thread = this.#thread(ref.threadId, true);
+      if (thread.ttlMs !== undefined) thread.touchedAt = this.#clock.now();
     };
+    return { stored, byPut, store };
   }
 
   async *list(threadId: string, options: ListOptions = {}): AsyncIterable<CheckpointTuple> {
     const ns = this.#namespace(threadId, options.namespace ?? "", false);
     if (!ns) return;
     let remaining = options.limit ?? Number.POSITIVE_INFINITY;
-    for (let i = ns.ids.length - 1; i >= 0 && remaining > 0; i--) {
-      const id = ns.ids[i] as string;
-      if (options.before !== undefined && id >= options.before) continue;
-      const text = ns.checkpoints.get(id) as string;
-      if (options.filter && !matchesFilter(this.#serde.deserialize(text) as Checkpoint, options.filter)) continue;
+    for (let i = ns.rows.length - 1; i >= 0 && remaining > 0; i--) {
+      const row = (ns.rows[i] as { row: StoredRow }).row;
+      if (options.before !== undefined && row.checkpoint.id >= options.before) continue;
+      if (options.filter && !matchesFilter(row.checkpoint, options.filter)) continue;
       remaining--;
-      yield this.#tuple(threadId, ns, text);
+      yield this.#tuple(threadId, ns, row);
     }
   }
 
@@ -186,24 +188,7 @@ export class MemorySaver implements CheckpointSaver {
     const thread = this.#thread(threadId, false);
     if (!thread) return;
     for (const ns of thread.namespaces.values()) {
-      const drop = ns.ids.splice(0, Math.max(0, ns.ids.length - Math.max(1, options.keepLast)));
-      for (const id of drop) {
-        ns.checkpoints.delete(id);
-        ns.writes.delete(id);
-      }
-      const needed = new Set<string>();
-      for (const text of ns.checkpoints.values()) {
-        const cp = this.#serde.deserialize(text) as Checkpoint;
-        for (const [channel, version] of Object.entries(cp.channelVersions)) {
-          let key: string | undefined = `${channel}\u0000${version}`;
-          while (key !== undefined && !needed.has(key)) {
-            needed.add(key);
-            const blob = ns.blobs.get(key);
-            key = blob?.kind === "delta" ? `${channel}\u0000${blob.base}` : undefined;
-          }
-        }
-      }
-      for (const key of [...ns.blobs.keys()]) if (!needed.has(key)) ns.blobs.delete(key);
+      ns.prune(Math.max(1, options.keepLast));
     }
   }
 
@@ -268,28 +253,31 @@ export class MemorySaver implements CheckpointSaver {
     if (!thread) return 0;
     let bytes = 0;
     for (const ns of thread.namespaces.values()) {
-      for (const text of ns.checkpoints.values()) bytes += Buffer.byteLength(text);
-      for (const blob of ns.blobs.values()) bytes += Buffer.byteLength(blob.text);
-      for (const map of ns.writes.values()) for (const w of map.values()) bytes += Buffer.byteLength(w.text);
+      for (const entry of ns.rows) {
+        bytes += rowBytes(entry.row, this.#serde);
+        for (const blob of Object.values(entry.blobs ?? {})) bytes += textBytes(blob);
+        for (const w of entry.writes?.values() ?? []) bytes += Buffer.byteLength(w.text);
+      }
+      for (const versions of ns.loose.values()) for (const blob of versions.values()) bytes += textBytes(blob);
     }
     return bytes;
   }
 
-  #storedWrite(w: PendingWrite): { taskId: string; channel: string; text: string } {
+  #storedWrite(w: PendingWrite): StoredWrite {
     return { taskId: w.taskId, channel: w.channel, text: this.#serde.serialize(w.value) };
   }
 
-  #tuple(threadId: string, ns: NamespaceData, checkpointText: string): CheckpointTuple {
-    const checkpoint = this.#serde.deserialize(checkpointText) as Checkpoint;
+  #tuple(threadId: string, ns: NamespaceStore, row: StoredRow): CheckpointTuple {
+    const checkpoint = readRow(row);
     const values: Record<string, unknown> = {};
     for (const [channel, version] of Object.entries(checkpoint.channelVersions)) {
-      values[channel] = rebuildChannelValue(version, (v) => this.#decodeBlob(ns.blobs.get(`${channel}\u0000${v}`)), {
+      values[channel] = rebuildChannelValue(version, (v) => this.#decodeBlob(ns.blob(channel, v)), {
         threadId,
         channel,
       });
     }
     const pendingWrites: PendingWrite[] = [];
-    for (const w of ns.writes.get(checkpoint.id)?.values() ?? []) {
+    for (const w of ns.get(checkpoint.id)?.writes?.values() ?? []) {
       pendingWrites.push({ taskId: w.taskId, channel: w.channel, value: this.#serde.deserialize(w.text) });
     }
     return { checkpoint, values, pendingWrites };
@@ -297,8 +285,8 @@ export class MemorySaver implements CheckpointSaver {
 
   #decodeBlob(stored: StoredText | undefined): StoredBlob | undefined {
     if (!stored) return undefined;
-    return stored.kind === "full"
-      ? { kind: "full", value: this.#serde.deserialize(stored.text) }
+    return typeof stored === "string"
+      ? { kind: "full", value: this.#serde.deserialize(stored) }
       : { kind: "delta", base: stored.base, items: this.#serde.deserialize(stored.text) as unknown[] };
   }
 
@@ -317,14 +305,14 @@ export class MemorySaver implements CheckpointSaver {
     return thread;
   }
 
-  #namespace(threadId: string, namespace: string, create: true): NamespaceData;
-  #namespace(threadId: string, namespace: string, create: boolean): NamespaceData | undefined;
-  #namespace(threadId: string, namespace: string, create: boolean): NamespaceData | undefined {
+  #namespace(threadId: string, namespace: string, create: true): NamespaceStore;
+  #namespace(threadId: string, namespace: string, create: boolean): NamespaceStore | undefined;
+  #namespace(threadId: string, namespace: string, create: boolean): NamespaceStore | undefined {
     const thread = this.#thread(threadId, create);
     if (!thread) return undefined;
     let ns = thread.namespaces.get(namespace);
     if (!ns && create) {
-      ns = { checkpoints: new Map(), ids: [], blobs: new Map(), writes: new Map() };
+      ns = new NamespaceStore();
       thread.namespaces.set(namespace, ns);
     }
     return ns;
@@ -335,10 +323,8 @@ export class MemorySaver implements CheckpointSaver {
   }
 }
 
-function insertSorted(ids: string[], id: string): void {
-  let i = ids.length;
-  while (i > 0 && (ids[i - 1] as string) > id) i--;
-  ids.splice(i, 0, id);
+function textBytes(stored: StoredText): number {
+  return Buffer.byteLength(typeof stored === "string" ? stored : stored.text);
 }
 
 /**

@@ -68,6 +68,16 @@ export interface CheckpointSaver {
    * await saver.commit({ put: { checkpoint, blobs }, lease, release: true });
    */
   commit?(request: CommitRequest): Promise<void>;
+  /**
+   * Optional, for a saver that stores in this process's memory: `put`, done before it returns (same
+   * checks, same errors, thrown). With `sync` durability the runtime calls it instead of awaiting `put`,
+   * so a superstep that stores its checkpoint makes no promise. A saver whose `put` does I/O must not
+   * have it; a subclass that changes `put` must change this too.
+   *
+   * @example
+   * saver.putNow?.({ checkpoint, blobs, lease });
+   */
+  putNow?(request: PutRequest): void;
   /** Bytes stored for the thread (checkpoints, values, writes), where the saver can tell. */
   storedBytes?(threadId: string): Promise<number>;
   /** Frees connections and files. */

@@ -14,8 +14,9 @@ type LeaseAndGet = (
 
 /**
  * The optional folds of the contract: `acquireLeaseAndGet` (the lease and the read in one transaction)
- * and `commit` (writes, a put and the lease's release in one). Each test is skipped, and says so, for a
- * saver without the method: the runtime falls back to the separate calls for it. @internal
+ * and `commit` (writes, a put and the lease's release in one), and `putNow` (a put done before it
+ * returns, for a saver in memory). Each test is skipped, and says so, for a saver without the method:
+ * the runtime falls back to the separate calls for it. @internal
  */
 export function foldCases(ctx: SaverTestContext): void {
   const leaseAndGet = (test: TestContext): LeaseAndGet => {
@@ -214,6 +215,29 @@ export function foldCases(ctx: SaverTestContext): void {
     expect(await ctx.saver.get({ threadId })).toBeUndefined();
     expect(await ctx.saver.get({ threadId: elsewhere.checkpoint.threadId })).toBeUndefined();
     expect(await free(threadId, "w2")).toBe(false);
+  });
+
+  it("putNow stores what put stores before it returns, and throws what put rejects with, storing nothing", async (test) => {
+    const saver = ctx.saver;
+    if (!saver.putNow) test.skip("the saver has no putNow");
+    const putNow = (saver.putNow as NonNullable<CheckpointSaver["putNow"]>).bind(saver);
+    const threadId = uniqueThreadId();
+    const stale = await saver.acquireLease(threadId, "w1", 5_000);
+    const first = stepRequest({ threadId, id: ctx.nextId(), full: { a: 1 }, lease: stale });
+    expect(putNow(first)).toBeUndefined();
+    const stored = await latest(saver, threadId);
+    expect(stored.checkpoint).toEqual(first.checkpoint);
+    expect(stored.values).toEqual({ a: 1 });
+    const bytes = await saver.storedBytes?.(threadId);
+    const unstorable = stepRequest({ threadId, id: ctx.nextId(), parent: first.checkpoint, full: { a: () => 1 } });
+    expect(() => putNow({ ...unstorable, lease: stale })).toThrow(expect.objectContaining({ code: "NOT_PLAIN_DATA" }));
+    await ctx.clock.advance(6_000);
+    const other = await ctx.peer();
+    await other.acquireLease(threadId, "w2", 60_000);
+    const late = stepRequest({ threadId, id: ctx.nextId(), parent: first.checkpoint, full: { a: 2 }, lease: stale });
+    expect(() => putNow(late)).toThrow(expect.objectContaining({ code: "LEASE_LOST" }));
+    expect((await latest(saver, threadId)).checkpoint.id).toBe(first.checkpoint.id);
+    expect(await saver.storedBytes?.(threadId)).toBe(bytes);
   });
 }
 

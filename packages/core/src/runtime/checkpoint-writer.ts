@@ -48,10 +48,24 @@ export class CheckpointWriter {
    * checkpoint is stored, so the next step overlaps with this put but a crash loses at most this step,
    * however slow the saver (failures are reported by `finish`). Held writes travel with it. `last`: the
    * run writes nothing after this checkpoint, so its commit may give the run's lease back too.
-   * Undefined when there is nothing to wait for (no saver, or `exit`), so the loop awaits nothing.
+   * Undefined when there is nothing to wait for (no saver, `exit`, or a `sync` put a saver in memory
+   * made before returning through `putNow`), so the loop awaits nothing.
    */
   checkpoint(state: ThreadState, last = false): Promise<void> | undefined {
-    if (!this.saver || this.durability === "exit") return undefined;
+    const saver = this.saver;
+    if (!saver || this.durability === "exit") return undefined;
+    if (saver.putNow && this.durability === "sync" && !last && !this.#held && this.#inFlight === 0 && !this.#failure) {
+      // A saver in memory stores it before returning: nothing to await, no promise (nothing is queued).
+      const request = this.#putRequest(state, []);
+      this.#buffer = undefined;
+      try {
+        saver.putNow(request);
+      } catch (error) {
+        this.#failure = { error };
+        throw error;
+      }
+      return undefined;
+    }
     const held = this.#takeHeld();
     const request = this.#putRequest(state, []);
     this.#buffer = undefined;
@@ -227,8 +241,10 @@ export class CheckpointWriter {
       }
       if (track.depth > 0) channelDepths[channel] = track.depth;
     }
-    const checkpoint = { ...state.checkpoint, parentId: state.lastStoredId, channelDepths };
-    state.checkpoint = checkpoint;
+    // The run's own object, made by `advance` and handed to nobody before this put: completed in place.
+    const checkpoint = state.checkpoint;
+    checkpoint.parentId = state.lastStoredId;
+    checkpoint.channelDepths = channelDepths;
     state.stored = true;
     state.lastStoredId = checkpoint.id;
     const lease = this.lease();

@@ -51,6 +51,36 @@ describe("supersteps of synchronous nodes", () => {
     }
   });
 
+  it("with the memory saver too: a step stores its checkpoint without a promise", async () => {
+    const saver = new MemorySaver();
+    const chainOf = (n: number) => {
+      const builder = new StateGraph({ k: channel.value(0) });
+      const names = Array.from({ length: n }, (_, i) => `n${i}`);
+      for (const name of names) builder.addNode(name, (s) => ({ k: s.k + 1 }));
+      builder.addEdge(START, names[0] as string);
+      for (let i = 1; i < n; i++) builder.addEdge(names[i - 1] as string, names[i] as string);
+      builder.addEdge(names[n - 1] as string, END);
+      return builder.compile({ checkpointer: saver });
+    };
+    const short = chainOf(10);
+    const long = chainOf(60);
+    await short.invoke({ k: 0 }, { threadId: "warm-short", recursionLimit: 100 });
+    await long.invoke({ k: 0 }, { threadId: "warm-long", recursionLimit: 100 });
+    const few = await promisesDuring(() => short.invoke({ k: 0 }, { threadId: "short", recursionLimit: 100 }));
+    const many = await promisesDuring(() => long.invoke({ k: 0 }, { threadId: "long", recursionLimit: 100 }));
+    expect(few).toBeGreaterThan(0);
+    expect(many).toBe(few); // was ~3 more per step (the put's, the writer queue's, the await's)
+    // and every step's checkpoint was stored: the input's, then one per node
+    for (const [threadId, n] of [
+      ["short", 10],
+      ["long", 60],
+    ] as const) {
+      const history: number[] = [];
+      for await (const t of saver.list(threadId)) history.push(t.values.k as number);
+      expect(history).toEqual(Array.from({ length: n + 1 }, (_, i) => n - i));
+    }
+  });
+
   it("asynchronous nodes and routers are still awaited, in order", async () => {
     for (const options of [{ async: true }, { router: "async" as const }, { async: true, router: "async" as const }]) {
       expect(await chain(30, options).invoke({ k: 0 }, { recursionLimit: 100 })).toMatchObject({ k: 30 });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Clock } from "@trellis/checkpoint";
 import { NodeTimeoutError } from "../errors.js";
 import type { GraphSpec, NodeSpec } from "../graph/spec.js";
@@ -114,6 +115,8 @@ function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): unknown 
   let cleanup: (() => void) | undefined;
   if (timeoutMs !== undefined) {
     const controller = new AbortController();
+    // a subgraph run inside the node uses this signal as its own: its wide steps listen to it
+    setMaxListeners(0, controller.signal);
     const onAbort = () => controller.abort(env.signal.reason);
     env.signal.addEventListener("abort", onAbort, { once: true });
     const timer = env.clock.setTimeout(

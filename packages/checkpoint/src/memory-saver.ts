@@ -6,6 +6,7 @@ import { isLocalHolderDead } from "./holder.js";
 import { assertLeaseCurrent, type HolderCheck, nextLease } from "./lease.js";
 import type { CheckpointSaver } from "./saver.js";
 import { jsonSerializer, type Serializer } from "./serializer.js";
+import { SHARED_BODY_MIN_LENGTH } from "./shared-bodies.js";
 import type {
   Checkpoint,
   CheckpointRef,
@@ -32,6 +33,8 @@ interface NamespaceData {
 
 interface ThreadData {
   namespaces: Map<string, NamespaceData>;
+  /** Long texts the thread's rows hold, each kept once and shared by every row that holds it. */
+  bodies: Map<string, string>;
   lease?: Lease;
   ttlMs?: number;
   touchedAt: number;
@@ -130,12 +133,18 @@ export class MemorySaver implements CheckpointSaver {
     return () => {
       const thread = this.#thread(checkpoint.threadId, true);
       const ns = this.#namespace(checkpoint.threadId, checkpoint.namespace, true);
-      for (const [key, stored] of blobs) ns.blobs.set(key, stored);
+      for (const [key, stored] of blobs) {
+        stored.text = shared(thread, stored.text);
+        ns.blobs.set(key, stored);
+      }
       if (!ns.checkpoints.has(checkpoint.id)) insertSorted(ns.ids, checkpoint.id);
       ns.checkpoints.set(checkpoint.id, checkpointText);
       if (writes.length > 0) {
         const map = ns.writes.get(checkpoint.id) ?? new Map();
-        for (const w of writes) map.set(`${w.taskId}\u0000${w.channel}`, w);
+        for (const w of writes) {
+          w.text = shared(thread, w.text);
+          map.set(`${w.taskId}\u0000${w.channel}`, w);
+        }
         ns.writes.set(checkpoint.id, map);
       }
       thread.touchedAt = this.#clock.now();
@@ -156,11 +165,15 @@ export class MemorySaver implements CheckpointSaver {
     }
     const stored = writes.map((w) => this.#storedWrite(w));
     return () => {
+      const thread = this.#thread(ref.threadId, true);
       const target = this.#namespace(ref.threadId, namespace, true);
       const map = target.writes.get(ref.checkpointId) ?? new Map();
-      for (const w of stored) map.set(`${w.taskId}\u0000${w.channel}`, w);
+      for (const w of stored) {
+        w.text = shared(thread, w.text);
+        map.set(`${w.taskId}\u0000${w.channel}`, w);
+      }
       target.writes.set(ref.checkpointId, map);
-      this.#thread(ref.threadId, true).touchedAt = this.#clock.now();
+      thread.touchedAt = this.#clock.now();
     };
   }
 
@@ -204,6 +217,12 @@ export class MemorySaver implements CheckpointSaver {
         }
       }
       for (const key of [...ns.blobs.keys()]) if (!needed.has(key)) ns.blobs.delete(key);
+    }
+    // Forget the long texts no row holds any more.
+    thread.bodies.clear();
+    for (const ns of thread.namespaces.values()) {
+      for (const blob of ns.blobs.values()) shared(thread, blob.text);
+      for (const map of ns.writes.values()) for (const w of map.values()) shared(thread, w.text);
     }
   }
 
@@ -266,11 +285,14 @@ export class MemorySaver implements CheckpointSaver {
   async storedBytes(threadId: string): Promise<number> {
     const thread = this.#thread(threadId, false);
     if (!thread) return 0;
+    // A long text held by several rows is kept once (see `shared`), and counted once.
     let bytes = 0;
+    for (const text of thread.bodies.values()) bytes += Buffer.byteLength(text);
+    const inline = (text: string) => (text.length >= SHARED_BODY_MIN_LENGTH ? 0 : Buffer.byteLength(text));
     for (const ns of thread.namespaces.values()) {
       for (const text of ns.checkpoints.values()) bytes += Buffer.byteLength(text);
-      for (const blob of ns.blobs.values()) bytes += Buffer.byteLength(blob.text);
-      for (const map of ns.writes.values()) for (const w of map.values()) bytes += Buffer.byteLength(w.text);
+      for (const blob of ns.blobs.values()) bytes += inline(blob.text);
+      for (const map of ns.writes.values()) for (const w of map.values()) bytes += inline(w.text);
     }
     return bytes;
   }
@@ -311,7 +333,7 @@ export class MemorySaver implements CheckpointSaver {
       thread = undefined;
     }
     if (!thread && create) {
-      thread = { namespaces: new Map(), touchedAt: this.#clock.now() };
+      thread = { namespaces: new Map(), bodies: new Map(), touchedAt: this.#clock.now() };
       this.#threads.set(threadId, thread);
     }
     return thread;
@@ -333,6 +355,18 @@ export class MemorySaver implements CheckpointSaver {
   #expired(thread: ThreadData): boolean {
     return thread.ttlMs !== undefined && this.#clock.now() >= thread.touchedAt + thread.ttlMs;
   }
+}
+
+/**
+ * The thread's copy of a long text: the first row to hold a text keeps it, later rows with an equal
+ * text share that string (the new one is left to the collector). Short texts are kept as they are.
+ */
+function shared(thread: ThreadData, text: string): string {
+  if (text.length < SHARED_BODY_MIN_LENGTH) return text;
+  const known = thread.bodies.get(text);
+  if (known !== undefined) return known;
+  thread.bodies.set(text, text);
+  return text;
 }
 
 function insertSorted(ids: string[], id: string): void {

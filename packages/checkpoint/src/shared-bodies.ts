@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { digest } from "./digest.js";
 import type { Serializer } from "./serializer.js";
 
 /**
@@ -20,7 +20,7 @@ export const SHARED_BODY_MIN_LENGTH = 1024;
  * bodyRef('{"a":1}') === bodyRef('{"a":1}'); // true
  */
 export function bodyRef(text: string): string {
-  return createHash("sha256").update(text).digest("base64url");
+  return digest("sha256", text);
 }
 
 /**

@@ -62,6 +62,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: "index threads by expiry for sweepExpired",
     sql: (s) => `CREATE INDEX threads_expiry ON ${s}.threads ((touched_at + ttl_ms)) WHERE ttl_ms IS NOT NULL;`,
   },
+  {
+    version: 3,
+    name: "long values stored once per thread, by content key",
+    // Rows written before keep their body inline (ref NULL) and read as before.
+    sql: (s) => `
+      CREATE TABLE ${s}.bodies (
+        thread_id text COLLATE "C" NOT NULL,
+        ref       text COLLATE "C" NOT NULL,
+        body      text NOT NULL,
+        PRIMARY KEY (thread_id, ref)
+      );
+      ALTER TABLE ${s}.blobs ADD COLUMN ref text COLLATE "C";
+      ALTER TABLE ${s}.writes ADD COLUMN ref text COLLATE "C";`,
+  },
 ];
 
 /** The schema version this code writes. */

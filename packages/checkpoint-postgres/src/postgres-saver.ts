@@ -1,5 +1,6 @@
 import {
   assertLeaseCurrent,
+  BodyEncoder,
   type Checkpoint,
   type CheckpointRef,
   type CheckpointSaver,
@@ -173,7 +174,7 @@ export class PostgresSaver implements CheckpointSaver {
   }
 
   async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {
-    const rows = encodeWrites(this.#serde, writes);
+    const rows = encodeWrites(this.#serde, writes, new BodyEncoder(this.#serde));
     await this.setup();
     await this.#db.transaction(async (query) => {
       const now = this.#clock.now();
@@ -204,8 +205,9 @@ export class PostgresSaver implements CheckpointSaver {
 
   async commit(request: CommitRequest): Promise<void> {
     const threadId = commitThread(request);
-    const put = request.put && this.#encodePut(request.put);
-    const writes = request.writes && encodeWrites(this.#serde, request.writes.writes);
+    const bodies = new BodyEncoder(this.#serde);
+    const put = request.put && this.#encodePut(request.put, bodies);
+    const writes = request.writes && encodeWrites(this.#serde, request.writes.writes, bodies);
     await this.setup();
     await this.#db.transaction(async (query) => {
       const now = this.#clock.now();
@@ -227,12 +229,12 @@ export class PostgresSaver implements CheckpointSaver {
     });
   }
 
-  #encodePut(request: PutRequest): EncodedPut {
+  #encodePut(request: PutRequest, bodies = new BodyEncoder(this.#serde)): EncodedPut {
     return {
       checkpoint: request.checkpoint,
       row: encodeCheckpoint(this.#serde, request.checkpoint),
-      blobs: encodeBlobs(this.#serde, request.blobs),
-      writes: encodeWrites(this.#serde, request.writes ?? []),
+      blobs: encodeBlobs(this.#serde, request.blobs, bodies),
+      writes: encodeWrites(this.#serde, request.writes ?? [], bodies),
     };
   }
 
@@ -253,15 +255,19 @@ export class PostgresSaver implements CheckpointSaver {
         { details: { ...ref } },
       );
     }
+    const shared = sharedBodies(rows);
     await query(this.#sql.putWrites, [
       ref.threadId,
       ns,
       ref.checkpointId,
       rows.map((w) => w.taskId),
       rows.map((w) => w.channel),
-      rows.map((w) => w.body),
+      rows.map(inlineBody),
       rows.map((w) => w.sum),
+      rows.map((w) => w.ref),
       now,
+      shared.refs,
+      shared.bodies,
     ]);
   }
 
@@ -324,13 +330,15 @@ export class PostgresSaver implements CheckpointSaver {
         }
       }
       const drop = links.filter((b) => !needed.has(key(b.ns, b.channel, b.version)));
-      if (drop.length === 0) return;
-      await query(this.#sql.deleteBlobs, [
-        threadId,
-        drop.map((b) => b.ns),
-        drop.map((b) => b.channel),
-        drop.map((b) => b.version),
-      ]);
+      if (drop.length > 0) {
+        await query(this.#sql.deleteBlobs, [
+          threadId,
+          drop.map((b) => b.ns),
+          drop.map((b) => b.channel),
+          drop.map((b) => b.version),
+        ]);
+      }
+      await query(this.#sql.pruneBodies, [threadId]);
     });
   }
 
@@ -423,7 +431,7 @@ export class PostgresSaver implements CheckpointSaver {
       k2: string;
       kind: "full" | "delta" | null;
       base: string | null;
-      body: string;
+      body: string | null;
       sum: string;
     }>(this.#sql.valuesAndWrites, [threadId, ns, row.id, JSON.stringify(checkpoint.channelVersions)]);
     const chains = new Map<string, { version: string; blob: StoredBlob }[]>();
@@ -482,6 +490,7 @@ interface EncodedPut {
 
 /** The parameters of the `put` statement. */
 function putParams({ checkpoint, row, blobs, writes }: EncodedPut, now: number): unknown[] {
+  const shared = sharedBodies([...blobs, ...writes]);
   return [
     checkpoint.threadId,
     checkpoint.namespace,
@@ -492,14 +501,30 @@ function putParams({ checkpoint, row, blobs, writes }: EncodedPut, now: number):
     blobs.map((b) => b.version),
     blobs.map((b) => b.kind),
     blobs.map((b) => b.base),
-    blobs.map((b) => b.body),
+    blobs.map(inlineBody),
     blobs.map((b) => b.sum),
+    blobs.map((b) => b.ref),
     writes.map((w) => w.taskId),
     writes.map((w) => w.channel),
-    writes.map((w) => w.body),
+    writes.map(inlineBody),
     writes.map((w) => w.sum),
+    writes.map((w) => w.ref),
     now,
+    shared.refs,
+    shared.bodies,
   ];
+}
+
+/** What a row keeps in its own `body`: the text, or '' when the text is shared (stored in `bodies`). */
+function inlineBody(row: { body: string; ref: string | null }): string {
+  return row.ref === null ? row.body : "";
+}
+
+/** The long bodies of a request, each content key once, for the `bodies` table. */
+function sharedBodies(rows: readonly { body: string; ref: string | null }[]): { refs: string[]; bodies: string[] } {
+  const byRef = new Map<string, string>();
+  for (const row of rows) if (row.ref !== null) byRef.set(row.ref, row.body);
+  return { refs: [...byRef.keys()], bodies: [...byRef.values()] };
 }
 
 function expired(thread: Pick<ThreadRow, "ttl_ms" | "touched_at">, now: number): boolean {

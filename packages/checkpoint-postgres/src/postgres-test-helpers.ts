@@ -11,10 +11,12 @@ const ROWS = {
 
 /** Changes one letter of a stored row's body behind the saver's back, keeping its checksum. @internal */
 export async function corruptPostgresRow(pool: pg.Pool, schema: string, target: CorruptionTarget): Promise<void> {
-  const { table, column } = ROWS[target.row];
+  const table = target.row === "shared" ? "bodies" : ROWS[target.row].table;
   const { rows } = await pool.query<{ ctid: string; body: string }>(
-    `SELECT ctid::text, body FROM "${schema}".${table} WHERE thread_id = $1 AND ns = $2 AND ${column} = $3 LIMIT 1`,
-    [target.threadId, target.namespace, target.checkpointId],
+    target.row === "shared"
+      ? `SELECT ctid::text, body FROM "${schema}".bodies WHERE thread_id = $1 LIMIT 1`
+      : `SELECT ctid::text, body FROM "${schema}".${table} WHERE thread_id = $1 AND ns = $2 AND ${ROWS[target.row].column} = $3 LIMIT 1`,
+    target.row === "shared" ? [target.threadId] : [target.threadId, target.namespace, target.checkpointId],
   );
   const row = rows[0];
   if (!row) throw new Error(`no ${target.row} row to corrupt for checkpoint ${target.checkpointId}`);

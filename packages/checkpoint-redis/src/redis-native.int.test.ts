@@ -60,6 +60,43 @@ describe.skipIf(!available)("RedisSaver on a real Redis", () => {
     expect(await saver.sweepExpired()).toBe(0);
   });
 
+  it("keeps shared bodies under the thread's key: they carry its TTL and go with deleteThread", async () => {
+    const threadId = uniqueThreadId();
+    const long = "shared body ".repeat(200);
+    await putStep(saver, { threadId, id: nextId(), full: { a: long, b: long }, writes: [w(long)] });
+    const bodies = `${saver.threadKey(threadId)}:v`;
+    expect(await admin.hlen(bodies)).toBe(1);
+    await saver.setTtl(threadId, 60_000);
+    expect(await admin.pttl(bodies)).toBeGreaterThan(55_000);
+    await saver.deleteThread(threadId);
+    expect(await keysOf(threadId)).toEqual([]);
+  });
+
+  it("reads values stored before bodies were shared (inline, lower-case kind, four-field writes)", async () => {
+    const threadId = uniqueThreadId();
+    const long = { doc: "stored inline ".repeat(200) };
+    const cp = await putStep(saver, { threadId, id: nextId(), full: { doc: long }, writes: [w(long)] });
+    // Rewrite the rows the way the saver stored them before: the body inline, no `:v` hash.
+    const key = saver.threadKey(threadId);
+    const [ref] = await admin.hkeys(`${key}:v`);
+    const body = (await admin.hget(`${key}:v`, ref as string)) as string;
+    const field = `\u0000doc\u0000${cp.id}`;
+    const blob = (await admin.hget(`${key}:b`, field)) as string;
+    expect(blob[16]).toBe("F");
+    await admin.hset(
+      `${key}:b`,
+      field,
+      `${blob.slice(0, 16)}f${blob.slice(17, blob.indexOf("\u0000", 17) + 1)}${body}`,
+    );
+    const writes = JSON.parse((await admin.hget(`${key}:w`, `\u0000${cp.id}`)) as string) as string[][];
+    await admin.hset(`${key}:w`, `\u0000${cp.id}`, JSON.stringify(writes.map(([t, c, sum]) => [t, c, sum, body])));
+    await admin.del(`${key}:v`);
+
+    const tuple = await latest(saver, threadId);
+    expect(tuple.values).toEqual({ doc: long });
+    expect(tuple.pendingWrites).toEqual([w(long)]);
+  });
+
   it("reloads its scripts after SCRIPT FLUSH", async () => {
     const threadId = uniqueThreadId();
     await putStep(saver, { threadId, id: nextId(), full: { a: 1 } });

@@ -1,6 +1,7 @@
 import {
   assertLeaseCurrent,
   type BlobRow,
+  BodyEncoder,
   type CheckpointRef,
   type CheckpointSaver,
   type CheckpointTuple,
@@ -122,23 +123,28 @@ export class RedisSaver implements CheckpointSaver {
   async put(request: PutRequest): Promise<void> {
     const { checkpoint } = request;
     const row = encodeCheckpoint(this.#serde, checkpoint);
-    const blobs = encodeBlobs(this.#serde, request.blobs);
-    const writes = encodeWrites(this.#serde, request.writes ?? []);
+    const bodies = new BodyEncoder(this.#serde);
+    const blobs = encodeBlobs(this.#serde, request.blobs, bodies);
+    const writes = encodeWrites(this.#serde, request.writes ?? [], bodies);
     const ns = checkpoint.namespace;
     const now = this.#clock.now();
     const args: (string | number)[] = [String(now), ns, checkpoint.id, row.sum + row.body, ...leaseArgs(request.lease)];
     args.push(blobs.length);
     for (const b of blobs) args.push(blobField(ns, b.channel, b.version), blobValue(b));
-    args.push(writes.length, ...writeArgs(writes));
+    args.push(writes.length, ...writeArgs(writes), ...bodyArgs([...blobs, ...writes]));
     const result = (await this.#run("put", checkpoint.threadId, args)) as string[];
     if (result[0] === "LEASE_LOST") this.#leaseLost(result, request.lease as Lease, now);
   }
 
   async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {
-    const rows = encodeWrites(this.#serde, writes);
+    const rows = encodeWrites(this.#serde, writes, new BodyEncoder(this.#serde));
     const now = this.#clock.now();
     const args = [String(now), ref.namespace ?? "", ref.checkpointId, ...leaseArgs(lease), rows.length];
-    const result = (await this.#run("putWrites", ref.threadId, [...args, ...writeArgs(rows)])) as string[];
+    const result = (await this.#run("putWrites", ref.threadId, [
+      ...args,
+      ...writeArgs(rows),
+      ...bodyArgs(rows),
+    ])) as string[];
     if (result[0] === "LEASE_LOST") this.#leaseLost(result, lease as Lease, now);
     if (result[0] === "NOT_FOUND") {
       throw new TrellisError(
@@ -173,7 +179,9 @@ export class RedisSaver implements CheckpointSaver {
   async commit(request: CommitRequest): Promise<void> {
     const threadId = commitThread(request);
     const { lease, put } = request;
-    const writes = request.writes && encodeWrites(this.#serde, request.writes.writes);
+    const bodies = new BodyEncoder(this.#serde);
+    const writes = request.writes && encodeWrites(this.#serde, request.writes.writes, bodies);
+    const shared: { body: string; ref: string | null }[] = [...(writes ?? [])];
     const now = this.#clock.now();
     const args: (string | number)[] = [String(now), ...leaseArgs(lease), request.release ? "1" : "0"];
     const target = request.writes?.ref;
@@ -181,14 +189,16 @@ export class RedisSaver implements CheckpointSaver {
     if (put) {
       const { checkpoint } = put;
       const row = encodeCheckpoint(this.#serde, checkpoint);
-      const blobs = encodeBlobs(this.#serde, put.blobs);
-      const putWrites = encodeWrites(this.#serde, put.writes ?? []);
+      const blobs = encodeBlobs(this.#serde, put.blobs, bodies);
+      const putWrites = encodeWrites(this.#serde, put.writes ?? [], bodies);
       args.push("1", checkpoint.namespace, checkpoint.id, row.sum + row.body, blobs.length);
       for (const b of blobs) args.push(blobField(checkpoint.namespace, b.channel, b.version), blobValue(b));
       args.push(putWrites.length, ...writeArgs(putWrites));
+      shared.push(...blobs, ...putWrites);
     } else {
       args.push("0", "", "", "", 0, 0);
     }
+    args.push(...bodyArgs(shared));
     const result = (await this.#run("commit", threadId, args)) as string[];
     if (result[0] === "LEASE_LOST") this.#leaseLost(result, lease as Lease, now);
     if (result[0] === "NOT_FOUND" && target) {
@@ -258,6 +268,7 @@ export class RedisSaver implements CheckpointSaver {
     for (let i = 0; i < drop.length; i += 1_000) {
       await this.#run("deleteBlobs", threadId, drop.slice(i, i + 1_000));
     }
+    await this.#run("pruneBodies", threadId, []);
   }
 
   async setTtl(threadId: string, ttlMs: number | null): Promise<void> {
@@ -331,13 +342,23 @@ export class RedisSaver implements CheckpointSaver {
     const where = { threadId, namespace: ns, checkpointId: id };
     const checkpoint = decodeCheckpoint(this.#serde, splitSum(value), where);
     const args = [ns, id, ...Object.entries(checkpoint.channelVersions).flat()];
-    const out = (await this.#run("values", threadId, args)) as (string | number)[];
+    const out = (await this.#run("values", threadId, args)) as (string | number | null)[];
     if (out[0] === 0) return undefined;
+    const links = Number(out[2]);
+    const end = 3 + links * 3;
+    const shared = new Map<string, string | null>();
+    for (let i = end; i < out.length; i += 2)
+      shared.set(String(out[i]), out[i + 1] == null ? null : String(out[i + 1]));
     const chains = new Map<string, { version: string; blob: StoredBlob }[]>();
-    for (let i = 2; i < out.length; i += 3) {
+    for (let i = 3; i < end; i += 3) {
       const channel = String(out[i]);
       const version = String(out[i + 1]);
-      const blob = decodeBlob(this.#serde, parseBlobValue(channel, version, String(out[i + 2]), where), where);
+      const row = parseBlobValue(channel, version, String(out[i + 2]), where);
+      const blob = decodeBlob(
+        this.#serde,
+        { ...row, body: row.ref === null ? row.body : (shared.get(row.ref) ?? null) },
+        where,
+      );
       let chain = chains.get(channel);
       if (!chain) {
         chain = [];
@@ -346,7 +367,7 @@ export class RedisSaver implements CheckpointSaver {
       chain.push({ version, blob });
     }
     const values = rebuildValues(checkpoint, chains, where);
-    return { checkpoint, values, pendingWrites: parseWrites(this.#serde, String(out[1]), where) };
+    return { checkpoint, values, pendingWrites: parseWrites(this.#serde, String(out[1]), shared, where) };
   }
 
   #leaseLost(result: string[], presented: Lease, now: number): never {
@@ -370,20 +391,34 @@ function leaseArgs(lease: Lease | undefined): string[] {
   return lease ? ["1", lease.owner, String(lease.epoch)] : ["0", "", ""];
 }
 
+/** Five arguments per write: task, channel, sum, body ('' when shared) and content key ('' when inline). */
 function writeArgs(rows: WriteRow[]): string[] {
-  return rows.flatMap((w) => [w.taskId, w.channel, w.sum, w.body]);
+  return rows.flatMap((w) => [w.taskId, w.channel, w.sum, w.ref === null ? w.body : "", w.ref ?? ""]);
+}
+
+/** The long bodies of a request, each content key once: their count, then (content key, body) pairs. */
+function bodyArgs(rows: readonly { body: string; ref: string | null }[]): (string | number)[] {
+  const byRef = new Map<string, string>();
+  for (const row of rows) if (row.ref !== null) byRef.set(row.ref, row.body);
+  return [byRef.size, ...[...byRef].flat()];
 }
 
 function blobField(ns: string, channel: string, version: string): string {
   return `${ns}\u0000${channel}\u0000${version}`;
 }
 
+/** A shared body is stored once in the thread's `:v` hash: the kind letter is upper case, the body its key. */
 function blobValue(b: BlobRow): string {
-  return `${b.sum}${b.kind === "full" ? "f" : "d"}${b.base ?? ""}\u0000${b.body}`;
+  const kind = b.kind === "full" ? "f" : "d";
+  return b.ref === null
+    ? `${b.sum}${kind}${b.base ?? ""}\u0000${b.body}`
+    : `${b.sum}${kind.toUpperCase()}${b.base ?? ""}\u0000${b.ref}`;
 }
 
+/** A stored blob value; `body` is the content key when `ref` is set. */
 function parseBlobValue(channel: string, version: string, value: string, where: RowLocation): BlobRow {
-  const kind = value[SUM_LENGTH];
+  const letter = value[SUM_LENGTH] ?? "";
+  const kind = letter.toLowerCase();
   const nul = value.indexOf("\u0000", SUM_LENGTH + 1);
   if ((kind !== "f" && kind !== "d") || nul < 0) {
     throw new CorruptCheckpointError(
@@ -399,6 +434,7 @@ function parseBlobValue(channel: string, version: string, value: string, where: 
     base: kind === "f" ? null : base,
     body: value.slice(nul + 1),
     sum: value.slice(0, SUM_LENGTH),
+    ref: letter === kind ? null : value.slice(nul + 1),
   };
 }
 
@@ -406,7 +442,12 @@ function splitSum(value: string): { body: string; sum: string } {
   return { sum: value.slice(0, SUM_LENGTH), body: value.slice(SUM_LENGTH) };
 }
 
-function parseWrites(serde: Serializer, text: string, where: RowLocation): PendingWrite[] {
+function parseWrites(
+  serde: Serializer,
+  text: string,
+  shared: ReadonlyMap<string, string | null>,
+  where: RowLocation,
+): PendingWrite[] {
   if (text === "") return [];
   let list: unknown;
   try {
@@ -420,12 +461,9 @@ function parseWrites(serde: Serializer, text: string, where: RowLocation): Pendi
   }
   if (!Array.isArray(list)) return [];
   return list.map((entry) => {
-    const [taskId, channel, sum, body] = (Array.isArray(entry) ? entry : []).map(String);
-    return decodeWrite(
-      serde,
-      { taskId: taskId ?? "", channel: channel ?? "", sum: sum ?? "", body: body ?? "" },
-      where,
-    );
+    const [taskId, channel, sum, body, ref] = (Array.isArray(entry) ? entry : []).map(String);
+    const text = ref === undefined ? (body ?? "") : (shared.get(ref) ?? null);
+    return decodeWrite(serde, { taskId: taskId ?? "", channel: channel ?? "", sum: sum ?? "", body: text }, where);
   });
 }
 

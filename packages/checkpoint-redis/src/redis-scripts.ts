@@ -8,8 +8,12 @@ import type { Redis } from "ioredis";
  *   <prefix>{<thread>}:c        hash  ns \0 id                  → sum(16) body
  *   <prefix>{<thread>}:i:<ns>   zset  checkpoint ids (score 0, ordered by id)
  *   <prefix>{<thread>}:n        set   namespaces
- *   <prefix>{<thread>}:b        hash  ns \0 channel \0 version  → sum(16) kind(f|d) base \0 body
- *   <prefix>{<thread>}:w        hash  ns \0 id                  → JSON [[task, channel, sum, body], ...]
+ *   <prefix>{<thread>}:b        hash  ns \0 channel \0 version  → sum(16) kind(f|d|F|D) base \0 body
+ *   <prefix>{<thread>}:w        hash  ns \0 id                  → JSON [[task, channel, sum, body(, ref)], ...]
+ *   <prefix>{<thread>}:v        hash  content key               → body
+ *
+ * A long body is stored once per thread in `:v` under its content key: a blob whose kind is upper case
+ * (F, D) holds that key where its body would be, a write holds '' as its body and the key fifth.
  *
  * Times come from the saver's clock (ARGV), never from the server, so a manual clock works in tests.
  */
@@ -17,7 +21,7 @@ const PRELUDE = `
 local base = KEYS[1]
 local M = base .. ':m'
 local function all_keys()
-  local keys = {M, base .. ':c', base .. ':b', base .. ':w', base .. ':n'}
+  local keys = {M, base .. ':c', base .. ':b', base .. ':w', base .. ':n', base .. ':v'}
   for _, ns in ipairs(redis.call('SMEMBERS', base .. ':n')) do keys[#keys + 1] = base .. ':i:' .. ns end
   return keys
 end
@@ -46,28 +50,38 @@ local function refresh_ttl()
   local ttl = redis.call('HGET', M, 'ttl')
   if ttl then for _, k in ipairs(all_keys()) do redis.call('PEXPIRE', k, ttl) end end
 end
--- Upserts writes (4 ARGV each from index i) into the list of checkpoint field f, keeping positions.
+-- Upserts writes (5 ARGV each from index i: task, channel, sum, body, ref or '') into the list of
+-- checkpoint field f, keeping positions.
 local function upsert_writes(f, i, n)
   if n == 0 then return end
   local cur = redis.call('HGET', base .. ':w', f)
   local list = cur and cjson.decode(cur) or {}
   for k = 0, n - 1 do
-    local j = i + k * 4
+    local j = i + k * 5
+    local entry = {ARGV[j], ARGV[j + 1], ARGV[j + 2], ARGV[j + 3]}
+    if ARGV[j + 4] ~= '' then entry[5] = ARGV[j + 4] end
     local found = false
-    for _, w in ipairs(list) do
-      if w[1] == ARGV[j] and w[2] == ARGV[j + 1] then
-        w[3] = ARGV[j + 2]; w[4] = ARGV[j + 3]; found = true; break
-      end
+    for at, w in ipairs(list) do
+      if w[1] == ARGV[j] and w[2] == ARGV[j + 1] then list[at] = entry; found = true; break end
     end
-    if not found then list[#list + 1] = {ARGV[j], ARGV[j + 1], ARGV[j + 2], ARGV[j + 3]} end
+    if not found then list[#list + 1] = entry end
   end
   redis.call('HSET', base .. ':w', f, cjson.encode(list))
+end
+-- Stores the long bodies at ARGV i (their count), then (content key, body) pairs, once per thread.
+local function store_bodies(i)
+  for k = 0, tonumber(ARGV[i]) - 1 do redis.call('HSETNX', base .. ':v', ARGV[i + 1 + k * 2], ARGV[i + 2 + k * 2]) end
+end
+-- The kind letter of a blob value, and whether its body is a content key.
+local function blob_kind(v)
+  local k = string.sub(v, 17, 17)
+  return string.lower(k), k == 'F' or k == 'D'
 end
 `;
 
 /**
  * ARGV: now, ns, id, checkpoint value, has lease (1|0), lease owner, lease epoch, n blobs,
- * (field, value)…, n writes, (task, channel, sum, body)…
+ * (field, value)…, n writes, (task, channel, sum, body, ref)…, n bodies, (content key, body)…
  */
 const PUT = `
 local now = tonumber(ARGV[1])
@@ -85,12 +99,16 @@ local nb = tonumber(ARGV[8])
 for k = 0, nb - 1 do redis.call('HSET', base .. ':b', ARGV[9 + k * 2], ARGV[10 + k * 2]) end
 local wi = 9 + nb * 2
 upsert_writes(ns .. '\\0' .. id, wi + 1, tonumber(ARGV[wi]))
+store_bodies(wi + 1 + tonumber(ARGV[wi]) * 5)
 redis.call('HSET', M, 'touched', ARGV[1])
 refresh_ttl()
 return {'OK'}
 `;
 
-/** ARGV: now, ns, checkpoint id, has lease (1|0), lease owner, lease epoch, n writes, (task, channel, sum, body)… */
+/**
+ * ARGV: now, ns, checkpoint id, has lease (1|0), lease owner, lease epoch, n writes,
+ * (task, channel, sum, body, ref)…, n bodies, (content key, body)…
+ */
 const PUT_WRITES = `
 local now = tonumber(ARGV[1])
 local ns, id = ARGV[2], ARGV[3]
@@ -101,6 +119,7 @@ if ARGV[4] == '1' and not (live and lease_ok(ARGV[5], ARGV[6], now)) then
 end
 if not live or redis.call('HEXISTS', base .. ':c', ns .. '\\0' .. id) == 0 then return {'NOT_FOUND'} end
 upsert_writes(ns .. '\\0' .. id, 8, tonumber(ARGV[7]))
+store_bodies(8 + tonumber(ARGV[7]) * 5)
 redis.call('HSET', M, 'touched', ARGV[1])
 refresh_ttl()
 return {'OK'}
@@ -133,22 +152,38 @@ return out
 
 /**
  * ARGV: ns, checkpoint id, then (channel, version) pairs. Follows every delta chain back to a full
- * value. Returns {exists(0|1), writes JSON or '', channel1, version1, value1, …}, newest link first.
+ * value. Returns {exists(0|1), writes JSON or '', n links, (channel, version, value) × n links, newest
+ * link first, then (content key, body or nil) for every shared body the links and writes refer to}.
  */
 const VALUES = `
 local ns, id = ARGV[1], ARGV[2]
 if redis.call('HEXISTS', base .. ':c', ns .. '\\0' .. id) == 0 then return {0} end
-local out = {1, redis.call('HGET', base .. ':w', ns .. '\\0' .. id) or ''}
+local writes = redis.call('HGET', base .. ':w', ns .. '\\0' .. id) or ''
+local out = {1, writes, 0}
+local refs, seen = {}, {}
+local function want(ref) if not seen[ref] then seen[ref] = true; refs[#refs + 1] = ref end end
 for k = 3, #ARGV, 2 do
   local channel, version = ARGV[k], ARGV[k + 1]
   for depth = 1, 1000000 do
     local v = redis.call('HGET', base .. ':b', ns .. '\\0' .. channel .. '\\0' .. version)
     if not v then break end
     out[#out + 1] = channel; out[#out + 1] = version; out[#out + 1] = v
+    out[3] = out[3] + 1
     local p = string.find(v, '\\0', 18, true)
-    if string.sub(v, 17, 17) ~= 'd' or not p then break end
+    local kind, shared = blob_kind(v)
+    if shared and p then want(string.sub(v, p + 1)) end
+    if kind ~= 'd' or not p then break end
     version = string.sub(v, 18, p - 1)
   end
+end
+if writes ~= '' then
+  local ok, list = pcall(cjson.decode, writes)
+  if ok and type(list) == 'table' then
+    for _, w in ipairs(list) do if type(w) == 'table' and type(w[5]) == 'string' then want(w[5]) end end
+  end
+end
+for _, ref in ipairs(refs) do
+  out[#out + 1] = ref; out[#out + 1] = redis.call('HGET', base .. ':v', ref)
 end
 return out
 `;
@@ -196,8 +231,8 @@ return {1, id, v}
 /**
  * What PUT_WRITES, PUT and RELEASE_LEASE do, in one script; every check comes before the first write.
  * ARGV: now, has lease (1|0), lease owner, lease epoch, release (1|0), writes ns, writes checkpoint id
- * ('' = no writes), n writes, (task, channel, sum, body)…, has put (1|0), ns, id, checkpoint value,
- * n blobs, (field, value)…, n put writes, (task, channel, sum, body)…
+ * ('' = no writes), n writes, (task, channel, sum, body, ref)…, has put (1|0), ns, id, checkpoint value,
+ * n blobs, (field, value)…, n put writes, (task, channel, sum, body, ref)…, n bodies, (content key, body)…
  */
 const COMMIT = `
 local now = tonumber(ARGV[1])
@@ -207,7 +242,7 @@ if ARGV[2] == '1' and not (live and lease_ok(ARGV[3], ARGV[4], now)) then
   return {'LEASE_LOST', l[1], l[2], l[3]}
 end
 local wns, wid, nw = ARGV[6], ARGV[7], tonumber(ARGV[8])
-local p = 9 + nw * 4
+local p = 9 + nw * 5
 local hasput = ARGV[p] == '1'
 local pns, pid = ARGV[p + 1], ARGV[p + 2]
 if wid ~= '' and not (hasput and pns == wns and pid == wid) then
@@ -224,6 +259,8 @@ if hasput then
   upsert_writes(pns .. '\\0' .. pid, wi + 1, tonumber(ARGV[wi]))
 end
 if wid ~= '' then upsert_writes(wns .. '\\0' .. wid, 9, nw) end
+local wi = p + 5 + tonumber(ARGV[p + 4]) * 2
+store_bodies(wi + 1 + tonumber(ARGV[wi]) * 5)
 if ARGV[5] == '1' then
   local l = lease_fields()
   if l[1] == ARGV[3] and l[2] == ARGV[4] then redis.call('HSET', M, 'lx', '0') end
@@ -301,7 +338,7 @@ for k = 1, #b, 2 do
   local v = b[k + 1]
   local p = string.find(v, '\\0', 18, true)
   out[#out + 1] = b[k]
-  out[#out + 1] = (string.sub(v, 17, 17) == 'd' and p) and string.sub(v, 18, p - 1) or ''
+  out[#out + 1] = (blob_kind(v) == 'd' and p) and string.sub(v, 18, p - 1) or ''
 end
 return out
 `;
@@ -309,6 +346,24 @@ return out
 /** ARGV: blob fields to delete. */
 const DELETE_BLOBS = `
 return redis.call('HDEL', base .. ':b', unpack(ARGV))
+`;
+
+/** Drops the thread's shared bodies that no blob or write refers to any more. Returns how many. */
+const PRUNE_BODIES = `
+local used = {}
+for _, v in ipairs(redis.call('HVALS', base .. ':b')) do
+  local p = string.find(v, '\\0', 18, true)
+  local _, shared = blob_kind(v)
+  if shared and p then used[string.sub(v, p + 1)] = true end
+end
+for _, list in ipairs(redis.call('HVALS', base .. ':w')) do
+  for _, w in ipairs(cjson.decode(list)) do if type(w[5]) == 'string' then used[w[5]] = true end end
+end
+local n = 0
+for _, ref in ipairs(redis.call('HKEYS', base .. ':v')) do
+  if not used[ref] then redis.call('HDEL', base .. ':v', ref); n = n + 1 end
+end
+return n
 `;
 
 /** ARGV: now. Bytes of serialized bodies (the MemorySaver measure). */
@@ -320,6 +375,7 @@ for _, v in ipairs(redis.call('HVALS', base .. ':b')) do bytes = bytes + #v - (s
 for _, v in ipairs(redis.call('HVALS', base .. ':w')) do
   for _, w in ipairs(cjson.decode(v)) do bytes = bytes + #w[4] end
 end
+for _, v in ipairs(redis.call('HVALS', base .. ':v')) do bytes = bytes + #v end
 return bytes
 `;
 
@@ -360,5 +416,6 @@ export const SCRIPTS = {
   deleteThread: new LuaScript(DELETE_THREAD),
   pruneCheckpoints: new LuaScript(PRUNE_CHECKPOINTS),
   deleteBlobs: new LuaScript(DELETE_BLOBS),
+  pruneBodies: new LuaScript(PRUNE_BODIES),
   storedBytes: new LuaScript(STORED_BYTES),
 };

@@ -6,6 +6,13 @@ export { deletePrefix, REDIS_URL, requireRedis, testPrefix } from "./testing.js"
 /** Changes one letter of a stored item behind the saver's back, keeping its checksum. @internal */
 export async function corruptRedisItem(client: Redis, threadKey: string, target: CorruptionTarget): Promise<void> {
   const { namespace: ns, checkpointId: id } = target;
+  if (target.row === "shared") {
+    const [ref] = await client.hkeys(`${threadKey}:v`);
+    const body = ref === undefined ? null : await client.hget(`${threadKey}:v`, ref);
+    if (ref === undefined || body === null) throw new Error(`no shared body to corrupt in ${threadKey}`);
+    await client.hset(`${threadKey}:v`, ref, flipOneLetter(body));
+    return;
+  }
   const hash = `${threadKey}:${{ checkpoint: "c", blob: "b", write: "w" }[target.row]}`;
   let field = `${ns}\u0000${id}`;
   if (target.row === "blob") {

@@ -18,7 +18,7 @@ describe("SqliteSaver schema and settings", () => {
     const saver = new SqliteSaver({ filename: file() });
     expect(saver.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
     const applied = saver.database.prepare("SELECT version FROM trellis_migrations ORDER BY version").all();
-    expect(applied).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(applied).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     await saver.close();
   });
 
@@ -53,7 +53,7 @@ describe("SqliteSaver schema and settings", () => {
 
     const clock = { now: () => 500, setTimeout: () => 0, clearTimeout: () => {} };
     const saver = new SqliteSaver({ filename, clock });
-    expect(saver.schemaVersion).toBe(2);
+    expect(saver.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
     const tuple = await saver.get({ threadId: "legacy" });
     expect(tuple?.values).toEqual({ messages: ["hi"] });
     expect(tuple?.pendingWrites).toEqual([{ taskId: "t", channel: "messages", value: "pending" }]);
@@ -64,8 +64,57 @@ describe("SqliteSaver schema and settings", () => {
     await saver.close();
     // Reopening is a no-op.
     const again = new SqliteSaver({ filename });
-    expect(again.database.prepare("SELECT COUNT(*) AS n FROM trellis_migrations").get()).toEqual({ n: 2 });
+    expect(again.database.prepare("SELECT COUNT(*) AS n FROM trellis_migrations").get()).toEqual({
+      n: SQLITE_SCHEMA_VERSION,
+    });
     await again.close();
+  });
+
+  it("migrates a version 2 file with long values stored inline: they read as before, and new puts share them", async () => {
+    const filename = file();
+    const old = new BetterSqlite3(filename);
+    expect(migrateSqlite(old, { to: 2 })).toBe(2);
+    const long = { doc: "long value ".repeat(400) };
+    const request = stepRequest({
+      threadId: "legacy",
+      id: "0001",
+      full: { doc: long },
+      writes: [{ taskId: "t", channel: "doc", value: long }],
+    });
+    const cp = encodeCheckpoint(jsonSerializer, request.checkpoint);
+    old.prepare("INSERT INTO threads (thread_id, touched_at) VALUES ('legacy', 0)").run();
+    old.prepare("INSERT INTO checkpoints VALUES ('legacy', '', '0001', ?, ?)").run(cp.body, cp.sum);
+    for (const b of encodeBlobs(jsonSerializer, request.blobs)) {
+      old
+        .prepare("INSERT INTO blobs VALUES ('legacy', '', ?, ?, ?, ?, ?, ?)")
+        .run(b.channel, b.version, b.kind, b.base, b.body, b.sum);
+    }
+    for (const w of encodeWrites(jsonSerializer, request.writes ?? [])) {
+      old
+        .prepare("INSERT INTO writes VALUES ('legacy', '', '0001', ?, ?, 1, ?, ?)")
+        .run(w.taskId, w.channel, w.body, w.sum);
+    }
+    old.close();
+
+    const saver = new SqliteSaver({ filename });
+    expect(saver.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
+    const before = await saver.storedBytes("legacy");
+    expect(await saver.get({ threadId: "legacy" })).toMatchObject({
+      values: { doc: long },
+      pendingWrites: [{ taskId: "t", channel: "doc", value: long }],
+    });
+    // A later step writes the same value to two keys: stored once more, not twice.
+    const next = stepRequest({
+      threadId: "legacy",
+      id: "0002",
+      parent: request.checkpoint,
+      full: { doc: long, copy: long },
+    });
+    await saver.put(next);
+    expect(await saver.storedBytes("legacy")).toBeLessThan(before + JSON.stringify(long).length * 1.5);
+    expect((await saver.get({ threadId: "legacy" }))?.values).toEqual({ doc: long, copy: long });
+    expect((await saver.get({ threadId: "legacy", checkpointId: "0001" }))?.values).toEqual({ doc: long });
+    await saver.close();
   });
 
   it("refuses a file written by a newer schema version", () => {

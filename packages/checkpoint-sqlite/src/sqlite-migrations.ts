@@ -61,6 +61,20 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     name: "index threads by expiry for sweepExpired",
     sql: `CREATE INDEX threads_expiry ON threads (touched_at + ttl_ms) WHERE ttl_ms IS NOT NULL;`,
   },
+  {
+    version: 3,
+    name: "long values stored once per thread, by content key",
+    // Rows written before keep their body inline (ref NULL) and read as before.
+    sql: `
+      CREATE TABLE bodies (
+        thread_id TEXT NOT NULL,
+        ref       TEXT NOT NULL,
+        body      TEXT NOT NULL,
+        PRIMARY KEY (thread_id, ref)
+      );
+      ALTER TABLE blobs ADD COLUMN ref TEXT;
+      ALTER TABLE writes ADD COLUMN ref TEXT;`,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -1,6 +1,7 @@
 import {
   assertLeaseCurrent,
   type BlobRow,
+  BodyEncoder,
   type Checkpoint,
   type CheckpointRef,
   type CheckpointSaver,
@@ -159,7 +160,7 @@ export class SqliteSaver implements CheckpointSaver {
   }
 
   async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {
-    const rows = encodeWrites(this.#serde, writes);
+    const rows = encodeWrites(this.#serde, writes, new BodyEncoder(this.#serde));
     this.#write(() => {
       const now = this.#clock.now();
       const thread = this.#openThread(ref.threadId, now, false);
@@ -181,8 +182,9 @@ export class SqliteSaver implements CheckpointSaver {
   async commit(request: CommitRequest): Promise<void> {
     const threadId = commitThread(request);
     // Serialize before the transaction: a value that cannot be stored leaves the file unchanged.
-    const put = request.put && this.#encodePut(request.put);
-    const writes = request.writes && encodeWrites(this.#serde, request.writes.writes);
+    const bodies = new BodyEncoder(this.#serde);
+    const put = request.put && this.#encodePut(request.put, bodies);
+    const writes = request.writes && encodeWrites(this.#serde, request.writes.writes, bodies);
     const commit = () => {
       const now = this.#clock.now();
       const thread = this.#openThread(threadId, now, put !== undefined);
@@ -213,12 +215,12 @@ export class SqliteSaver implements CheckpointSaver {
     return row ? this.#tuple(ref.threadId, namespace, row) : undefined;
   }
 
-  #encodePut(request: PutRequest): EncodedPut {
+  #encodePut(request: PutRequest, bodies = new BodyEncoder(this.#serde)): EncodedPut {
     return {
       checkpoint: request.checkpoint,
       row: encodeCheckpoint(this.#serde, request.checkpoint),
-      blobs: encodeBlobs(this.#serde, request.blobs),
-      writes: encodeWrites(this.#serde, request.writes ?? []),
+      blobs: encodeBlobs(this.#serde, request.blobs, bodies),
+      writes: encodeWrites(this.#serde, request.writes ?? [], bodies),
     };
   }
 
@@ -226,8 +228,22 @@ export class SqliteSaver implements CheckpointSaver {
     const { threadId, namespace: ns } = checkpoint;
     this.#stmt(SQL.upsertCheckpoint).run(threadId, ns, checkpoint.id, row.body, row.sum);
     const upsertBlob = this.#stmt(SQL.upsertBlob);
-    for (const b of blobs) upsertBlob.run(threadId, ns, b.channel, b.version, b.kind, b.base, b.body, b.sum);
+    for (const b of blobs) {
+      upsertBlob.run(threadId, ns, b.channel, b.version, b.kind, b.base, this.#inlineBody(threadId, b), b.sum, b.ref);
+    }
     this.#upsertWrites(threadId, ns, checkpoint.id, writes);
+  }
+
+  /**
+   * What a row keeps in its own `body`: the text itself, or '' when the text is shared — then it is
+   * stored once in `bodies` under its content key (unless the thread holds it already).
+   */
+  #inlineBody(threadId: string, row: { body: string; ref: string | null }): string {
+    if (row.ref === null) return row.body;
+    if (!this.#stmt(SQL.bodyExists).get(threadId, row.ref)) {
+      this.#stmt(SQL.insertBody).run(threadId, row.ref, row.body);
+    }
+    return "";
   }
 
   /** Records writes against a stored checkpoint, or against `putting`, the one the same commit stores. */
@@ -314,6 +330,7 @@ export class SqliteSaver implements CheckpointSaver {
           drop.run(threadId, ns, channel, version);
         }
       }
+      this.#stmt(SQL.pruneBodies).run({ t: threadId });
     });
   }
 
@@ -399,7 +416,7 @@ export class SqliteSaver implements CheckpointSaver {
       t: threadId,
       ns,
       versions: JSON.stringify(checkpoint.channelVersions),
-    }) as BlobRow[];
+    }) as (Omit<BlobRow, "body" | "ref"> & { body: string | null })[];
     for (const link of links) {
       let chain = chains.get(link.channel);
       if (!chain) {
@@ -412,7 +429,7 @@ export class SqliteSaver implements CheckpointSaver {
     const writes = this.#stmt(SQL.writesOf).all(threadId, ns, row.id) as {
       task_id: string;
       channel: string;
-      body: string;
+      body: string | null;
       sum: string;
     }[];
     const pendingWrites = writes.map((w) =>
@@ -426,7 +443,8 @@ export class SqliteSaver implements CheckpointSaver {
     const { seq } = this.#stmt(SQL.maxSeq).get(threadId, ns, checkpointId) as { seq: number };
     const upsert = this.#stmt(SQL.upsertWrite);
     rows.forEach((w, i) => {
-      upsert.run(threadId, ns, checkpointId, w.taskId, w.channel, seq + i + 1, w.body, w.sum);
+      const body = this.#inlineBody(threadId, w);
+      upsert.run(threadId, ns, checkpointId, w.taskId, w.channel, seq + i + 1, body, w.sum, w.ref);
     });
   }
 

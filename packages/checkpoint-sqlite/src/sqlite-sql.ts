@@ -13,6 +13,7 @@ export const SQL = {
   deleteThread: [
     "DELETE FROM writes WHERE thread_id = ?",
     "DELETE FROM blobs WHERE thread_id = ?",
+    "DELETE FROM bodies WHERE thread_id = ?",
     "DELETE FROM checkpoints WHERE thread_id = ?",
     "DELETE FROM threads WHERE thread_id = ?",
   ],
@@ -26,33 +27,46 @@ export const SQL = {
   upsertCheckpoint: `INSERT INTO checkpoints (thread_id, ns, id, body, sum) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (thread_id, ns, id) DO UPDATE SET body = excluded.body, sum = excluded.sum`,
 
-  upsertBlob: `INSERT INTO blobs (thread_id, ns, channel, version, kind, base, body, sum) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+  upsertBlob: `INSERT INTO blobs (thread_id, ns, channel, version, kind, base, body, sum, ref)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (thread_id, ns, channel, version)
-    DO UPDATE SET kind = excluded.kind, base = excluded.base, body = excluded.body, sum = excluded.sum`,
+    DO UPDATE SET kind = excluded.kind, base = excluded.base, body = excluded.body, sum = excluded.sum, ref = excluded.ref`,
+  /** A long body, stored once per thread under its content key; rows with `ref` set hold '' instead. */
+  bodyExists: "SELECT 1 AS found FROM bodies WHERE thread_id = ? AND ref = ?",
+  insertBody: "INSERT INTO bodies (thread_id, ref, body) VALUES (?, ?, ?) ON CONFLICT (thread_id, ref) DO NOTHING",
+  /** Drops the thread's bodies no blob or write refers to any more. */
+  pruneBodies: `DELETE FROM bodies WHERE thread_id = @t
+      AND ref NOT IN (SELECT ref FROM blobs WHERE thread_id = @t AND ref IS NOT NULL)
+      AND ref NOT IN (SELECT ref FROM writes WHERE thread_id = @t AND ref IS NOT NULL)`,
   /**
    * Every channel's delta chain at once: starts from the versions of one checkpoint (a JSON object
    * channel → version) and follows `base` links back to a full value. Newest link first per channel.
    */
-  chains: `WITH RECURSIVE chain (channel, version, kind, base, body, sum, depth) AS (
-      SELECT b.channel, b.version, b.kind, b.base, b.body, b.sum, 0
+  chains: `WITH RECURSIVE chain (channel, version, kind, base, body, sum, ref, depth) AS (
+      SELECT b.channel, b.version, b.kind, b.base, b.body, b.sum, b.ref, 0
         FROM json_each(@versions) AS j
         JOIN blobs AS b ON b.thread_id = @t AND b.ns = @ns AND b.channel = j.key AND b.version = j.value
       UNION ALL
-      SELECT b.channel, b.version, b.kind, b.base, b.body, b.sum, c.depth + 1
+      SELECT b.channel, b.version, b.kind, b.base, b.body, b.sum, b.ref, c.depth + 1
         FROM chain AS c
         JOIN blobs AS b ON b.thread_id = @t AND b.ns = @ns AND b.channel = c.channel AND b.version = c.base
        WHERE c.kind = 'delta' AND c.depth < 1000000
     )
-    SELECT channel, version, kind, base, body, sum FROM chain ORDER BY channel, depth`,
+    SELECT c.channel, c.version, c.kind, c.base, c.sum,
+        CASE WHEN c.ref IS NULL THEN c.body ELSE s.body END AS body
+      FROM chain AS c LEFT JOIN bodies AS s ON c.ref IS NOT NULL AND s.thread_id = @t AND s.ref = c.ref
+     ORDER BY c.channel, c.depth`,
   blobLinks: "SELECT channel, version, base FROM blobs WHERE thread_id = ? AND ns = ?",
   deleteBlob: "DELETE FROM blobs WHERE thread_id = ? AND ns = ? AND channel = ? AND version = ?",
 
   maxSeq: "SELECT COALESCE(MAX(seq), 0) AS seq FROM writes WHERE thread_id = ? AND ns = ? AND checkpoint_id = ?",
-  upsertWrite: `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, channel, seq, body, sum)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (thread_id, ns, checkpoint_id, task_id, channel) DO UPDATE SET body = excluded.body, sum = excluded.sum`,
-  writesOf:
-    "SELECT task_id, channel, body, sum FROM writes WHERE thread_id = ? AND ns = ? AND checkpoint_id = ? ORDER BY seq",
+  upsertWrite: `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, channel, seq, body, sum, ref)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (thread_id, ns, checkpoint_id, task_id, channel)
+    DO UPDATE SET body = excluded.body, sum = excluded.sum, ref = excluded.ref`,
+  writesOf: `SELECT w.task_id, w.channel, w.sum, CASE WHEN w.ref IS NULL THEN w.body ELSE s.body END AS body
+      FROM writes AS w LEFT JOIN bodies AS s ON w.ref IS NOT NULL AND s.thread_id = w.thread_id AND s.ref = w.ref
+     WHERE w.thread_id = ? AND w.ns = ? AND w.checkpoint_id = ? ORDER BY w.seq`,
 
   namespaces: "SELECT DISTINCT ns FROM checkpoints WHERE thread_id = ?",
   /** Deletes all but the newest N checkpoints of a namespace (the third parameter is N - 1). */
@@ -65,5 +79,6 @@ export const SQL = {
   storedBytes: `SELECT
       (SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) FROM checkpoints WHERE thread_id = @t) +
       (SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) FROM blobs WHERE thread_id = @t) +
-      (SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) FROM writes WHERE thread_id = @t) AS bytes`,
+      (SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) FROM writes WHERE thread_id = @t) +
+      (SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) FROM bodies WHERE thread_id = @t) AS bytes`,
 } as const;

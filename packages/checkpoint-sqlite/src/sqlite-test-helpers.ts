@@ -13,6 +13,14 @@ const ROWS = {
  * @internal
  */
 export function corruptSqliteRow(db: Database, target: CorruptionTarget): void {
+  if (target.row === "shared") {
+    const shared = db
+      .prepare("SELECT rowid AS rid, body FROM bodies WHERE thread_id = ? LIMIT 1")
+      .get(target.threadId) as { rid: number; body: string } | undefined;
+    if (!shared) throw new Error(`no shared body to corrupt for thread ${target.threadId}`);
+    db.prepare("UPDATE bodies SET body = ? WHERE rowid = ?").run(flipOneLetter(shared.body), shared.rid);
+    return;
+  }
   const { table, column } = ROWS[target.row];
   const row = db
     .prepare(`SELECT rowid AS rid, body FROM ${table} WHERE thread_id = ? AND ns = ? AND ${column} = ? LIMIT 1`)

@@ -49,6 +49,7 @@ export {
 } from "./row-codec.js";
 export type { CheckpointSaver } from "./saver.js";
 export { checksum, jsonSerializer, type Serializer } from "./serializer.js";
+export { BodyEncoder, bodyRef, type EncodedBody, SHARED_BODY_MIN_LENGTH } from "./shared-bodies.js";
 export type {
   SearchItem,
   Store,

@@ -81,6 +81,15 @@ export class NamespaceStore {
     for (const w of writes) entry.writes.set(`${w.taskId}\u0000${w.channel}`, w);
   }
 
+  /** Every value and write text the namespace holds (for counting and sharing them). */
+  *texts(): Iterable<string> {
+    for (const entry of this.rows) {
+      if (entry.blobs) for (const channel in entry.blobs) yield textOf(entry.blobs[channel] as StoredText);
+      if (entry.writes) for (const w of entry.writes.values()) yield w.text;
+    }
+    for (const versions of this.loose.values()) for (const stored of versions.values()) yield textOf(stored);
+  }
+
   /** The value of `channel` at `version`. */
   blob(channel: string, version: string): StoredText | undefined {
     return this.get(version)?.blobs?.[channel] ?? this.loose.get(channel)?.get(version);
@@ -145,6 +154,10 @@ export class NamespaceStore {
       }
     }
   }
+}
+
+function textOf(stored: StoredText): string {
+  return typeof stored === "string" ? stored : stored.text;
 }
 
 function insertSorted(rows: NamespaceRow[], entry: NamespaceRow, id: string): void {

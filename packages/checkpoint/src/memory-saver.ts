@@ -8,6 +8,7 @@ import { NamespaceStore, type StoredText, type StoredWrite } from "./memory-name
 import { readRow, rowBytes, type StoredRow, storeRow } from "./memory-rows.js";
 import type { CheckpointSaver } from "./saver.js";
 import { jsonSerializer, type Serializer } from "./serializer.js";
+import { SHARED_BODY_MIN_LENGTH } from "./shared-bodies.js";
 import type {
   Checkpoint,
   CheckpointRef,
@@ -22,6 +23,8 @@ import type {
 
 interface ThreadData {
   namespaces: Map<string, NamespaceStore>;
+  /** Long texts the thread's rows hold, each kept once and shared by every row that holds it. */
+  bodies: Map<string, string>;
   lease?: Lease;
   ttlMs?: number;
   /** Last write, for the TTL; kept only while the thread has one (`setTtl` sets it afresh). */
@@ -125,7 +128,7 @@ export class MemorySaver implements CheckpointSaver {
         blob.kind === "full"
           ? this.#serde.serialize(blob.value)
           : { base: blob.base, text: this.#serde.serialize(blob.items) };
-      return [blob.channel, blob.version, stored] as const;
+      return [blob.channel, blob.version, stored] as [string, string, StoredText];
     });
     const own = request.writes ?? [];
     const writes = own.length === 0 ? (before ?? []) : [...(before ?? []), ...own.map((w) => this.#storedWrite(w))];
@@ -133,6 +136,12 @@ export class MemorySaver implements CheckpointSaver {
     return () => {
       const thread = this.#thread(checkpoint.threadId, true);
       const ns = this.#namespace(checkpoint.threadId, checkpoint.namespace, true);
+      for (const blob of blobs) {
+        const stored = blob[2];
+        if (typeof stored === "string") blob[2] = shared(thread, stored);
+        else stored.text = shared(thread, stored.text);
+      }
+      for (const w of writes) w.text = shared(thread, w.text);
       ns.put(row, blobs, writes);
       if (thread.ttlMs !== undefined) thread.touchedAt = this.#clock.now();
     };
@@ -160,8 +169,9 @@ export class MemorySaver implements CheckpointSaver {
     const stored = writes.map((w) => this.#storedWrite(w));
     const store = () => {
       const entry = (ns as NamespaceStore).get(ref.checkpointId);
-      if (entry) ns?.addWrites(entry, stored);
       const thread = this.#thread(ref.threadId, true);
+      for (const w of stored) w.text = shared(thread, w.text);
+      if (entry) ns?.addWrites(entry, stored);
       if (thread.ttlMs !== undefined) thread.touchedAt = this.#clock.now();
     };
     return { stored, byPut, store };
@@ -190,6 +200,9 @@ export class MemorySaver implements CheckpointSaver {
     for (const ns of thread.namespaces.values()) {
       ns.prune(Math.max(1, options.keepLast));
     }
+    // Forget the long texts no row holds any more.
+    thread.bodies.clear();
+    for (const ns of thread.namespaces.values()) for (const text of ns.texts()) shared(thread, text);
   }
 
   async setTtl(threadId: string, ttlMs: number | null): Promise<void> {
@@ -251,14 +264,12 @@ export class MemorySaver implements CheckpointSaver {
   async storedBytes(threadId: string): Promise<number> {
     const thread = this.#thread(threadId, false);
     if (!thread) return 0;
+    // A long text held by several rows is kept once (see `shared`), and counted once.
     let bytes = 0;
+    for (const text of thread.bodies.values()) bytes += Buffer.byteLength(text);
     for (const ns of thread.namespaces.values()) {
-      for (const entry of ns.rows) {
-        bytes += rowBytes(entry.row, this.#serde);
-        for (const blob of Object.values(entry.blobs ?? {})) bytes += textBytes(blob);
-        for (const w of entry.writes?.values() ?? []) bytes += Buffer.byteLength(w.text);
-      }
-      for (const versions of ns.loose.values()) for (const blob of versions.values()) bytes += textBytes(blob);
+      for (const entry of ns.rows) bytes += rowBytes(entry.row, this.#serde);
+      for (const text of ns.texts()) if (text.length < SHARED_BODY_MIN_LENGTH) bytes += Buffer.byteLength(text);
     }
     return bytes;
   }
@@ -299,7 +310,7 @@ export class MemorySaver implements CheckpointSaver {
       thread = undefined;
     }
     if (!thread && create) {
-      thread = { namespaces: new Map(), touchedAt: this.#clock.now() };
+      thread = { namespaces: new Map(), bodies: new Map(), touchedAt: this.#clock.now() };
       this.#threads.set(threadId, thread);
     }
     return thread;
@@ -323,8 +334,16 @@ export class MemorySaver implements CheckpointSaver {
   }
 }
 
-function textBytes(stored: StoredText): number {
-  return Buffer.byteLength(typeof stored === "string" ? stored : stored.text);
+/**
+ * The thread's copy of a long text: the first row to hold a text keeps it, later rows with an equal
+ * text share that string (the new one is left to the collector). Short texts are kept as they are.
+ */
+function shared(thread: ThreadData, text: string): string {
+  if (text.length < SHARED_BODY_MIN_LENGTH) return text;
+  const known = thread.bodies.get(text);
+  if (known !== undefined) return known;
+  thread.bodies.set(text, text);
+  return text;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { rebuildFromChain, type StoredBlob } from "./delta.js";
 import { CorruptCheckpointError, TrellisError } from "./errors.js";
 import { checksum, type Serializer } from "./serializer.js";
+import type { BodyEncoder } from "./shared-bodies.js";
 import type { ChannelBlob, Checkpoint, PendingWrite } from "./types.js";
 
 /**
@@ -33,7 +34,8 @@ export interface CheckpointRow {
 }
 
 /**
- * A serialized channel value: `body` is the value (`full`) or the appended items (`delta`).
+ * A serialized channel value: `body` is the value (`full`) or the appended items (`delta`). When `ref`
+ * is set, a saver stores `body` once per thread under that content key and the row refers to it.
  *
  * @example
  * const [row]: BlobRow[] = encodeBlobs(jsonSerializer, request.blobs);
@@ -46,6 +48,8 @@ export interface BlobRow {
   base: string | null;
   body: string;
   sum: string;
+  /** Content key of `body` when it is shared (see `SHARED_BODY_MIN_LENGTH`), else `null`. */
+  ref: string | null;
 }
 
 /**
@@ -59,6 +63,8 @@ export interface WriteRow {
   channel: string;
   body: string;
   sum: string;
+  /** Content key of `body` when it is shared, else `null`. */
+  ref: string | null;
 }
 
 /**
@@ -90,15 +96,17 @@ export function decodeCheckpoint(serde: Serializer, row: CheckpointRow, where: R
 
 /**
  * Serializes the channel values of a put. When a request names the same (channel, version) twice, the
- * last one wins, as in {@link MemorySaver}.
+ * last one wins, as in {@link MemorySaver}. With `bodies` (one per request), an object met twice is
+ * serialized once and long bodies get a content key (`ref`); without it every `ref` is `null`.
  *
  * @example
- * const rows = encodeBlobs(jsonSerializer, request.blobs);
+ * const rows = encodeBlobs(jsonSerializer, request.blobs, new BodyEncoder(jsonSerializer));
  */
-export function encodeBlobs(serde: Serializer, blobs: readonly ChannelBlob[]): BlobRow[] {
+export function encodeBlobs(serde: Serializer, blobs: readonly ChannelBlob[], bodies?: BodyEncoder): BlobRow[] {
   const byKey = new Map<string, BlobRow>();
   for (const blob of blobs) {
-    const body = serde.serialize(blob.kind === "full" ? blob.value : blob.items);
+    const value = blob.kind === "full" ? blob.value : blob.items;
+    const { body, ref } = bodies ? bodies.encode(value) : { body: serde.serialize(value), ref: null };
     const base = blob.kind === "delta" ? blob.base : null;
     const key = `${blob.channel}\u0000${blob.version}`;
     byKey.delete(key);
@@ -109,6 +117,7 @@ export function encodeBlobs(serde: Serializer, blobs: readonly ChannelBlob[]): B
       base,
       body,
       sum: blobChecksum(blob.kind, base, body),
+      ref,
     });
   }
   return [...byKey.values()];
@@ -133,10 +142,11 @@ export function blobChecksum(kind: "full" | "delta", base: string | null, body: 
  */
 export function decodeBlob(
   serde: Serializer,
-  row: Pick<BlobRow, "channel" | "version" | "kind" | "base" | "body" | "sum">,
+  row: Pick<BlobRow, "channel" | "version" | "kind" | "base" | "sum"> & { body: string | null },
   where: RowLocation,
 ): StoredBlob {
   const at = { ...where, channel: row.channel, version: row.version };
+  if (row.body === null) throw corrupt("channel value", at, "the shared body it refers to is missing");
   verify(row.sum, blobChecksum(row.kind, row.base, row.body), "channel value", at);
   const value = decodeText(serde, row.body, "channel value", at);
   if (row.kind === "full") return { kind: "full", value };
@@ -146,20 +156,22 @@ export function decodeBlob(
 
 /**
  * Serializes pending writes. When one request names the same (task, channel) twice, the write keeps
- * the first one's position and the last one's value, as in {@link MemorySaver}.
+ * the first one's position and the last one's value, as in {@link MemorySaver}. `bodies` as in
+ * {@link encodeBlobs}.
  *
  * @example
- * const rows = encodeWrites(jsonSerializer, writes);
+ * const rows = encodeWrites(jsonSerializer, writes, new BodyEncoder(jsonSerializer));
  */
-export function encodeWrites(serde: Serializer, writes: readonly PendingWrite[]): WriteRow[] {
+export function encodeWrites(serde: Serializer, writes: readonly PendingWrite[], bodies?: BodyEncoder): WriteRow[] {
   const byKey = new Map<string, WriteRow>();
   for (const w of writes) {
-    const body = serde.serialize(w.value);
+    const { body, ref } = bodies ? bodies.encode(w.value) : { body: serde.serialize(w.value), ref: null };
     byKey.set(`${w.taskId}\u0000${w.channel}`, {
       taskId: w.taskId,
       channel: w.channel,
       body,
       sum: writeChecksum(w.taskId, w.channel, body),
+      ref,
     });
   }
   return [...byKey.values()];
@@ -181,8 +193,13 @@ export function writeChecksum(taskId: string, channel: string, body: string): st
  * @example
  * const write = decodeWrite(jsonSerializer, row, { threadId: "t1", checkpointId });
  */
-export function decodeWrite(serde: Serializer, row: WriteRow, where: RowLocation): PendingWrite {
+export function decodeWrite(
+  serde: Serializer,
+  row: Pick<WriteRow, "taskId" | "channel" | "sum"> & { body: string | null },
+  where: RowLocation,
+): PendingWrite {
   const at = { ...where, taskId: row.taskId, channel: row.channel };
+  if (row.body === null) throw corrupt("pending write", at, "the shared body it refers to is missing");
   verify(row.sum, writeChecksum(row.taskId, row.channel, row.body), "pending write", at);
   return { taskId: row.taskId, channel: row.channel, value: decodeText(serde, row.body, "pending write", at) };
 }

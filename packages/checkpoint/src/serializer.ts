@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { digest } from "./digest.js";
 import { TrellisError } from "./errors.js";
 import { describeNonPlainData, MAX_PLAIN_DATA_DEPTH } from "./plain-data.js";
 import { NEEDS_TAGS, NOT_PLAIN, walkPlainData } from "./plain-walk.js";
@@ -95,7 +95,7 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
  * checksum("abc") === checksum("abc"); // true
  */
 export function checksum(text: string): string {
-  return createHash("sha1").update(text).digest("base64url").slice(0, 16);
+  return digest("sha1", text).slice(0, 16);
 }
 
 function encode(value: unknown): unknown {

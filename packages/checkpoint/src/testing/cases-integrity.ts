@@ -39,6 +39,36 @@ export function integrityCases(ctx: SaverTestContext): void {
     });
   }
 
+  if (ctx.options.corrupt) {
+    it("detects a corrupted shared value (stored once for a channel and a write), for that thread only", async () => {
+      const threadId = uniqueThreadId();
+      const healthy = uniqueThreadId();
+      const long = { text: "a long value, stored once per thread ".repeat(100) };
+      for (const t of [threadId, healthy]) {
+        await putStep(ctx.saver, {
+          threadId: t,
+          id: ctx.nextId(),
+          full: { doc: long, n: 1 },
+          writes: [{ taskId: "task", channel: "doc", value: long }],
+        });
+      }
+      const head = await latest(ctx.saver, threadId);
+      await ctx.options.corrupt?.(ctx.saver, {
+        threadId,
+        namespace: "",
+        checkpointId: head.checkpoint.id,
+        row: "shared",
+      });
+
+      const error = await ctx.saver.get({ threadId }).catch((e) => e);
+      expect(error).toBeInstanceOf(CorruptCheckpointError);
+      expect(error.details.threadId).toBe(threadId);
+      const other = await latest(ctx.saver, healthy);
+      expect(other.values).toEqual({ doc: long, n: 1 });
+      expect(other.pendingWrites).toEqual([{ taskId: "task", channel: "doc", value: long }]);
+    });
+  }
+
   it("round-trips Date, Map, Set, BigInt, Uint8Array and awkward strings in values, writes and metadata", async () => {
     const threadId = uniqueThreadId();
     const rich = {

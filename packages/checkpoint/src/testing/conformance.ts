@@ -8,6 +8,7 @@ import { foldCases } from "./cases-fold.js";
 import { integrityCases } from "./cases-integrity.js";
 import { leaseCases } from "./cases-leases.js";
 import { retentionCases } from "./cases-retention.js";
+import { sharedValueCases } from "./cases-shared.js";
 
 /**
  * Which stored row {@link SaverConformanceOptions.corrupt} should damage.
@@ -19,8 +20,11 @@ export interface CorruptionTarget {
   threadId: string;
   namespace: string;
   checkpointId: string;
-  /** The checkpoint row itself, one of its channel values, or one of its pending writes. */
-  row: "checkpoint" | "blob" | "write";
+  /**
+   * The checkpoint row itself, one of its channel values, one of its pending writes, or (`shared`) a
+   * long value the thread stores once for every row that holds it (the suite stores one there first).
+   */
+  row: "checkpoint" | "blob" | "write" | "shared";
 }
 
 /**
@@ -82,7 +86,8 @@ export const SUITE_EPOCH_MS = Date.UTC(2030, 0, 1);
 /**
  * Declares the conformance suite for a checkpoint saver: every contract method, namespaces, pending
  * writes, history and forks over delta chains, pruning, TTL on a manual clock, leases with racing and
- * stale writers, corruption detection and serializer round-trips. Every saver must pass it.
+ * stale writers, corruption detection, serializer round-trips, and values shared by several rows stored
+ * once. Every saver must pass it.
  *
  * @example
  * import { describeSaverConformance } from "@trellis/checkpoint/testing";
@@ -137,6 +142,7 @@ export function describeSaverConformance<S extends CheckpointSaver>(options: Sav
 
     describe("checkpoints and writes", () => basicCases(ctx));
     describe("delta chains, forks and pruning", () => deltaCases(ctx));
+    describe("shared values stored once", () => sharedValueCases(ctx));
     describe("retention", () => retentionCases(ctx));
     describe("leases", () => leaseCases(ctx));
     describe("folded transactions (optional)", () => foldCases(ctx));

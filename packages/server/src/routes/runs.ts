@@ -9,7 +9,7 @@ import { parseRunRequest } from "../run-request.js";
 import { type RunRecord, type RunStatus, TERMINAL_RUN_STATUSES } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
 import { limitStreams } from "../stream-limits.js";
-import { wireValues } from "../wire-messages.js";
+import { wireValue } from "../wire-values.js";
 
 type Mode = "background" | "stream" | "wait";
 type ParsedRun = ReturnType<typeof parseRunRequest>["request"];
@@ -125,8 +125,8 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const snapshot = thread ? await threadSnapshot(ctx, thread) : undefined;
     if (!snapshot) return {};
     return snapshot.interrupts.length
-      ? { ...wireValues(snapshot.values), __interrupt__: snapshot.interrupts.map(interruptJson) }
-      : wireValues(snapshot.values);
+      ? { ...wireValue(snapshot.values), __interrupt__: snapshot.interrupts.map(interruptJson) }
+      : wireValue(snapshot.values);
   };
 
   const stream = (

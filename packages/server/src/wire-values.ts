@@ -102,10 +102,12 @@ function wireHitl(v: Record<string, unknown>): Record<string, unknown> {
  * wireValue({ actionRequests: [r], action_requests: [r], reviewConfigs: [], review_configs: [] }); // { action_requests: [r], review_configs: [] }
  */
 export function wireValue<T>(value: T): T {
+  if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item = value[i] as unknown;
+      if (typeof item !== "object" || item === null) continue;
       const next = wireValue(item);
       if (next !== item) {
         out ??= value.slice();
@@ -119,8 +121,9 @@ export function wireValue<T>(value: T): T {
   if (isCoreMessage(v)) v = wireMessage(v);
   else if (isHitlRequest(v)) v = wireHitl(v);
   let out: Record<string, unknown> | undefined;
-  for (const key of Object.keys(v)) {
+  for (const key in v) {
     const item = v[key];
+    if (typeof item !== "object" || item === null) continue;
     const next = wireValue(item);
     if (next !== item) {
       out ??= v === value ? { ...v } : v;

@@ -62,12 +62,13 @@ export function jsonPatch(before: unknown, after: unknown, path = ""): JsonPatch
   return [{ op: "replace", path: path === "" ? "" : path, value: after }];
 }
 
+/** A message in the stored events' values: LangChain's shape, as the Agent Server API sends it. */
 interface StateMessage {
   id?: string;
-  role?: string;
+  type?: string;
   content?: unknown;
-  toolCalls?: Array<{ id: string; name: string; args?: unknown; arguments?: unknown }>;
-  toolCallId?: string;
+  tool_calls?: Array<{ id: string; name: string; args?: unknown }>;
+  tool_call_id?: string;
 }
 
 const text = (content: unknown): string =>
@@ -127,18 +128,18 @@ export class AgUiTranslator {
   #wholeMessage(m: StateMessage): AgUiEvent[] {
     if (!m.id || this.#seen.has(m.id)) return [];
     this.#seen.add(m.id);
-    if (m.role === "tool") {
+    if (m.type === "tool") {
       return [
         {
           type: "TOOL_CALL_RESULT",
           messageId: m.id,
-          toolCallId: m.toolCallId ?? "",
+          toolCallId: m.tool_call_id ?? "",
           content: text(m.content),
           role: "tool",
         },
       ];
     }
-    if (m.role !== "assistant") return [];
+    if (m.type !== "ai") return [];
     const out: AgUiEvent[] = [];
     const body = text(m.content);
     if (body) {
@@ -146,8 +147,8 @@ export class AgUiTranslator {
       out.push({ type: "TEXT_MESSAGE_CONTENT", messageId: m.id, delta: body });
       out.push({ type: "TEXT_MESSAGE_END", messageId: m.id });
     }
-    for (const call of m.toolCalls ?? []) {
-      const args = call.args ?? call.arguments ?? {};
+    for (const call of m.tool_calls ?? []) {
+      const args = call.args ?? {};
       out.push({ type: "TOOL_CALL_START", toolCallId: call.id, toolCallName: call.name, parentMessageId: m.id });
       out.push({
         type: "TOOL_CALL_ARGS",
@@ -165,7 +166,6 @@ export class AgUiTranslator {
       id?: string;
       content?: unknown;
       tool_call_chunks?: Array<{ id: string; name: string; args: string }>;
-      toolCalls?: unknown[];
     };
     const out: AgUiEvent[] = [];
     if (!c?.id) return out;

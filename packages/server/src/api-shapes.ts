@@ -2,7 +2,7 @@ import type { StateSnapshot } from "@trellis/core";
 import type { ApiCheckpoint, ApiInterrupt, ApiRun, ApiThread, ApiThreadState } from "@trellis/protocol";
 import type { RunRecord, ThreadRecord } from "./run-store.js";
 import type { ServerContext } from "./server-context.js";
-import { wireValues } from "./wire-messages.js";
+import { wireValue } from "./wire-values.js";
 
 /**
  * A run in the Agent Server's JSON shape.
@@ -35,13 +35,20 @@ export function runJson(run: RunRecord): ApiRun {
 }
 
 /**
- * An interrupt in the Agent Server's JSON shape.
+ * An interrupt in the Agent Server's JSON shape, its value through {@link wireValue} (a human-in-the-loop
+ * request in LangChain's snake_case spelling, messages in LangChain's shape).
  *
  * @example
  * interruptJson({ id: "i1", value: "Name?", node: "ask", namespace: "" }); // { id: "i1", value: "Name?", when: "during", resumable: true, ns: [] }
  */
 export function interruptJson(i: { id: string; value: unknown; node: string; namespace: string }): ApiInterrupt {
-  return { id: i.id, value: i.value, when: "during", resumable: true, ns: i.namespace ? i.namespace.split("|") : [] };
+  return {
+    id: i.id,
+    value: wireValue(i.value),
+    when: "during",
+    resumable: true,
+    ns: i.namespace ? i.namespace.split("|") : [],
+  };
 }
 
 /** The wire shapes this file writes, declared once in `@trellis/protocol` (the studio reads the same). */
@@ -61,7 +68,7 @@ export function stateJson(s: StateSnapshot, threadId: string): ApiThreadState {
     checkpoint_map: null,
   });
   return {
-    values: wireValues(s.values),
+    values: wireValue(s.values),
     next: s.next,
     tasks: s.tasks.map((t) => ({
       id: t.id,
@@ -114,7 +121,7 @@ export async function threadJson(ctx: ServerContext, thread: ThreadRecord): Prom
     state_updated_at: snapshot?.createdAt ?? thread.updatedAt,
     metadata: thread.metadata,
     status: thread.status,
-    values: snapshot ? wireValues(snapshot.values) : null,
+    values: snapshot ? wireValue(snapshot.values) : null,
     interrupts,
     config: {},
     error: thread.error ?? null,

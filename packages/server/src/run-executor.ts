@@ -31,7 +31,7 @@ import { RunTimeline } from "./run-timeline.js";
 import { addRunUsage } from "./run-usage.js";
 import { ApiEvents, coreModes } from "./stream-format.js";
 import { storeFor } from "./user-store.js";
-import { wireValues } from "./wire-messages.js";
+import { wireValue } from "./wire-values.js";
 
 /** Why a run was stopped from outside. `lost`: another attempt may own the run now. */
 export type RunStop = "drain" | "cancel" | "rollback" | "timeout" | "shutdown" | "lost";
@@ -200,7 +200,7 @@ async function stream(
     if (paused && wanted.has("values") && state.interrupts.length > 0) {
       last.push({
         event: "values",
-        data: { ...wireValues(state.values), __interrupt__: state.interrupts.map(interruptJson) },
+        data: { ...wireValue(state.values), __interrupt__: state.interrupts.map(interruptJson) },
       });
     }
     // as LangGraph reports it: a run that reached a pause (an interrupt, a breakpoint) succeeded, the

@@ -1,5 +1,5 @@
-import type { StreamEvent, StreamMode } from "@trellis/core";
-import { wireUpdates, wireValues } from "./wire-messages.js";
+import type { MessageChunkMeta, StreamEvent, StreamMode } from "@trellis/core";
+import { wireMessage, wireValue } from "./wire-values.js";
 
 /** Stream modes the Agent Server API accepts. */
 export const API_STREAM_MODES = new Set([
@@ -71,7 +71,7 @@ export class ApiEvents {
         {
           config: config(c.id),
           parent_config: c.parent ? config(c.parent) : null,
-          values: this.#values,
+          values: wireValue(this.#values),
           metadata: { step: c.step },
           next: c.next,
           tasks: [],
@@ -171,8 +171,28 @@ function messageChunk(chunk: unknown): unknown {
       tool_call_chunks: [{ id: t.id, name: t.name, args: t.argsDelta, index: t.index }],
     };
   }
-  if (c?.type === "message" && c.message) return { type: "ai", ...c.message };
-  return chunk;
+  if (c?.type === "message" && c.message)
+    return wireMessage({ ...c.message, role: "assistant", content: c.message.content });
+  return wireValue(chunk);
+}
+
+/**
+ * A message chunk's metadata as LangGraph sends it: `langgraph_node`, `langgraph_step`,
+ * `langgraph_checkpoint_ns`, `langgraph_task_id` (for Trellis's `node`, `step`, `namespace`, `taskId`),
+ * `tags`; other keys a model added keep their names, camelCase ones in snake_case.
+ */
+function chunkMetadata(meta: MessageChunkMeta): Record<string, unknown> {
+  const { node, step, namespace, taskId, ...rest } = meta;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rest)) out[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = value;
+  return {
+    ...out,
+    langgraph_node: node,
+    langgraph_step: step,
+    langgraph_checkpoint_ns: namespace,
+    langgraph_task_id: taskId,
+    tags: [],
+  };
 }
 
 /**
@@ -184,11 +204,11 @@ function messageChunk(chunk: unknown): unknown {
 export function sseData(e: StreamEvent): unknown {
   if (e.mode === "messages") {
     const [chunk, meta] = e.data;
-    return [messageChunk(chunk), { ...meta, langgraph_node: meta.node, langgraph_step: meta.step, tags: [] }];
+    return [messageChunk(chunk), chunkMetadata(meta)];
   }
-  if (e.mode === "values") return e.data === undefined ? {} : wireValues(e.data);
-  if (e.mode === "updates") return wireUpdates(e.data);
-  return e.data;
+  if (e.mode === "values") return e.data === undefined ? {} : wireValue(e.data);
+  // updates and custom data may hold messages and pauses too; debug events are Trellis's own
+  return e.mode === "debug" ? e.data : wireValue(e.data);
 }
 
 /**

@@ -116,11 +116,11 @@ describe("a server killed inside the first turn of a report (issue 24, finding 1
       const state = (await (await fetch(`${second.url}/threads/${thread}/state`)).json()) as {
         next: string[];
         interrupts: unknown[];
-        values: { messages: Array<{ role: string; name?: string; content: string }> };
+        values: { messages: Array<{ type: string; name?: string; content: string }> };
       };
       expect(state.next).toEqual([]);
       expect(state.interrupts).toEqual([]);
-      const answer = state.values.messages.find((m) => m.role === "tool" && m.name === "request_clarification");
+      const answer = state.values.messages.find((m) => m.type === "tool" && m.name === "request_clarification");
       expect(answer?.content).toBe("Dorpsplein 14, ja, nee");
     },
     90_000,

@@ -23,7 +23,7 @@ interface Answer {
   activeAgent: string;
   metadata: Record<string, unknown>;
   interrupts: Array<{ value: unknown }>;
-  values: { messages: Array<{ role: string; content: string }> };
+  values: { messages: Array<{ type: string; content: string }> };
 }
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Answer }> {
@@ -42,7 +42,7 @@ const chat = (threadId: string, message: string) =>
 /** The report's text: the last assistant message of the thread as the Agent Server API shows it. */
 async function lastAssistantText(threadId: string): Promise<string> {
   const state = await call("GET", `/threads/${threadId}/state`);
-  return state.json.values.messages.filter((m) => m.role === "assistant" && m.content).at(-1)?.content ?? "";
+  return state.json.values.messages.filter((m) => m.type === "ai" && m.content).at(-1)?.content ?? "";
 }
 
 describe("threads driven through the app's doors are threads of the Agent Server API", () => {

@@ -20,6 +20,7 @@ import { asArrivedAt } from "../request-arrival.js";
 import { checkId, invalid, parseBody, readBody } from "../request-body.js";
 import type { RunRecord, ThreadRecord } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
+import { wireValue } from "../wire-values.js";
 import { type AgUiUpgrade, attachUpgrades } from "../ws-upgrade.js";
 
 interface PreparedRun {
@@ -210,7 +211,7 @@ export async function* agUiEvents(
         id: i.id,
         reason: "interrupt",
         message: pause.question,
-        metadata: { value: i.value, node: i.node, namespace: i.namespace, pause },
+        metadata: { value: wireValue(i.value), node: i.node, namespace: i.namespace, pause },
       };
     });
     yield { type: "RUN_FINISHED", ...ids, outcome: { type: "interrupt", interrupts } };
@@ -223,7 +224,8 @@ export async function* agUiEvents(
   yield {
     type: "RUN_FINISHED",
     ...ids,
-    result: snapshot?.values ?? translator.state ?? null,
+    // the state in the Agent Server API's shapes, as STATE_SNAPSHOT and STATE_DELTA carry it
+    result: snapshot ? wireValue(snapshot.values) : (translator.state ?? null),
     outcome: { type: "success" },
   };
 }

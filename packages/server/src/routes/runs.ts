@@ -9,7 +9,7 @@ import { parseRunRequest } from "../run-request.js";
 import { type RunRecord, type RunStatus, TERMINAL_RUN_STATUSES } from "../run-store.js";
 import type { ServerContext, ServerEnv } from "../server-context.js";
 import { limitStreams } from "../stream-limits.js";
-import { wireValues } from "../wire-messages.js";
+import { wireValue } from "../wire-values.js";
 
 type Mode = "background" | "stream" | "wait";
 type ParsedRun = ReturnType<typeof parseRunRequest>["request"];
@@ -129,8 +129,8 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const hosted = graphId ? ctx.graphs.get(graphId) : undefined;
     const values = hosted ? hosted.graph.outputOf(snapshot.values) : snapshot.values;
     return snapshot.interrupts.length
-      ? { ...wireValues(values), __interrupt__: snapshot.interrupts.map(interruptJson) }
-      : wireValues(values);
+      ? { ...wireValue(values), __interrupt__: snapshot.interrupts.map(interruptJson) }
+      : wireValue(values);
   };
 
   const stream = (

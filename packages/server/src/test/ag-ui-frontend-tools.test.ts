@@ -95,9 +95,9 @@ describe("frontend tools on the generic AG-UI endpoint", () => {
       role: "assistant",
       content: "The client said: shown at 52.09, 5.12 (metric)",
     });
-    const stored = (await threadValues(agent.threadId)).messages as Array<{ role: string; toolCallId?: string }>;
-    expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
-    expect(stored[2]?.toolCallId).toBe(call?.id);
+    const stored = (await threadValues(agent.threadId)).messages as Array<{ type: string; tool_call_id?: string }>;
+    expect(stored.map((m) => m.type)).toEqual(["human", "ai", "tool", "ai"]);
+    expect(stored[2]?.tool_call_id).toBe(call?.id);
   });
 
   it("refuses a tool result for an unknown or answered tool call, naming it, and stores nothing", async () => {
@@ -157,8 +157,8 @@ describe("frontend tools on the generic AG-UI endpoint", () => {
     const callId = (agent.messages.at(-1) as { toolCalls: Array<{ id: string }> }).toolCalls[0]?.id as string;
     agent.messages.push({ id: "r1", role: "tool", toolCallId: callId, content: "", error: "no map on this device" });
     await run(agent, { tools: [SHOW_MAP] });
-    const stored = (await threadValues(threadId)).messages as Array<{ role: string; status?: string; content: string }>;
-    expect(stored[2]).toMatchObject({ role: "tool", status: "error", content: "no map on this device" });
+    const stored = (await threadValues(threadId)).messages as Array<{ type: string; status?: string; content: string }>;
+    expect(stored[2]).toMatchObject({ type: "tool", status: "error", content: "no map on this device" });
     expect(agent.messages.at(-1)).toMatchObject({ content: "The client said: no map on this device (metric)" });
   });
 
@@ -169,8 +169,8 @@ describe("frontend tools on the generic AG-UI endpoint", () => {
     await run(agent, { tools: [SHOW_MAP] });
     agent.messages.push({ id: "u2", role: "user", content: "never mind" });
     await run(agent); // no tools this time: the agent answers
-    const stored = (await threadValues(threadId)).messages as Array<{ role: string; status?: string; content: string }>;
-    expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user", "assistant"]);
+    const stored = (await threadValues(threadId)).messages as Array<{ type: string; status?: string; content: string }>;
+    expect(stored.map((m) => m.type)).toEqual(["human", "ai", "tool", "human", "ai"]);
     expect(stored[2]).toMatchObject({ status: "error", content: expect.stringContaining("No result") });
     expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "Hello (metric)" });
   });

@@ -1,6 +1,7 @@
 /**
  * Messages on the wire as LangChain clients read them: `type` (human, ai, tool), `tool_calls`,
- * `tool_call_id` — in the thread's state, in a run's result and in streamed values and updates.
+ * `tool_call_id` — in the thread's state, in a run's result and in streamed values and updates, and
+ * only those (no `role`, `toolCalls`, `toolCallId` beside them: `sdk-one-spelling.test.ts`).
  */
 import { expect, it } from "vitest";
 import { sdkServer } from "./harness.js";
@@ -41,12 +42,12 @@ it("the thread's state, the run's result and streamed values carry LangChain's m
 
   const state = await server.client.threads.getState(thread.thread_id);
   expect(shapes((state.values as { messages: Wire[] }).messages)).toEqual(EXPECTED);
-  // the core's own fields stay beside them
+  // LangChain's fields only: the core's own spelling stays in the core
   expect((state.values as { messages: Wire[] }).messages.map((m) => m.role)).toEqual([
-    "user",
-    "assistant",
-    "tool",
-    "assistant",
+    undefined,
+    undefined,
+    undefined,
+    undefined,
   ]);
   const history = await server.client.threads.getHistory(thread.thread_id, { limit: 1 });
   expect(shapes((history[0]?.values as { messages?: Wire[] } | undefined)?.messages ?? [])).toEqual(EXPECTED);
@@ -70,5 +71,6 @@ it("a message sent as LangChain content blocks is stored as its text", async () 
   const first = (
     (await server.client.threads.getState(thread.thread_id)).values as { messages: Array<Wire & { content: unknown }> }
   ).messages[0];
-  expect(first).toMatchObject({ role: "user", type: "human", content: "weather today?" });
+  expect(first).toMatchObject({ type: "human", content: "weather today?" });
+  expect(first).not.toHaveProperty("role");
 });

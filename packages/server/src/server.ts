@@ -7,42 +7,48 @@ import { type CheckpointSaver, type Store, TrellisError } from "@trellis/checkpo
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { type Authenticate, authMiddleware, credentialAuth } from "./auth.js";
-import { loadConfig, type ResolvedConfig, resolveConfig, type TrellisConfig } from "./config.js";
-import { corsFor } from "./cors.js";
-import { CronScheduler, type CronSchedulerOptions } from "./cron-scheduler.js";
-import { takeDataFileLock } from "./data-file-lock.js";
-import { syncBeforeAnswer } from "./durable-answers.js";
-import { type EventHub, LocalEventHub } from "./event-hub.js";
-import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
-import { answerClientError, errorJson, errorResponder, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
-import { rateLimitedLogger, warningKey } from "./log-rate-limit.js";
-import { ServerMetrics } from "./metrics.js";
-import { openAssistants } from "./open-assistant-store.js";
-import { openCronStore } from "./open-cron-store.js";
-import { openItemStore } from "./open-item-store.js";
-import { importOptional } from "./optional-module.js";
-import { stampArrival } from "./request-arrival.js";
-import { RetentionSweeper } from "./retention.js";
-import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
-import { assistantRoutes } from "./routes/assistants.js";
-import { cronRoutes } from "./routes/crons.js";
-import { metricsRoutes } from "./routes/metrics.js";
-import { runRoutes } from "./routes/runs.js";
-import { storeRoutes } from "./routes/store.js";
-import { systemRoutes } from "./routes/system.js";
-import { threadRoutes } from "./routes/threads.js";
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_ORPHAN_AFTER_MS, type QueueWake, RunManager } from "./run-manager.js";
-import { RunService, type RunServiceParts } from "./run-service.js";
-import type { RunStore } from "./run-store.js";
-import { lookups, type ServerContext, type ServerEnv } from "./server-context.js";
-import { SqliteRunStore } from "./sqlite-run-store.js";
-import { storeOptionsOf } from "./store-config.js";
-import { limitStoreByUser, storeUsageOf } from "./store-quota.js";
-import { limitStreams } from "./stream-limits.js";
-import { traceContextMiddleware } from "./trace-context.js";
-import { credentialUsersOf, UserLimits } from "./user-limits.js";
-import { jsonLogger, type Logger } from "./worker-log.js";
+import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./assistants/graph-registry.js";
+import { loadConfig, type ResolvedConfig, resolveConfig, type TrellisConfig } from "./config/config.js";
+import { storeOptionsOf } from "./config/store-config.js";
+import { CronScheduler, type CronSchedulerOptions } from "./crons/cron-scheduler.js";
+import { type Authenticate, authMiddleware, credentialAuth } from "./http/auth.js";
+import { corsFor } from "./http/cors.js";
+import { syncBeforeAnswer } from "./http/durable-answers.js";
+import {
+  answerClientError,
+  errorJson,
+  errorResponder,
+  rejectMalformedUrl,
+  requestErrorAnswer,
+} from "./http/http-errors.js";
+import { agUiRoutes, attachAgUiWebSocket } from "./http/routes/ag-ui.js";
+import { assistantRoutes } from "./http/routes/assistants.js";
+import { cronRoutes } from "./http/routes/crons.js";
+import { metricsRoutes } from "./http/routes/metrics.js";
+import { runRoutes } from "./http/routes/runs.js";
+import { storeRoutes } from "./http/routes/store.js";
+import { systemRoutes } from "./http/routes/system.js";
+import { threadRoutes } from "./http/routes/threads.js";
+import { lookups, type ServerContext, type ServerEnv } from "./http/server-context.js";
+import { takeDataFileLock } from "./operations/data-file-lock.js";
+import { rateLimitedLogger, warningKey } from "./operations/log-rate-limit.js";
+import { ServerMetrics } from "./operations/metrics.js";
+import { importOptional } from "./operations/optional-module.js";
+import { RetentionSweeper } from "./operations/retention.js";
+import { traceContextMiddleware } from "./operations/trace-context.js";
+import { jsonLogger, type Logger } from "./operations/worker-log.js";
+import { stampArrival } from "./runs/request-arrival.js";
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_ORPHAN_AFTER_MS, type QueueWake, RunManager } from "./runs/run-manager.js";
+import { RunService, type RunServiceParts } from "./runs/run-service.js";
+import { openAssistants } from "./stores/open-assistant-store.js";
+import { openCronStore } from "./stores/open-cron-store.js";
+import { openItemStore } from "./stores/open-item-store.js";
+import type { RunStore } from "./stores/run-store.js";
+import { SqliteRunStore } from "./stores/sqlite/sqlite-run-store.js";
+import { limitStoreByUser, storeUsageOf } from "./stores/store-quota.js";
+import { credentialUsersOf, UserLimits } from "./stores/user-limits.js";
+import { type EventHub, LocalEventHub } from "./streams/event-hub.js";
+import { limitStreams } from "./streams/stream-limits.js";
 
 /**
  * Options of {@link createServer} beyond the config file.
@@ -174,7 +180,7 @@ interface Storage {
 /** The Redis fan-out, loaded only for a `redis` queue: a SQLite project never needs ioredis. */
 async function openRedis(queue: ResolvedConfig["queue"]) {
   if (queue.kind !== "redis") return undefined;
-  const { RedisEventHub, RedisQueueWake } = await importOptional(() => import("./redis-fan-out.js"), {
+  const { RedisEventHub, RedisQueueWake } = await importOptional(() => import("./streams/redis-fan-out.js"), {
     feature: 'the "redis" queue',
     packages: ["ioredis"],
   });
@@ -189,7 +195,7 @@ async function loadPostgres() {
   const needs = { feature: 'the "postgres" saver', packages: ["@trellis/checkpoint-postgres", "pg"] };
   const { PostgresSaver } = await importOptional(() => import("@trellis/checkpoint-postgres"), needs);
   const { POSTGRES_SESSION_OPTIONS, PostgresRunStore } = await importOptional(
-    () => import("./postgres-run-store.js"),
+    () => import("./stores/postgres/postgres-run-store.js"),
     needs,
   );
   return { PostgresSaver, POSTGRES_SESSION_OPTIONS, PostgresRunStore };

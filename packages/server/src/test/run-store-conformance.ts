@@ -7,8 +7,15 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { newRunRecord } from "../run-manager.js";
-import type { AttemptEnd, AttemptStart, MultitaskStrategy, RunRecord, RunStore, ThreadRecord } from "../run-store.js";
+import { newRunRecord } from "../runs/run-manager.js";
+import type {
+  AttemptEnd,
+  AttemptStart,
+  MultitaskStrategy,
+  RunRecord,
+  RunStore,
+  ThreadRecord,
+} from "../stores/run-store.js";
 
 /** How the suite opens a store: each call may return the same store; tests never rely on it being empty. */
 export interface RunStoreKind {

@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { POSTGRES_SESSION_OPTIONS, PostgresRunStore } from "../stores/postgres/postgres-run-store.js";
 import type { RunStore } from "../stores/run-store.js";
-import { claim, enqueue, newThread } from "./run-store-conformance.js";
+import { claim, enqueue, newThread } from "./run-store-fixtures.js";
 
 const postgres = await requirePostgres();
 const schema = testSchema("fencing");

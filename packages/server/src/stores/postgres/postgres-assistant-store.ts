@@ -1,4 +1,3 @@
-import { TrellisError } from "@trellis/checkpoint";
 import pg from "pg";
 import {
   type AssistantFilter,
@@ -9,9 +8,11 @@ import {
   type AssistantVersionRecord,
   asideId,
   patched,
-  sortColumn,
   versionOf,
 } from "../assistant-store.js";
+import { assistantFromRow, assistantTaken, SqlAssistantQueries, versionFromRow } from "../sql/assistant-sql.js";
+import type { Row, SqlExec } from "../sql/sql-dialect.js";
+import { postgresDialect } from "./postgres-connection.js";
 import { migratePostgres, quotedSchema } from "./postgres-migrate.js";
 
 /**
@@ -55,31 +56,6 @@ const MIGRATION_LOCK = 74_120_011;
 /** First key of the per-assistant advisory locks (versions are numbered under it). */
 const ASSISTANT_LOCK = 74_120_012;
 
-type Row = Record<string, unknown>;
-
-function versionRow(r: Row): AssistantVersionRecord {
-  return {
-    assistantId: r.assistant_id as string,
-    version: Number(r.version),
-    graphId: r.graph_id as string,
-    name: r.name as string,
-    description: (r.description as string | null) ?? null,
-    config: (r.config as AssistantVersionRecord["config"]) ?? {},
-    context: (r.context as Record<string, unknown>) ?? {},
-    metadata: (r.metadata as Record<string, unknown>) ?? {},
-    createdAt: r.created_at as string,
-  };
-}
-
-function assistantRow(r: Row): AssistantRecord {
-  return {
-    ...versionRow(r),
-    updatedAt: r.updated_at as string,
-    owner: (r.owner as string | null) ?? null,
-    system: r.system === true,
-  };
-}
-
 const json = (value: unknown): string => JSON.stringify(value ?? {});
 
 /**
@@ -95,11 +71,23 @@ export class PostgresAssistantStore implements AssistantStore {
   readonly #ownsPool: boolean;
   readonly #s: string;
   #ready: Promise<void> | undefined;
+  readonly #queries: SqlAssistantQueries;
 
   constructor(options: PostgresAssistantStoreOptions) {
     this.#ownsPool = !options.pool;
     this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
     this.#s = quotedSchema(options.schema ?? "trellis");
+    const exec: SqlExec = {
+      all: async (sql, args) => (await this.#pool.query(sql, args as unknown[])).rows as Row[],
+      run: async (sql, args) => {
+        await this.#pool.query(sql, args as unknown[]);
+      },
+      batch: (statements) =>
+        this.#tx(async (c) => {
+          for (const [sql, args] of statements) await c.query(sql, args as unknown[]);
+        }),
+    };
+    this.#queries = new SqlAssistantQueries(postgresDialect(this.#s), exec);
   }
 
   setup(): Promise<void> {
@@ -135,7 +123,7 @@ export class PostgresAssistantStore implements AssistantStore {
 
   async #get(c: pg.ClientBase | pg.Pool, assistantId: string): Promise<AssistantRecord | undefined> {
     const { rows } = await c.query(`SELECT * FROM ${this.#s}.server_assistants WHERE assistant_id = $1`, [assistantId]);
-    return rows[0] ? assistantRow(rows[0] as Row) : undefined;
+    return rows[0] ? assistantFromRow(rows[0] as Row) : undefined;
   }
 
   async get(assistantId: string): Promise<AssistantRecord | undefined> {
@@ -195,11 +183,7 @@ export class PostgresAssistantStore implements AssistantStore {
       const existing = await this.#get(c, record.assistantId);
       if (existing) {
         if (ifExists === "raise") {
-          throw new TrellisError(
-            "CONFLICT",
-            `Assistant "${record.assistantId}" already exists: pass if_exists "do_nothing" to get it, or another assistant_id.`,
-            { details: { assistantId: record.assistantId } },
-          );
+          throw assistantTaken(record.assistantId);
         }
         return { record: existing, created: false };
       }
@@ -278,18 +262,7 @@ export class PostgresAssistantStore implements AssistantStore {
     options: { metadata?: Record<string, unknown>; limit: number; offset: number },
   ): Promise<AssistantVersionRecord[]> {
     await this.setup();
-    const args: unknown[] = [assistantId];
-    let where = "assistant_id = $1";
-    if (options.metadata && Object.keys(options.metadata).length > 0) {
-      args.push(json(options.metadata));
-      where += ` AND metadata @> $${args.length}::jsonb`;
-    }
-    args.push(options.limit, options.offset);
-    const { rows } = await this.#pool.query(
-      `SELECT * FROM ${this.#s}.server_assistant_versions WHERE ${where} ORDER BY version DESC LIMIT $${args.length - 1} OFFSET $${args.length}`,
-      args,
-    );
-    return (rows as Row[]).map(versionRow);
+    return this.#queries.versions(assistantId, options);
   }
 
   async setLatest(assistantId: string, version: number, now: string): Promise<AssistantRecord | undefined> {
@@ -302,7 +275,7 @@ export class PostgresAssistantStore implements AssistantStore {
       if (!latest || !rows[0]) return undefined;
       const next: AssistantRecord = {
         ...latest,
-        ...versionRow(rows[0] as Row),
+        ...versionFromRow(rows[0] as Row),
         createdAt: latest.createdAt,
         updatedAt: now,
       };
@@ -311,41 +284,14 @@ export class PostgresAssistantStore implements AssistantStore {
     });
   }
 
-  #where(filter: AssistantFilter, args: unknown[]): string {
-    const clauses: string[] = [];
-    const add = (sql: (p: string) => string, value: unknown) => {
-      args.push(value);
-      clauses.push(sql(`$${args.length}`));
-    };
-    if (filter.metadata && Object.keys(filter.metadata).length > 0)
-      add((p) => `metadata @> ${p}::jsonb`, json(filter.metadata));
-    if (filter.graphId !== undefined) add((p) => `graph_id = ${p}`, filter.graphId);
-    if (filter.graphIds) add((p) => `graph_id = ANY(${p}::text[])`, [...filter.graphIds]);
-    if (filter.name !== undefined) add((p) => `strpos(lower(name), lower(${p})) > 0`, filter.name);
-    if (filter.visibleTo !== undefined) add((p) => `(system OR owner IS NOT DISTINCT FROM ${p})`, filter.visibleTo);
-    return clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
-  }
-
   async search(query: AssistantQuery): Promise<AssistantRecord[]> {
     await this.setup();
-    const args: unknown[] = [];
-    const where = this.#where(query, args);
-    const order = query.sortOrder === "asc" ? "ASC" : "DESC";
-    args.push(query.limit, query.offset);
-    const { rows } = await this.#pool.query(
-      `SELECT * FROM ${this.#s}.server_assistants ${where} ORDER BY ${sortColumn(query)} ${order}, assistant_id ${order}
-       LIMIT $${args.length - 1} OFFSET $${args.length}`,
-      args,
-    );
-    return (rows as Row[]).map(assistantRow);
+    return this.#queries.search(query);
   }
 
   async count(filter: AssistantFilter): Promise<number> {
     await this.setup();
-    const args: unknown[] = [];
-    const where = this.#where(filter, args);
-    const { rows } = await this.#pool.query(`SELECT COUNT(*) AS n FROM ${this.#s}.server_assistants ${where}`, args);
-    return Number(rows[0]?.n ?? 0);
+    return this.#queries.count(filter);
   }
 
   async close(): Promise<void> {

@@ -40,9 +40,11 @@ export function postgresDialect(schema: string): SqlDialect {
     table: (name) => `${schema}.${name}`,
     param: (n) => `$${n}`,
     sameAs: (column, p) => `${column} IS NOT DISTINCT FROM ${p}`,
-    oneOf: (column, values, args) => `${column} = ANY(${args.p(values)})`,
+    oneOf: (column, values, args) => `${column} = ANY(${args.p([...values])}::text[])`,
     metadataMatches: (metadata, args) =>
       Object.keys(metadata).length ? [`metadata @> ${args.p(json(metadata))}::jsonb`] : [],
+    containsText: (column, p) => `strpos(lower(${column}), lower(${p})) > 0`,
+    isTrue: (column) => column,
   };
 }
 

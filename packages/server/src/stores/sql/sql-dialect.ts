@@ -8,7 +8,12 @@
 export type Row = Record<string, unknown>;
 
 /** The server's tables the shared logic reads and writes. */
-export type ServerTable = "server_threads" | "server_runs" | "server_run_events";
+export type ServerTable =
+  | "server_threads"
+  | "server_runs"
+  | "server_run_events"
+  | "server_assistants"
+  | "server_assistant_versions";
 
 /**
  * How one SQL dialect spells what differs.
@@ -20,6 +25,8 @@ export type ServerTable = "server_threads" | "server_runs" | "server_run_events"
  *   sameAs: (column, p) => `${column} IS ${p}`,
  *   oneOf: (column, values, args) => `${column} IN (${values.map((v) => args.p(v)).join(", ")})`,
  *   metadataMatches: () => [],
+ *   containsText: (column, p) => `instr(lower(${column}), lower(${p})) > 0`,
+ *   isTrue: (column) => `${column} = 1`,
  * };
  */
 export interface SqlDialect {
@@ -33,6 +40,10 @@ export interface SqlDialect {
   oneOf(column: string, values: readonly string[], args: SqlArgs): string;
   /** Clauses matching every key of `metadata` against the JSON column `metadata` (values added to `args`). */
   metadataMatches(metadata: Record<string, unknown>, args: SqlArgs): string[];
+  /** The text `column` contains the argument `p`, ignoring case. */
+  containsText(column: string, p: string): string;
+  /** The boolean `column` is true. */
+  isTrue(column: string): string;
 }
 
 /**

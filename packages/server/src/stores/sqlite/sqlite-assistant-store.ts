@@ -1,4 +1,3 @@
-import { TrellisError } from "@trellis/checkpoint";
 import type { Database } from "better-sqlite3";
 import {
   type AssistantFilter,
@@ -9,9 +8,12 @@ import {
   type AssistantVersionRecord,
   asideId,
   patched,
-  sortColumn,
   versionOf,
 } from "../assistant-store.js";
+
+import { assistantFromRow, assistantTaken, SqlAssistantQueries, versionFromRow } from "../sql/assistant-sql.js";
+import type { Row } from "../sql/sql-dialect.js";
+import { sqliteDialect, sqliteExec } from "./sqlite-connection.js";
 
 /**
  * The assistants' tables, as numbered migrations (own counter, so they never collide with the run
@@ -53,43 +55,8 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
   },
 ];
 
-interface VersionRow {
-  assistant_id: string;
-  version: number;
-  graph_id: string;
-  name: string;
-  description: string | null;
-  config: string;
-  context: string;
-  metadata: string;
-  created_at: string;
-}
-
-interface AssistantRow extends VersionRow {
-  updated_at: string;
-  owner: string | null;
-  system: number;
-}
-
+/** JSON of a config, context or metadata column (absent: `{}`). */
 const json = (value: unknown): string => JSON.stringify(value ?? {});
-
-function versionRow(r: VersionRow): AssistantVersionRecord {
-  return {
-    assistantId: r.assistant_id,
-    version: r.version,
-    graphId: r.graph_id,
-    name: r.name,
-    description: r.description,
-    config: JSON.parse(r.config),
-    context: JSON.parse(r.context),
-    metadata: JSON.parse(r.metadata),
-    createdAt: r.created_at,
-  };
-}
-
-function assistantRow(r: AssistantRow): AssistantRecord {
-  return { ...versionRow(r), updatedAt: r.updated_at, owner: r.owner, system: r.system === 1 };
-}
 
 /**
  * The embedded {@link AssistantStore}: assistants and their versions in the server's SQLite file,
@@ -102,9 +69,12 @@ function assistantRow(r: AssistantRow): AssistantRecord {
 export class SqliteAssistantStore implements AssistantStore {
   readonly #db: Database;
 
+  readonly #queries: SqlAssistantQueries;
+
   constructor(db: Database) {
     this.#db = db;
     this.#migrate();
+    this.#queries = new SqlAssistantQueries(sqliteDialect, sqliteExec(db));
   }
 
   #migrate(): void {
@@ -136,9 +106,9 @@ export class SqliteAssistantStore implements AssistantStore {
 
   #get(assistantId: string): AssistantRecord | undefined {
     const row = this.#db.prepare("SELECT * FROM server_assistants WHERE assistant_id = ?").get(assistantId) as
-      | AssistantRow
+      | Row
       | undefined;
-    return row ? assistantRow(row) : undefined;
+    return row ? assistantFromRow(row) : undefined;
   }
 
   #insertVersion(v: AssistantVersionRecord): void {
@@ -193,7 +163,7 @@ export class SqliteAssistantStore implements AssistantStore {
       .transaction(() => {
         const existing = this.#get(record.assistantId);
         if (existing) {
-          if (ifExists === "raise") throw taken(record.assistantId);
+          if (ifExists === "raise") throw assistantTaken(record.assistantId);
           return { record: existing, created: false };
         }
         const first = { ...record, version: 1 };
@@ -268,16 +238,11 @@ export class SqliteAssistantStore implements AssistantStore {
       .immediate();
   }
 
-  async versions(
+  versions(
     assistantId: string,
     options: { metadata?: Record<string, unknown>; limit: number; offset: number },
   ): Promise<AssistantVersionRecord[]> {
-    const { clauses, args } = metadataClauses(options.metadata);
-    const where = ["assistant_id = ?", ...clauses].join(" AND ");
-    const rows = this.#db
-      .prepare(`SELECT * FROM server_assistant_versions WHERE ${where} ORDER BY version DESC LIMIT ? OFFSET ?`)
-      .all(assistantId, ...args, options.limit, options.offset) as VersionRow[];
-    return rows.map(versionRow);
+    return this.#queries.versions(assistantId, options);
   }
 
   async setLatest(assistantId: string, version: number, now: string): Promise<AssistantRecord | undefined> {
@@ -286,69 +251,27 @@ export class SqliteAssistantStore implements AssistantStore {
         const latest = this.#get(assistantId);
         const row = this.#db
           .prepare("SELECT * FROM server_assistant_versions WHERE assistant_id = ? AND version = ?")
-          .get(assistantId, version) as VersionRow | undefined;
+          .get(assistantId, version) as Row | undefined;
         if (!latest || !row) return undefined;
-        const next: AssistantRecord = { ...latest, ...versionRow(row), createdAt: latest.createdAt, updatedAt: now };
+        const next: AssistantRecord = {
+          ...latest,
+          ...versionFromRow(row),
+          createdAt: latest.createdAt,
+          updatedAt: now,
+        };
         this.#write(next);
         return next;
       })
       .immediate();
   }
 
-  async search(query: AssistantQuery): Promise<AssistantRecord[]> {
-    const { where, args } = filterClauses(query);
-    const order = query.sortOrder === "asc" ? "ASC" : "DESC";
-    const rows = this.#db
-      .prepare(
-        `SELECT * FROM server_assistants ${where} ORDER BY ${sortColumn(query)} ${order}, assistant_id ${order} LIMIT ? OFFSET ?`,
-      )
-      .all(...args, query.limit, query.offset) as AssistantRow[];
-    return rows.map(assistantRow);
+  search(query: AssistantQuery): Promise<AssistantRecord[]> {
+    return this.#queries.search(query);
   }
 
-  async count(filter: AssistantFilter): Promise<number> {
-    const { where, args } = filterClauses(filter);
-    return (this.#db.prepare(`SELECT COUNT(*) AS n FROM server_assistants ${where}`).get(...args) as { n: number }).n;
+  count(filter: AssistantFilter): Promise<number> {
+    return this.#queries.count(filter);
   }
 
   async close(): Promise<void> {}
-}
-
-function taken(assistantId: string): TrellisError {
-  return new TrellisError(
-    "CONFLICT",
-    `Assistant "${assistantId}" already exists: pass if_exists "do_nothing" to get it, or another assistant_id.`,
-    { details: { assistantId } },
-  );
-}
-
-function metadataClauses(metadata: Record<string, unknown> | undefined): { clauses: string[]; args: unknown[] } {
-  const clauses: string[] = [];
-  const args: unknown[] = [];
-  for (const [key, value] of Object.entries(metadata ?? {})) {
-    clauses.push("json_extract(metadata, ?) IS json_extract(?, '$')");
-    args.push(`$."${key.replace(/"/g, '""')}"`, JSON.stringify(value));
-  }
-  return { clauses, args };
-}
-
-function filterClauses(filter: AssistantFilter): { where: string; args: unknown[] } {
-  const { clauses, args } = metadataClauses(filter.metadata);
-  if (filter.graphId !== undefined) {
-    clauses.push("graph_id = ?");
-    args.push(filter.graphId);
-  }
-  if (filter.graphIds) {
-    clauses.push(`graph_id IN (${filter.graphIds.map(() => "?").join(", ") || "NULL"})`);
-    args.push(...filter.graphIds);
-  }
-  if (filter.name !== undefined) {
-    clauses.push("instr(lower(name), lower(?)) > 0");
-    args.push(filter.name);
-  }
-  if (filter.visibleTo !== undefined) {
-    clauses.push("(system = 1 OR owner IS ?)");
-    args.push(filter.visibleTo);
-  }
-  return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", args };
 }

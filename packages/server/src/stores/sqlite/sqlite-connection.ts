@@ -16,8 +16,8 @@ import { migrateServerTables } from "./sqlite-run-migrations.js";
 export const storeNow = (): number => performance.timeOrigin + performance.now();
 
 /**
- * SQLite's spelling of what the shared run store logic writes: `?` arguments, `IS` for a nullable
- * column, an `IN` list, and a metadata filter through `json_extract`, one clause per key.
+ * SQLite's spelling of what the shared store logic writes: `?` arguments, `IS` for a nullable column,
+ * an `IN` list, a metadata filter through `json_extract` (one clause per key), `instr` and 0/1 booleans.
  *
  * @example
  * const tables = new SqlRunTables(sqliteDialect, connection);
@@ -26,12 +26,14 @@ export const sqliteDialect: SqlDialect = {
   table: (name) => name,
   param: () => "?",
   sameAs: (column, p) => `${column} IS ${p}`,
-  oneOf: (column, values, args) => `${column} IN (${values.map((v) => args.p(v)).join(", ")})`,
+  oneOf: (column, values, args) => `${column} IN (${values.map((v) => args.p(v)).join(", ") || "NULL"})`,
   metadataMatches: (metadata, args) =>
     Object.entries(metadata).map(
       ([key, value]) =>
         `json_extract(metadata, ${args.p(`$."${key.replace(/"/g, '""')}"`)}) IS json_extract(${args.p(json(value))}, '$')`,
     ),
+  containsText: (column, p) => `instr(lower(${column}), lower(${p})) > 0`,
+  isTrue: (column) => `${column} = 1`,
 };
 
 /**
@@ -148,4 +150,25 @@ export class SqliteConnection implements SqlExec {
   close(): void {
     this.#stmts.clear();
   }
+}
+
+/**
+ * Plain statements on a SQLite connection, for the stores that keep no statement cache and commit at
+ * the connection's own level (assistants, crons).
+ *
+ * @example
+ * const queries = new SqlAssistantQueries(sqliteDialect, sqliteExec(db));
+ */
+export function sqliteExec(db: Database): SqlExec {
+  return {
+    all: async (sql, args) => db.prepare(sql).all(...args) as Row[],
+    run: async (sql, args) => {
+      db.prepare(sql).run(...args);
+    },
+    batch: async (statements) => {
+      db.transaction(() => {
+        for (const [sql, args] of statements) db.prepare(sql).run(...args);
+      }).immediate();
+    },
+  };
 }

@@ -24,6 +24,7 @@ import { NOW_MS, NOW_MS_EXACT, type PostgresConnection } from "./postgres-connec
 /** Claimable runs of each owner a claim ranks (so claims at once by many workers find one each). */
 const CLAIM_CANDIDATES = 16;
 
+/** Claims the next run fairly between owners (the oldest claimable run of the owner with the fewest running runs), as `workerId`'s next attempt. @internal */
 export async function claimNext(db: PostgresConnection, workerId: string): Promise<RunRecord | undefined> {
   await db.setup();
   // One statement, no lock held past it. Fair shares: each owner's first claimable runs (the oldest
@@ -99,6 +100,7 @@ export async function append(
   return rows.map((r) => Number(r.seq)).sort((a, b) => a - b);
 }
 
+/** Records a claimed attempt's start (the pre-run head, kept from the first attempt), its thread busy under the run's graph, and its first events; refused for a stale attempt. @internal */
 export async function beginAttempt(
   db: PostgresConnection,
   runId: string,
@@ -147,6 +149,7 @@ export async function beginAttempt(
   };
 }
 
+/** Appends an attempt's events; refused for a stale attempt. @internal */
 export async function appendEvents(
   db: PostgresConnection,
   runId: string,
@@ -158,6 +161,7 @@ export async function appendEvents(
   return append(db, db.pool, runId, attempt, events);
 }
 
+/** Ends an attempt's run with its last events and its thread's status, in one step; refused for a stale attempt. @internal */
 export async function finishRun(
   db: PostgresConnection,
   runId: string,
@@ -196,7 +200,7 @@ export async function finishRun(
   return seqs.map(Number);
 }
 
-/** Sets the thread's status after a run: `busy` while another run is queued or running. */
+/** Sets the thread's status after a run: `busy` while another run is queued or running. @internal */
 export async function settle(
   db: PostgresConnection,
   c: pg.PoolClient,
@@ -213,6 +217,7 @@ export async function settle(
   );
 }
 
+/** Puts a run its attempt still holds back in the queue. @internal */
 export async function releaseRun(db: PostgresConnection, runId: string, attempt: number): Promise<boolean> {
   const rows = await db.q(
     `UPDATE ${db.s}.server_runs SET status = 'pending', worker_id = NULL, updated_at = $3
@@ -222,6 +227,7 @@ export async function releaseRun(db: PostgresConnection, runId: string, attempt:
   return rows.length > 0;
 }
 
+/** Renews a worker's runs; answers which to stop and which it lost. @internal */
 export async function heartbeat(
   db: PostgresConnection,
   workerId: string,
@@ -244,6 +250,7 @@ export async function heartbeat(
   };
 }
 
+/** Puts running runs whose worker went silent back in the queue, and repairs threads left busy. @internal */
 export async function requeueOrphans(db: PostgresConnection, staleMs?: number): Promise<RequeueResult> {
   const rows = await db.q(
     `UPDATE ${db.s}.server_runs SET status = 'pending', worker_id = NULL
@@ -274,6 +281,7 @@ export async function requeueOrphans(db: PostgresConnection, staleMs?: number): 
   };
 }
 
+/** Appends one event outside any attempt. @internal */
 export async function appendEvent(
   db: PostgresConnection,
   runId: string,

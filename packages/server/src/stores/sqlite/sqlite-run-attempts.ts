@@ -28,6 +28,7 @@ export function activeRunsNow(c: SqliteConnection, threadId: string): RunRecord[
   return rows.map(runOf);
 }
 
+/** Claims the next run fairly between owners (the oldest claimable run of the owner with the fewest running runs), as `workerId`'s next attempt. @internal */
 export function claimNext(c: SqliteConnection, workerId: string): RunRecord | undefined {
   return c.tx(() => {
     // Fair shares: of each owner's oldest claimable run (the oldest pending run of a thread that runs
@@ -67,7 +68,7 @@ export function claimNext(c: SqliteConnection, workerId: string): RunRecord | un
   });
 }
 
-/** Refuses the write unless the run is running under `attempt`. */
+/** Refuses the write unless the run is running under `attempt`. @internal */
 export function fence(c: SqliteConnection, runId: string, attempt: number): void {
   const row = c.stmt("SELECT attempt, status FROM server_runs WHERE run_id = ?").get(runId) as
     | { attempt: number; status: string }
@@ -75,6 +76,7 @@ export function fence(c: SqliteConnection, runId: string, attempt: number): void
   if (!row || row.attempt !== attempt || row.status !== "running") throw attemptLost(runId, attempt);
 }
 
+/** Appends `events` to the run's stream, numbered after its last one. @internal */
 export function append(c: SqliteConnection, runId: string, events: NewEvent[]): number[] {
   if (events.length === 0) return [];
   const row = c
@@ -89,6 +91,7 @@ export function append(c: SqliteConnection, runId: string, events: NewEvent[]): 
   });
 }
 
+/** Records a claimed attempt's start (the pre-run head, kept from the first attempt), its thread busy under the run's graph, and its first events; refused for a stale attempt. @internal */
 export function beginAttempt(
   c: SqliteConnection,
   runId: string,
@@ -121,6 +124,7 @@ export function beginAttempt(
   });
 }
 
+/** Appends an attempt's events; refused for a stale attempt. @internal */
 export function appendEvents(c: SqliteConnection, runId: string, attempt: number, events: NewEvent[]): number[] {
   return c.tx(() => {
     fence(c, runId, attempt);
@@ -128,6 +132,7 @@ export function appendEvents(c: SqliteConnection, runId: string, attempt: number
   });
 }
 
+/** Ends an attempt's run with its last events and its thread's status, in one step; refused for a stale attempt. @internal */
 export function finishRun(c: SqliteConnection, runId: string, attempt: number, end: AttemptEnd): number[] {
   return c.tx(() => {
     fence(c, runId, attempt);
@@ -148,7 +153,7 @@ export function finishRun(c: SqliteConnection, runId: string, attempt: number, e
   });
 }
 
-/** Sets the thread's status after a run: `busy` while another run is queued or running. */
+/** Sets the thread's status after a run: `busy` while another run is queued or running. @internal */
 export function settle(c: SqliteConnection, threadId: string, outcome: ThreadStatus, now: string): void {
   const busy = activeRunsNow(c, threadId).length > 0;
   c.stmt("UPDATE server_threads SET status = ?, updated_at = ? WHERE thread_id = ?").run(
@@ -158,6 +163,7 @@ export function settle(c: SqliteConnection, threadId: string, outcome: ThreadSta
   );
 }
 
+/** Puts a run its attempt still holds back in the queue. @internal */
 export function releaseRun(c: SqliteConnection, runId: string, attempt: number): boolean {
   const release = c.stmt(
     "UPDATE server_runs SET status = 'pending', worker_id = NULL, updated_at = ? WHERE run_id = ? AND attempt = ? AND status = 'running'",
@@ -165,6 +171,7 @@ export function releaseRun(c: SqliteConnection, runId: string, attempt: number):
   return c.quick(() => release.run(new Date().toISOString(), runId, attempt).changes > 0);
 }
 
+/** Renews a worker's runs; answers which to stop and which it lost. @internal */
 export function heartbeat(
   c: SqliteConnection,
   workerId: string,
@@ -187,6 +194,7 @@ export function heartbeat(
   });
 }
 
+/** Puts running runs whose worker went silent back in the queue, and repairs threads left busy. @internal */
 export function requeueOrphans(c: SqliteConnection, staleMs?: number): RequeueResult {
   return c.tx(() => {
     const now = Date.now();
@@ -225,6 +233,7 @@ export function requeueOrphans(c: SqliteConnection, staleMs?: number): RequeueRe
   });
 }
 
+/** Appends one event outside any attempt. @internal */
 export function appendEvent(c: SqliteConnection, runId: string, event: string, data: unknown): number {
   return c.tx(() => append(c, runId, [{ event, data }])[0] as number);
 }

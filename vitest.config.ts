@@ -12,6 +12,7 @@ export default defineConfig({
       "bench/src/**/*.test.ts",
       "packages/create-trellis/test/**/*.test.ts",
       "scripts/docs-samples/*.test.ts",
+      "scripts/layering/*.test.ts",
     ],
     reporters: ["default", "./scripts/summary-reporter.ts"],
     testTimeout: 30_000,

@@ -9,8 +9,8 @@ import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import type { RunStore } from "@trellis/server";
 import { SqliteRunStore } from "@trellis/server";
 import pg from "pg";
-import { PostgresRunStore } from "../packages/server/src/postgres-run-store.js";
-import { newRunRecord } from "../packages/server/src/run-manager.js";
+import { newRunRecord } from "../packages/server/src/runs/run-manager.js";
+import { PostgresRunStore } from "../packages/server/src/stores/postgres/postgres-run-store.js";
 
 const N = Number(process.argv[2] ?? 5000);
 const OWNERS = ["bob", "alice", "carol", "dan", "eve"];

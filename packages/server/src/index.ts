@@ -9,8 +9,8 @@
  * const server = await createServer(await loadConfig("trellis.json"));
  * const { url } = await server.listen();
  */
-export { type AgUiEvent, AgUiTranslator, type JsonPatchOp, jsonPatch } from "./ag-ui-events.js";
-export { refuseAgUiIdentity } from "./ag-ui-input.js";
+export { type AgUiEvent, AgUiTranslator, type JsonPatchOp, jsonPatch } from "./ag-ui/ag-ui-events.js";
+export { refuseAgUiIdentity } from "./ag-ui/ag-ui-input.js";
 export {
   type AssistantPrincipal,
   AssistantRegistry,
@@ -21,17 +21,14 @@ export {
   type ResolvedAssistant,
   systemAssistant,
   withAssistantConfig,
-} from "./assistant-registry.js";
-export type {
-  AssistantConfig,
-  AssistantFilter,
-  AssistantPatch,
-  AssistantQuery,
-  AssistantRecord,
-  AssistantStore,
-  AssistantVersionRecord,
-} from "./assistant-store.js";
-export { type Authenticate, authMiddleware, credentialAuth } from "./auth.js";
+} from "./assistants/assistant-registry.js";
+export {
+  type AnyGraph,
+  type AppRoutesContext,
+  type AppUpgradeHandler,
+  type HostedGraph,
+  loadGraphs,
+} from "./assistants/graph-registry.js";
 export {
   type AuthConfig,
   type Credential,
@@ -45,43 +42,35 @@ export {
   type SaverConfig,
   type TrellisConfig,
   USER_LIMIT_DEFAULTS,
-} from "./config.js";
-export { checkSchedule, checkTimezone, nextRunAfter } from "./cron-schedule.js";
+} from "./config/config.js";
+export { type StoreConfig, storeOptionsOf } from "./config/store-config.js";
+export { checkSchedule, checkTimezone, nextRunAfter } from "./crons/cron-schedule.js";
 export {
   CronScheduler,
   type CronSchedulerOptions,
   type CronSchedulerParts,
   DEFAULT_CRON_POLL_MS,
   nextTick,
-} from "./cron-scheduler.js";
-export type { CronChanges, CronFilter, CronQuery, CronRecord, CronStore, OnRunCompleted } from "./cron-store.js";
-export { type EventHub, LocalEventHub, type RunListener } from "./event-hub.js";
-export {
-  type AnyGraph,
-  type AppRoutesContext,
-  type AppUpgradeHandler,
-  type HostedGraph,
-  loadGraphs,
-} from "./graph-registry.js";
-export { httpStatusOf } from "./http-status.js";
-export { openAssistantStore, openAssistants } from "./open-assistant-store.js";
-export { openCronStore } from "./open-cron-store.js";
-export { importOptional } from "./optional-module.js";
-export { rollbackRun } from "./rollback.js";
+} from "./crons/cron-scheduler.js";
+export { type Authenticate, authMiddleware, credentialAuth } from "./http/auth.js";
+export { httpStatusOf } from "./http/http-status.js";
+export type { ServerContext, ServerEnv, ThreadAccess } from "./http/server-context.js";
+export { importOptional } from "./operations/optional-module.js";
+export { rollbackRun } from "./runs/rollback.js";
 export {
   identityConfigurable,
   RESERVED_CONFIGURABLE_KEYS,
   refuseReservedKeys,
   reservedKeys,
   runUser,
-} from "./run-identity.js";
+} from "./runs/run-identity.js";
 export {
   DEFAULT_HEARTBEAT_MS,
   DEFAULT_ORPHAN_AFTER_MS,
   type QueueWake,
   RunManager,
   type RunManagerOptions,
-} from "./run-manager.js";
+} from "./runs/run-manager.js";
 export {
   type DeletedThread,
   type RunEnd,
@@ -90,7 +79,21 @@ export {
   type RunServiceParts,
   type StartRun,
   type ThreadDataHook,
-} from "./run-service.js";
+} from "./runs/run-service.js";
+export type { WireTokenCounts, WireUsage } from "./runs/run-usage.js";
+export { type CreateServerOptions, createServer, startServer, startWorker, type TrellisServer } from "./server.js";
+export type {
+  AssistantConfig,
+  AssistantFilter,
+  AssistantPatch,
+  AssistantQuery,
+  AssistantRecord,
+  AssistantStore,
+  AssistantVersionRecord,
+} from "./stores/assistant-store.js";
+export type { CronChanges, CronFilter, CronQuery, CronRecord, CronStore, OnRunCompleted } from "./stores/cron-store.js";
+export { openAssistantStore, openAssistants } from "./stores/open-assistant-store.js";
+export { openCronStore } from "./stores/open-cron-store.js";
 export type {
   CancelAction,
   MultitaskStrategy,
@@ -101,14 +104,17 @@ export type {
   StoredEvent,
   ThreadRecord,
   ThreadStatus,
-} from "./run-store.js";
-export { TERMINAL_RUN_STATUSES } from "./run-store.js";
-export type { WireTokenCounts, WireUsage } from "./run-usage.js";
-export { type CreateServerOptions, createServer, startServer, startWorker, type TrellisServer } from "./server.js";
-export type { ServerContext, ServerEnv, ThreadAccess } from "./server-context.js";
-export { SqliteAssistantStore } from "./sqlite-assistant-store.js";
-export { SqliteCronStore } from "./sqlite-cron-store.js";
-export { type SqliteCommitCounts, SqliteRunStore } from "./sqlite-run-store.js";
-export { type StoreConfig, storeOptionsOf } from "./store-config.js";
-export { credentialUsersOf, tooMany, type UserLimitName, UserLimits, type UserLimitsParts } from "./user-limits.js";
-export { storeFor, userLabel } from "./user-store.js";
+} from "./stores/run-store.js";
+export { TERMINAL_RUN_STATUSES } from "./stores/run-store.js";
+export { SqliteAssistantStore } from "./stores/sqlite/sqlite-assistant-store.js";
+export { SqliteCronStore } from "./stores/sqlite/sqlite-cron-store.js";
+export { type SqliteCommitCounts, SqliteRunStore } from "./stores/sqlite/sqlite-run-store.js";
+export {
+  credentialUsersOf,
+  tooMany,
+  type UserLimitName,
+  UserLimits,
+  type UserLimitsParts,
+} from "./stores/user-limits.js";
+export { storeFor, userLabel } from "./stores/user-store.js";
+export { type EventHub, LocalEventHub, type RunListener } from "./streams/event-hub.js";

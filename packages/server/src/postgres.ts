@@ -15,6 +15,10 @@
 export {
   PostgresAssistantStore,
   type PostgresAssistantStoreOptions,
-} from "./postgres-assistant-store.js";
-export { PostgresCronStore } from "./postgres-cron-store.js";
-export { POSTGRES_SESSION_OPTIONS, PostgresRunStore, type PostgresRunStoreOptions } from "./postgres-run-store.js";
+} from "./stores/postgres/postgres-assistant-store.js";
+export { PostgresCronStore } from "./stores/postgres/postgres-cron-store.js";
+export {
+  POSTGRES_SESSION_OPTIONS,
+  PostgresRunStore,
+  type PostgresRunStoreOptions,
+} from "./stores/postgres/postgres-run-store.js";

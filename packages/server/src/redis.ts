@@ -7,4 +7,4 @@
  *
  * const hub = new RedisEventHub({ url: "redis://127.0.0.1:6379", prefix: "trellis:" });
  */
-export { RedisEventHub, RedisQueueWake } from "./redis-fan-out.js";
+export { RedisEventHub, RedisQueueWake } from "./streams/redis-fan-out.js";

@@ -1,48 +1,32 @@
-import { mkdirSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname } from "node:path";
 import { getRequestListener } from "@hono/node-server";
-import { type CheckpointSaver, type Store, TrellisError } from "@trellis/checkpoint";
-import { SqliteSaver } from "@trellis/checkpoint-sqlite";
-import { Hono, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { type Authenticate, authMiddleware, credentialAuth } from "./auth.js";
-import { loadConfig, type ResolvedConfig, resolveConfig, type TrellisConfig } from "./config.js";
-import { corsFor } from "./cors.js";
-import { CronScheduler, type CronSchedulerOptions } from "./cron-scheduler.js";
-import { takeDataFileLock } from "./data-file-lock.js";
-import { syncBeforeAnswer } from "./durable-answers.js";
-import { type EventHub, LocalEventHub } from "./event-hub.js";
-import { type AppAuthRoute, type HostedGraph, loadGraphs } from "./graph-registry.js";
-import { answerClientError, errorJson, errorResponder, rejectMalformedUrl, requestErrorAnswer } from "./http-errors.js";
-import { rateLimitedLogger, warningKey } from "./log-rate-limit.js";
-import { ServerMetrics } from "./metrics.js";
-import { openAssistants } from "./open-assistant-store.js";
-import { openCronStore } from "./open-cron-store.js";
-import { openItemStore } from "./open-item-store.js";
-import { importOptional } from "./optional-module.js";
-import { stampArrival } from "./request-arrival.js";
-import { RetentionSweeper } from "./retention.js";
-import { agUiRoutes, attachAgUiWebSocket } from "./routes/ag-ui.js";
-import { assistantRoutes } from "./routes/assistants.js";
-import { cronRoutes } from "./routes/crons.js";
-import { metricsRoutes } from "./routes/metrics.js";
-import { runRoutes } from "./routes/runs.js";
-import { storeRoutes } from "./routes/store.js";
-import { systemRoutes } from "./routes/system.js";
-import { threadRoutes } from "./routes/threads.js";
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_ORPHAN_AFTER_MS, type QueueWake, RunManager } from "./run-manager.js";
-import { RunService, type RunServiceParts } from "./run-service.js";
-import type { RunStore } from "./run-store.js";
-import { lookups, type ServerContext, type ServerEnv } from "./server-context.js";
-import { SqliteRunStore } from "./sqlite-run-store.js";
-import { storeOptionsOf } from "./store-config.js";
-import { limitStoreByUser, storeUsageOf } from "./store-quota.js";
-import { limitStreams } from "./stream-limits.js";
-import { traceContextMiddleware } from "./trace-context.js";
-import { credentialUsersOf, UserLimits } from "./user-limits.js";
-import { jsonLogger, type Logger } from "./worker-log.js";
+import type { CheckpointSaver, Store } from "@trellis/checkpoint";
+import type { Hono } from "hono";
+import { type HostedGraph, loadGraphs } from "./assistants/graph-registry.js";
+import { loadConfig, type ResolvedConfig, resolveConfig, type TrellisConfig } from "./config/config.js";
+import { storeOptionsOf } from "./config/store-config.js";
+import { CronScheduler, type CronSchedulerOptions } from "./crons/cron-scheduler.js";
+import { authBanner, buildApp, type UnauthenticatedRoute } from "./http/app.js";
+import { type Authenticate, credentialAuth } from "./http/auth.js";
+import { answerClientError, requestErrorAnswer } from "./http/http-errors.js";
+import { attachAgUiWebSocket } from "./http/routes/ag-ui.js";
+import { lookups, type ServerContext, type ServerEnv } from "./http/server-context.js";
+import { rateLimitedLogger, warningKey } from "./operations/log-rate-limit.js";
+import { ServerMetrics } from "./operations/metrics.js";
+import { RetentionSweeper } from "./operations/retention.js";
+import { jsonLogger, type Logger } from "./operations/worker-log.js";
+import { RunManager } from "./runs/run-manager.js";
+import { RunService, type RunServiceParts } from "./runs/run-service.js";
+import { openAssistants } from "./stores/open-assistant-store.js";
+import { openCronStore } from "./stores/open-cron-store.js";
+import { openItemStore } from "./stores/open-item-store.js";
+import { openStorage } from "./stores/open-storage.js";
+import type { RunStore } from "./stores/run-store.js";
+import { limitStoreByUser, storeUsageOf } from "./stores/store-quota.js";
+import { credentialUsersOf, UserLimits } from "./stores/user-limits.js";
+
+export type { UnauthenticatedRoute } from "./http/app.js";
 
 /**
  * Options of {@link createServer} beyond the config file.
@@ -113,136 +97,6 @@ export interface TrellisServer {
   listen(port?: number): Promise<{ server: Server; port: number; url: string }>;
   /** Stops the listener and the workers (in-flight runs stay queued for the next start), closes stores. */
   close(): Promise<void>;
-}
-
-/**
- * A route that answers without the server's auth: its method (`*` for any), full path (a trailing `/*`
- * covers the paths below), and how it checks its caller instead.
- *
- * @example
- * server.unauthenticatedRoutes.filter((r) => r.check === "unverified"); // development-mode webhooks
- */
-export interface UnauthenticatedRoute {
-  method: string;
-  path: string;
-  /** As the app declared it ({@link AppAuthRoute}). */
-  check: AppAuthRoute["check"];
-  detail: string;
-  /** The app the route belongs to. */
-  assistantId?: string;
-}
-
-const ROUTE_CHECKS = new Set(["verified", "refused", "unverified", "public"]);
-
-/** Whether a declared route covers `method` and `path` (relative to the app's mount). */
-function coversRoute(route: AppAuthRoute, method: string, path: string): boolean {
-  const m = route.method.toUpperCase();
-  if (m !== "*" && m !== method && !(m === "GET" && method === "HEAD")) return false;
-  if (!route.path.endsWith("/*")) return path === route.path;
-  const base = route.path.slice(0, -2);
-  return path === base || path.startsWith(`${base}/`);
-}
-
-/** Checks what an app declared, so a typo cannot open a route the app meant to keep closed. */
-function checkDeclared(assistantId: string, routes: readonly AppAuthRoute[]): void {
-  for (const r of routes) {
-    if (
-      typeof r?.method !== "string" ||
-      !/^(\*|[A-Za-z]+)$/.test(r.method) ||
-      typeof r.path !== "string" ||
-      !r.path.startsWith("/") ||
-      !ROUTE_CHECKS.has(r.check) ||
-      typeof r.detail !== "string"
-    ) {
-      throw new TrellisError(
-        "INVALID_CONFIG",
-        `Assistant "${assistantId}" declared an app-auth route that is not { method, path: "/…", check: verified|refused|unverified|public, detail }: ${JSON.stringify(r)}.`,
-      );
-    }
-  }
-}
-
-interface Storage {
-  saver: CheckpointSaver;
-  store: RunStore;
-  hub: EventHub;
-  wake?: QueueWake;
-  shared?: { heartbeatMs: number; orphanAfterMs: number };
-  close(): Promise<void>;
-}
-
-/** The Redis fan-out, loaded only for a `redis` queue: a SQLite project never needs ioredis. */
-async function openRedis(queue: ResolvedConfig["queue"]) {
-  if (queue.kind !== "redis") return undefined;
-  const { RedisEventHub, RedisQueueWake } = await importOptional(() => import("./redis-fan-out.js"), {
-    feature: 'the "redis" queue',
-    packages: ["ioredis"],
-  });
-  return {
-    hub: new RedisEventHub({ url: queue.url, ...(queue.prefix ? { prefix: queue.prefix } : {}) }),
-    wake: new RedisQueueWake({ url: queue.url, ...(queue.prefix ? { prefix: queue.prefix } : {}) }),
-  };
-}
-
-/** The PostgreSQL saver and run store, loaded only when the config names them: a SQLite project never installs pg. */
-async function loadPostgres() {
-  const needs = { feature: 'the "postgres" saver', packages: ["@trellis/checkpoint-postgres", "pg"] };
-  const { PostgresSaver } = await importOptional(() => import("@trellis/checkpoint-postgres"), needs);
-  const { POSTGRES_SESSION_OPTIONS, PostgresRunStore } = await importOptional(
-    () => import("./postgres-run-store.js"),
-    needs,
-  );
-  return { PostgresSaver, POSTGRES_SESSION_OPTIONS, PostgresRunStore };
-}
-
-async function openStorage(config: ResolvedConfig): Promise<Storage> {
-  const queue = config.queue;
-  // the drivers load before any connection opens, so a missing one leaves nothing to close
-  const postgres = config.saver.kind === "postgres" ? await loadPostgres() : undefined;
-  const redis = await openRedis(queue);
-  const closeRedis = async () => {
-    await redis?.hub.close();
-    await redis?.wake.close();
-  };
-  if (config.saver.kind === "sqlite") {
-    if (config.saver.path !== ":memory:") mkdirSync(dirname(config.saver.path), { recursive: true });
-    // one serving process per data file: refuses to start while another live server holds it
-    const lock =
-      config.saver.path === ":memory:" ? undefined : await takeDataFileLock(config.saver.path, { log: console.log });
-    const saver = new SqliteSaver({ filename: config.saver.path });
-    const store = new SqliteRunStore(saver.database);
-    const close = async () => {
-      await closeRedis();
-      await lock?.release();
-    };
-    return { saver, store, hub: redis?.hub ?? new LocalEventHub(), close };
-  }
-  const { PostgresSaver, POSTGRES_SESSION_OPTIONS, PostgresRunStore } = postgres ?? (await loadPostgres());
-  const saver = new PostgresSaver({
-    connectionString: config.saver.url,
-    // a stalled process (SIGSTOP, a paused VM) cannot hold locks past a few seconds
-    poolConfig: { options: POSTGRES_SESSION_OPTIONS },
-    ...(config.saver.schema ? { schema: config.saver.schema } : {}),
-  });
-  await saver.setup();
-  const store = new PostgresRunStore({
-    pool: saver.pool,
-    ...(config.saver.schema ? { schema: config.saver.schema } : {}),
-  });
-  await store.setup();
-  const storage: Storage = {
-    saver,
-    store,
-    hub: redis?.hub ?? new LocalEventHub(),
-    // several processes may share the database: heartbeats decide which runs are orphaned
-    shared: {
-      heartbeatMs: (queue.kind === "redis" ? queue.heartbeatMs : undefined) ?? DEFAULT_HEARTBEAT_MS,
-      orphanAfterMs: (queue.kind === "redis" ? queue.orphanAfterMs : undefined) ?? DEFAULT_ORPHAN_AFTER_MS,
-    },
-    close: closeRedis,
-  };
-  if (redis) storage.wake = redis.wake;
-  return storage;
 }
 
 /**
@@ -323,72 +177,15 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
     },
   );
 
-  const app = new Hono<ServerEnv>();
-  app.onError(errorResponder(options.log ?? jsonLogger({ worker: manager.workerId })));
-  app.notFound((c) => errorJson(c, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`));
-  // first, before any await: when the request arrived (a resume answers the pause pending then)
-  app.use("*", stampArrival);
-  // whatever a route committed is on disk through a power cut before its answer goes out
-  app.use("*", syncBeforeAnswer(store));
-  app.use("*", rejectMalformedUrl);
-  app.use("*", corsFor(resolved.allowedOrigins));
-  app.use("*", traceContextMiddleware);
-  app.get("/ok", (c) => c.json({ ok: true }));
-  const open: UnauthenticatedRoute[] = [{ method: "GET", path: "/ok", check: "public", detail: "liveness" }];
-  for (const route of options.publicRoutes ?? []) {
-    app.route(route.path, route.app as unknown as Hono<ServerEnv>);
-    open.push({ method: "*", path: `${route.path.replace(/\/+$/, "")}/*`, check: "public", detail: "public route" });
-  }
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: resolved.limits.bodyBytes,
-      onError: (c) => errorJson(c, "PAYLOAD_TOO_LARGE", `The request body exceeds ${resolved.limits.bodyBytes} bytes.`),
-    }),
-  );
-  const serverAuth = authMiddleware(
-    resolved.auth.enabled,
-    options.authenticate ?? credentialAuth(resolved.auth.credentials),
-  );
-  for (const hosted of graphs.values()) {
-    // Apps that authenticate their own routes (webhooks, signed links) are mounted before the server's
-    // auth. Only the routes they declared skip it; their other routes get the server's auth here.
-    if (!hosted.routes || hosted.entry.routesAuth !== "app") continue;
-    const prefix = `/apps/${hosted.assistantId}`;
-    const declared = hosted.appAuthRoutes ?? [];
-    checkDeclared(hosted.assistantId, declared);
-    // Fail closed: only what the app declared skips the server's auth; an app that declared nothing is
-    // mounted behind it like any other.
-    const guard: MiddlewareHandler<ServerEnv> = (c, next) => {
-      const path = c.req.path.slice(prefix.length) || "/";
-      if (declared.some((r) => coversRoute(r, c.req.method, path))) return next();
-      return serverAuth(c, next);
-    };
-    app.use(prefix, guard);
-    app.use(`${prefix}/*`, guard);
-    for (const r of declared) open.push({ ...r, path: `${prefix}${r.path}`, assistantId: hosted.assistantId });
-    if (declared.length === 0) {
-      console.warn(
-        `[trellis-server] ${hosted.assistantId}: routesAuth "app" but the app declared none of its routes (declareAppAuthRoutes), so all of them stay behind the server's auth.`,
-      );
-    }
-    app.route(prefix, hosted.routes as unknown as Hono<ServerEnv>);
-  }
-  app.use("*", serverAuth);
-  app.route("/", metricsRoutes(metrics, { store, activeRuns: () => manager.activeRunIds.length }));
-  app.route("/", systemRoutes(ctx));
-  app.route("/assistants", assistantRoutes(ctx));
-  app.route("/threads", threadRoutes(ctx));
-  app.route("/", cronRoutes(ctx, crons));
-  app.route("/", storeRoutes(itemStore, resolved.auth.enabled));
-  app.route("/", runRoutes(ctx));
-  app.use("/ag-ui/:assistant_id", limitStreams(ctx)); // an AG-UI run over SSE is one of the user's streams
-  app.route("/ag-ui", agUiRoutes(ctx));
-  for (const hosted of graphs.values()) {
-    if (hosted.routes && hosted.entry.routesAuth !== "app") {
-      app.route(`/apps/${hosted.assistantId}`, hosted.routes as unknown as Hono<ServerEnv>);
-    }
-  }
+  const { app, open } = buildApp({
+    ctx,
+    metrics,
+    crons,
+    itemStore,
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+    ...(options.publicRoutes ? { publicRoutes: options.publicRoutes } : {}),
+  });
   await manager.start();
   if (concurrency > 0) crons.start(); // only processes that execute runs schedule crons
   // one process of the cluster sweeps at a time (a lease in the store); off unless configured
@@ -446,18 +243,6 @@ export async function createServer(config: TrellisConfig, options: CreateServerO
       await storage.close();
     },
   };
-}
-
-/** The banner lines of {@link TrellisServer.authBanner}. */
-function authBanner(enabled: boolean, open: readonly UnauthenticatedRoute[]): string[] {
-  const width = Math.max(...open.map((r) => r.path.length));
-  const lines = [
-    enabled
-      ? "Auth is on. Routes that answer without the server's credentials:"
-      : 'Auth is off: every route answers without credentials ("auth": { "enabled": true } turns it on). Routes that would answer without them even with auth on:',
-  ];
-  for (const r of open) lines.push(`  ${r.method.padEnd(4)} ${r.path.padEnd(width)}  ${r.check}: ${r.detail}`);
-  return lines;
 }
 
 /**

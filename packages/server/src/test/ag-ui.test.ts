@@ -3,7 +3,7 @@ import { HttpAgent } from "@ag-ui/client";
 import type { BaseEvent } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { jsonPatch } from "../ag-ui-events.js";
+import { jsonPatch } from "../ag-ui/ag-ui-events.js";
 import { startTestServer, type TestServer } from "./harness.js";
 
 let t: TestServer;

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, describe, expect, it } from "vitest";
-import type { TrellisConfig } from "../config.js";
+import type { TrellisConfig } from "../config/config.js";
 import { type CreateServerOptions, createServer, type TrellisServer } from "../server.js";
 import { PACKAGE_DIR, TEST_GRAPHS } from "./harness.js";
 

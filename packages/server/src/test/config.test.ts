@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { describe, expect, it } from "vitest";
-import { loadConfig, resolveConfig } from "../config.js";
+import { loadConfig, resolveConfig } from "../config/config.js";
 import { createServer } from "../server.js";
 import { REPO_DIR, startTestServer } from "./harness.js";
 

@@ -7,8 +7,8 @@ import { Client } from "@langchain/langgraph-sdk";
 import { ManualClock } from "@trellis/checkpoint";
 import { Client as ClientV1 } from "langgraph-sdk-1";
 import { afterAll, describe, expect, it } from "vitest";
-import type { TrellisConfig } from "../config.js";
-import type { CronScheduler } from "../cron-scheduler.js";
+import type { TrellisConfig } from "../config/config.js";
+import type { CronScheduler } from "../crons/cron-scheduler.js";
 import { createServer, type TrellisServer } from "../server.js";
 import { eventually, PACKAGE_DIR, TEST_GRAPHS } from "./harness.js";
 

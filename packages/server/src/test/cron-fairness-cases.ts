@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "@trellis/checkpoint";
 import { afterAll, describe, expect, it } from "vitest";
-import type { TrellisConfig } from "../config.js";
+import type { TrellisConfig } from "../config/config.js";
+import type { LogEntry } from "../operations/worker-log.js";
 import { createServer } from "../server.js";
-import type { LogEntry } from "../worker-log.js";
 import { at, moveTo } from "./cron-cases.js";
 import { PACKAGE_DIR, TEST_GRAPHS } from "./harness.js";
 

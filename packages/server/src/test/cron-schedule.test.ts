@@ -1,8 +1,8 @@
 /** How cron schedules are read: 5 fields in UTC, the next tick strictly after a time, clear refusals. */
 import { TrellisError } from "@trellis/checkpoint";
 import { describe, expect, it } from "vitest";
-import { checkSchedule, nextRunAfter } from "../cron-schedule.js";
-import { nextTick } from "../cron-scheduler.js";
+import { checkSchedule, nextRunAfter } from "../crons/cron-schedule.js";
+import { nextTick } from "../crons/cron-scheduler.js";
 
 const next = (schedule: string, after: string) => nextRunAfter(schedule, new Date(after))?.toISOString() ?? null;
 

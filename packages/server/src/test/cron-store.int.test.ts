@@ -9,9 +9,9 @@ import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import type { CronRecord, CronStore } from "../cron-store.js";
-import { PostgresCronStore } from "../postgres-cron-store.js";
-import { SqliteCronStore } from "../sqlite-cron-store.js";
+import type { CronRecord, CronStore } from "../stores/cron-store.js";
+import { PostgresCronStore } from "../stores/postgres/postgres-cron-store.js";
+import { SqliteCronStore } from "../stores/sqlite/sqlite-cron-store.js";
 
 const postgres = await requirePostgres();
 const cleanups: Array<() => Promise<void> | void> = [];

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { currentHolder, leaseOwnerOf, TrellisError } from "@trellis/checkpoint";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { takeDataFileLock } from "../data-file-lock.js";
+import { takeDataFileLock } from "../operations/data-file-lock.js";
 import { PACKAGE_DIR } from "./harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "trellis-data-file-"));

@@ -5,7 +5,7 @@
  * `/apps/tutor/echo`) and `crashy` (upgrade handlers that throw). Prints `READY <port>` once it
  * listens on 127.0.0.1; a crash is the child's exit, which the tests see.
  */
-import type { TrellisConfig } from "../config.js";
+import type { TrellisConfig } from "../config/config.js";
 import { createServer } from "../server.js";
 import { PACKAGE_DIR, TEST_GRAPHS } from "./harness.js";
 

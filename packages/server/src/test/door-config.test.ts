@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../config.js";
+import { resolveConfig } from "../config/config.js";
 import { createServer } from "../server.js";
 
 describe("config of the doors", () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { SqliteRunStore } from "../sqlite-run-store.js";
+import { SqliteRunStore } from "../stores/sqlite/sqlite-run-store.js";
 import { eventually, startTestServer, type TestServer } from "./harness.js";
 
 // The durability rule of the SQLite run store (docs/server.md, "Durability"): its bookkeeping commits

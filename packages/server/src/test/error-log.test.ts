@@ -4,9 +4,9 @@
  */
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { errorResponder } from "../http-errors.js";
-import { readBody } from "../request-body.js";
-import type { LogEntry } from "../worker-log.js";
+import { errorResponder } from "../http/http-errors.js";
+import { readBody } from "../http/request-body.js";
+import type { LogEntry } from "../operations/worker-log.js";
 
 describe("errors the server did not expect", () => {
   it("are answered 500 and logged at most 10 times a minute per kind, without the request body", async () => {

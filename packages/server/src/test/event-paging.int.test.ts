@@ -3,9 +3,9 @@ import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { PostgresRunStore } from "../postgres-run-store.js";
-import type { RunStore } from "../run-store.js";
-import { SqliteRunStore } from "../sqlite-run-store.js";
+import { PostgresRunStore } from "../stores/postgres/postgres-run-store.js";
+import type { RunStore } from "../stores/run-store.js";
+import { SqliteRunStore } from "../stores/sqlite/sqlite-run-store.js";
 
 const N = 250;
 const postgres = await requirePostgres();

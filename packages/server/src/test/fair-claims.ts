@@ -5,7 +5,7 @@
  * started in (the graph numbers them), never on wall time.
  */
 import { expect } from "vitest";
-import type { TrellisConfig } from "../config.js";
+import type { TrellisConfig } from "../config/config.js";
 import { type ChildServer, startChildServer } from "./raw-socket.js";
 
 /** The users of the fair-share server. */

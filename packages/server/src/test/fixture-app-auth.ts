@@ -3,7 +3,7 @@
  * a signed-download prefix, one declares nothing, one declares a route the server must refuse.
  */
 import { Hono } from "hono";
-import type { AppRoutesContext } from "../graph-registry.js";
+import type { AppRoutesContext } from "../assistants/graph-registry.js";
 import { askGraph } from "./fixture-graphs.js";
 
 export const graph = askGraph;

@@ -1,7 +1,7 @@
 /** An application module as the apps/* packages write them: an async graph factory and a route factory. */
 import { Hono } from "hono";
 import { WebSocketServer } from "ws";
-import type { AppRoutesContext } from "../graph-registry.js";
+import type { AppRoutesContext } from "../assistants/graph-registry.js";
 import { askGraph } from "./fixture-graphs.js";
 
 export async function makeGraph() {

@@ -5,8 +5,8 @@
  */
 import { channel, END, START, StateGraph } from "@trellis/core";
 import { Hono } from "hono";
-import type { AppRoutesContext } from "../graph-registry.js";
-import type { ServerEnv } from "../server-context.js";
+import type { AppRoutesContext } from "../assistants/graph-registry.js";
+import type { ServerEnv } from "../http/server-context.js";
 
 const schema = {
   who: channel.value<unknown>(null),

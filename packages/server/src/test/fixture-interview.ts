@@ -4,7 +4,7 @@
  */
 import { channel, END, type PausedInputPolicy, START, StateGraph } from "@trellis/core";
 import { Hono } from "hono";
-import type { AppRoutesContext } from "../graph-registry.js";
+import type { AppRoutesContext } from "../assistants/graph-registry.js";
 
 type Msg = { id?: string; role: string; content: unknown };
 

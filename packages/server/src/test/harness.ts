@@ -4,7 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll } from "vitest";
-import type { GraphEntry, TrellisConfig } from "../config.js";
+import type { GraphEntry, TrellisConfig } from "../config/config.js";
 import { type CreateServerOptions, createServer, type TrellisServer } from "../server.js";
 
 /** packages/server */

@@ -4,9 +4,9 @@
  * logger (`ctx.log`) limits its refusal lines (warn with a `reason`) per event and reason.
  */
 import { describe, expect, it, vi } from "vitest";
-import { APP_REFUSALS_PER_MINUTE, appLogger } from "../app-log.js";
-import { rateLimitedLogger } from "../log-rate-limit.js";
-import type { LogEntry } from "../worker-log.js";
+import { APP_REFUSALS_PER_MINUTE, appLogger } from "../operations/app-log.js";
+import { rateLimitedLogger } from "../operations/log-rate-limit.js";
+import type { LogEntry } from "../operations/worker-log.js";
 
 const refusal = (reason: string): LogEntry => ({ level: "warn", event: "webhook-refused", reason, route: "/hook" });
 

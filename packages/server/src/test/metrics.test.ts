@@ -165,7 +165,7 @@ describe("GET /metrics with the server's auth on", () => {
 
 describe("the text format", () => {
   it("escapes label values (backslash, quote, newline) so a model id cannot break a line", async () => {
-    const { Counter, Registry } = await import("../prometheus-text.js");
+    const { Counter, Registry } = await import("../operations/prometheus-text.js");
     const registry = new Registry();
     const c = registry.add(new Counter("t_total", "A help text\nwith a newline."));
     c.inc({ model: 'a"b\\c\nd' }, 2);

@@ -5,9 +5,9 @@
 import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/checkpoint-postgres/testing";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { POSTGRES_SESSION_OPTIONS, PostgresRunStore } from "../postgres-run-store.js";
-import type { RunStore } from "../run-store.js";
-import { claim, enqueue, newThread } from "./run-store-conformance.js";
+import { POSTGRES_SESSION_OPTIONS, PostgresRunStore } from "../stores/postgres/postgres-run-store.js";
+import type { RunStore } from "../stores/run-store.js";
+import { claim, enqueue, newThread } from "./run-store-fixtures.js";
 
 const postgres = await requirePostgres();
 const schema = testSchema("fencing");

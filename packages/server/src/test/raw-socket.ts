@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { TrellisConfig } from "../config.js";
+import type { TrellisConfig } from "../config/config.js";
 import { PACKAGE_DIR } from "./harness.js";
 
 /** A door-child server process. */

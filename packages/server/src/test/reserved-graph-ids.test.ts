@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { AuthConfig, GraphEntry, TrellisConfig } from "../config.js";
+import type { AuthConfig, GraphEntry, TrellisConfig } from "../config/config.js";
+import type { LogEntry } from "../operations/worker-log.js";
 import { createServer } from "../server.js";
-import type { LogEntry } from "../worker-log.js";
 import { PACKAGE_DIR, TEST_GRAPHS } from "./harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "trellis-reserved-"));

@@ -12,12 +12,12 @@ import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import { channel, START, StateGraph } from "@trellis/core";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { PostgresRunStore } from "../postgres-run-store.js";
-import { RedisQueueWake } from "../redis-fan-out.js";
-import { RetentionSweeper } from "../retention.js";
-import { newRunRecord } from "../run-manager.js";
-import type { RunStore } from "../run-store.js";
-import { SqliteRunStore } from "../sqlite-run-store.js";
+import { RetentionSweeper } from "../operations/retention.js";
+import { newRunRecord } from "../runs/run-manager.js";
+import { PostgresRunStore } from "../stores/postgres/postgres-run-store.js";
+import type { RunStore } from "../stores/run-store.js";
+import { SqliteRunStore } from "../stores/sqlite/sqlite-run-store.js";
+import { RedisQueueWake } from "../streams/redis-fan-out.js";
 
 const postgres = await requirePostgres();
 const redis = await requireRedis();

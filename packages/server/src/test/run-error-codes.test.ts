@@ -6,7 +6,7 @@
  */
 import { isTrellisErrorCode } from "@trellis/checkpoint";
 import { describe, expect, it } from "vitest";
-import { httpStatusOf } from "../http-status.js";
+import { httpStatusOf } from "../http/http-status.js";
 import { sdkServer } from "./harness.js";
 
 const s = sdkServer({

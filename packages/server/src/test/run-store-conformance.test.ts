@@ -6,9 +6,9 @@ import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
 import pg from "pg";
 import { afterAll } from "vitest";
-import { POSTGRES_SESSION_OPTIONS, PostgresRunStore } from "../postgres-run-store.js";
-import type { RunStore } from "../run-store.js";
-import { SqliteRunStore } from "../sqlite-run-store.js";
+import { POSTGRES_SESSION_OPTIONS, PostgresRunStore } from "../stores/postgres/postgres-run-store.js";
+import type { RunStore } from "../stores/run-store.js";
+import { SqliteRunStore } from "../stores/sqlite/sqlite-run-store.js";
 import { describeRunStoreConformance } from "./run-store-conformance.js";
 
 const postgres = await requirePostgres();

@@ -6,9 +6,9 @@
 import type { StreamEvent } from "@trellis/core";
 import type { ApiTimelineCall, ApiTimelineModelCall } from "@trellis/protocol";
 import { describe, expect, it } from "vitest";
-import type { RunRecord } from "../run-store.js";
-import { RunTimeline, type WireTimeline } from "../run-timeline.js";
-import type { WireUsage } from "../run-usage.js";
+import { RunTimeline, type WireTimeline } from "../runs/run-timeline.js";
+import type { WireUsage } from "../runs/run-usage.js";
+import type { RunRecord } from "../stores/run-store.js";
 import { sdkServer, TEST_GRAPHS } from "./harness.js";
 
 const s = sdkServer({

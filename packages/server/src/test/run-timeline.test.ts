@@ -1,7 +1,7 @@
 import type { StreamEvent } from "@trellis/core";
 import { describe, expect, it, vi } from "vitest";
-import type { RunRecord } from "../run-store.js";
-import { RunTimeline, type WireTimeline } from "../run-timeline.js";
+import { RunTimeline, type WireTimeline } from "../runs/run-timeline.js";
+import type { RunRecord } from "../stores/run-store.js";
 import { sdkServer, TEST_GRAPHS } from "./harness.js";
 
 const s = sdkServer({

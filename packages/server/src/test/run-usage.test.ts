@@ -51,7 +51,7 @@ describe("a run's token usage and cost over the Agent Server API", () => {
 
 describe("prices in the server config", () => {
   it("refuses a price that is not a number of dollars per million tokens, saying how to write one", async () => {
-    const { resolveConfig } = await import("../config.js");
+    const { resolveConfig } = await import("../config/config.js");
     expect(() => resolveConfig({ graphs: {}, prices: { m1: { input: "cheap", output: 1 } } } as never, {})).toThrow(
       /prices \["m1"\]\.input must be a number of 0 or more\. Write \{ "gpt-4o-mini"/,
     );

@@ -7,7 +7,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TrellisConfig } from "../config.js";
+import type { TrellisConfig } from "../config/config.js";
 import { createServer, type TrellisServer } from "../server.js";
 import { eventually, PACKAGE_DIR, TEST_GRAPHS } from "./harness.js";
 import { POSTGRES_URL, REDIS_URL, requirePostgres, requireRedis } from "./scale-out-services.js";

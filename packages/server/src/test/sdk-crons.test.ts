@@ -6,8 +6,8 @@ import { Client } from "@langchain/langgraph-sdk";
 import { ManualClock } from "@trellis/checkpoint";
 import BetterSqlite3 from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { CronScheduler } from "../cron-scheduler.js";
-import { SqliteCronStore } from "../sqlite-cron-store.js";
+import { CronScheduler } from "../crons/cron-scheduler.js";
+import { SqliteCronStore } from "../stores/sqlite/sqlite-cron-store.js";
 import { at, type CronBackend, cronCases, cronServer, moveTo } from "./cron-cases.js";
 import { eventually, startTestServer } from "./harness.js";
 

@@ -5,7 +5,7 @@
  * saying what to change. Run on every storage with raw fetch (the SDK would refuse some of it).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TrellisConfig } from "../config.js";
+import type { TrellisConfig } from "../config/config.js";
 import { startTestServer, type TestServer } from "./harness.js";
 
 const wide = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, `v${i}`]));

@@ -5,7 +5,7 @@
  */
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import type { TrellisConfig } from "../config.js";
+import type { TrellisConfig } from "../config/config.js";
 import { createServer, type TrellisServer } from "../server.js";
 import { eventually, PACKAGE_DIR } from "./harness.js";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { TrellisError } from "@trellis/checkpoint";
 import { afterAll, describe, expect, it } from "vitest";
-import type { TrellisConfig } from "../config.js";
+import type { TrellisConfig } from "../config/config.js";
 import { createServer } from "../server.js";
 import { eventually, PACKAGE_DIR } from "./harness.js";
 

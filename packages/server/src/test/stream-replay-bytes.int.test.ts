@@ -6,9 +6,9 @@
 import net from "node:net";
 import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/checkpoint-postgres/testing";
 import { describe, expect, it } from "vitest";
-import type { TrellisConfig } from "../config.js";
-import { REPLAY_PAGE_BYTES } from "../run-manager.js";
-import type { EventPage, StoredEvent } from "../run-store.js";
+import type { TrellisConfig } from "../config/config.js";
+import type { EventPage, StoredEvent } from "../stores/run-store.js";
+import { REPLAY_PAGE_BYTES } from "../streams/run-follow.js";
 import { startTestServer, TEST_GRAPHS } from "./harness.js";
 
 const postgres = await requirePostgres();

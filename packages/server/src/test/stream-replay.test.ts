@@ -3,7 +3,7 @@
  * a follower that falls behind a live run drops its buffer and catches up from the store.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EventPage, StoredEvent } from "../run-store.js";
+import type { EventPage, StoredEvent } from "../stores/run-store.js";
 import { startTestServer, TEST_GRAPHS, type TestServer } from "./harness.js";
 
 let t: TestServer;

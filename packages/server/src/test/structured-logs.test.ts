@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jsonLogger, type LogEntry } from "../worker-log.js";
+import { jsonLogger, type LogEntry } from "../operations/worker-log.js";
 import { startTestServer, TEST_GRAPHS, type TestServer } from "./harness.js";
 
 function sink(isTTY = false) {

@@ -5,7 +5,7 @@
  * queued.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TrellisConfig } from "../config.js";
+import type { TrellisConfig } from "../config/config.js";
 import { startTestServer, type TestServer } from "./harness.js";
 
 /** Registers the cases on `saver` (a fresh SQLite file when absent). */

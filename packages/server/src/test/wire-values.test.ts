@@ -4,7 +4,7 @@
  * object when nothing in it changed, dates and other class instances untouched).
  */
 import { describe, expect, it } from "vitest";
-import { wireMessage, wireValue } from "../wire-values.js";
+import { wireMessage, wireValue } from "../streams/wire-values.js";
 
 describe("wireValue", () => {
   it("translates messages wherever they sit, and only what looks like one", () => {

@@ -1,0 +1,21 @@
+import type { MiddlewareHandler } from "hono";
+import type { RunStore } from "../stores/run-store.js";
+import type { ServerEnv } from "./server-context.js";
+
+/**
+ * The server's edge: no answer leaves before the store's commits are durable through a power cut. The
+ * run store commits its bookkeeping without waiting for the disk ({@link RunStore.syncCommits}); this
+ * middleware, mounted before every route (the API, AG-UI over SSE, the public routes, the applications'
+ * routes), syncs them after the handler and before the status line and headers go out — for a stream,
+ * before its headers; its events are synced as they are sent (`RunManager.follow`). A sync costs one disk
+ * sync when anything was committed since the last one, nothing otherwise.
+ *
+ * @example
+ * app.use("*", syncBeforeAnswer(store));
+ */
+export function syncBeforeAnswer(store: RunStore): MiddlewareHandler<ServerEnv> {
+  return async (_c, next) => {
+    await next();
+    await store.syncCommits?.();
+  };
+}

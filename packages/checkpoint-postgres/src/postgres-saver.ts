@@ -29,47 +29,17 @@ import {
   type Serializer,
   type StoredBlob,
   systemClock,
-  TrellisError,
   type WriteRow,
+  writesTargetMissing,
 } from "@trellis/checkpoint";
 import pg from "pg";
 import { PgRunner, type Query } from "./postgres-connection.js";
 import { migratePostgres, quoteSchema } from "./postgres-migrations.js";
+import type { PostgresSaverOptions } from "./postgres-saver-options.js";
 import { postgresSql } from "./postgres-sql.js";
+import { expired, leaseOf, type ThreadRow } from "./postgres-thread-row.js";
 
-/**
- * Options of {@link PostgresSaver}. Give a `pool`, or what to build one from.
- *
- * @example
- * new PostgresSaver({ connectionString: "postgres://app@db/app", schema: "trellis", poolConfig: { max: 10 } });
- */
-export interface PostgresSaverOptions {
-  /** A pool to use; the saver will not end it. */
-  pool?: pg.Pool;
-  /** e.g. `postgres://user@127.0.0.1:5432/app`, used when no `pool` is given. */
-  connectionString?: string;
-  /** More settings for the pool the saver builds (size, timeouts, SSL…). */
-  poolConfig?: pg.PoolConfig;
-  /** Schema holding the tables; created by the first migration. Default `trellis`. */
-  schema?: string;
-  /** Retries of a statement or transaction whose connection broke. Default 3. */
-  retries?: number;
-  serializer?: Serializer;
-  clock?: Clock;
-  /**
-   * Decides whether a lease's holder is provably dead, so its lease is free before it expires. Default
-   * `isLocalHolderDead`: a process of this host whose pid is gone or was reused; never one of another host.
-   */
-  isHolderDead?: HolderCheck;
-}
-
-interface ThreadRow {
-  ttl_ms: string | null;
-  touched_at: string;
-  lease_owner: string | null;
-  lease_epoch: string;
-  lease_expires_at: string;
-}
+export type { PostgresSaverOptions } from "./postgres-saver-options.js";
 
 interface CheckpointRowData {
   id: string;
@@ -249,11 +219,7 @@ export class PostgresSaver implements CheckpointSaver {
     const ns = ref.namespace ?? "";
     const found = threadExists && (await query(this.#sql.checkpointExists, [ref.threadId, ns, ref.checkpointId]));
     if (!found || found.length === 0) {
-      throw new TrellisError(
-        "CHECKPOINT_NOT_FOUND",
-        `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
-        { details: { ...ref } },
-      );
+      throw writesTargetMissing(ref);
     }
     const shared = sharedBodies(rows);
     await query(this.#sql.putWrites, [
@@ -525,20 +491,6 @@ function sharedBodies(rows: readonly { body: string; ref: string | null }[]): { 
   const byRef = new Map<string, string>();
   for (const row of rows) if (row.ref !== null) byRef.set(row.ref, row.body);
   return { refs: [...byRef.keys()], bodies: [...byRef.values()] };
-}
-
-function expired(thread: Pick<ThreadRow, "ttl_ms" | "touched_at">, now: number): boolean {
-  return thread.ttl_ms !== null && now >= Number(thread.touched_at) + Number(thread.ttl_ms);
-}
-
-function leaseOf(threadId: string, thread: ThreadRow): Lease | undefined {
-  if (thread.lease_owner === null) return undefined;
-  return {
-    threadId,
-    owner: thread.lease_owner,
-    epoch: Number(thread.lease_epoch),
-    expiresAt: Number(thread.lease_expires_at),
-  };
 }
 
 function key(ns: string, channel: string, version: string): string {

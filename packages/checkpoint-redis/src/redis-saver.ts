@@ -30,8 +30,8 @@ import {
   type Serializer,
   type StoredBlob,
   systemClock,
-  TrellisError,
   type WriteRow,
+  writesTargetMissing,
 } from "@trellis/checkpoint";
 import { Redis, type RedisOptions } from "ioredis";
 import { SCRIPTS } from "./redis-scripts.js";
@@ -147,11 +147,7 @@ export class RedisSaver implements CheckpointSaver {
     ])) as string[];
     if (result[0] === "LEASE_LOST") this.#leaseLost(result, lease as Lease, now);
     if (result[0] === "NOT_FOUND") {
-      throw new TrellisError(
-        "CHECKPOINT_NOT_FOUND",
-        `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
-        { details: { ...ref } },
-      );
+      throw writesTargetMissing(ref);
     }
   }
 
@@ -202,11 +198,7 @@ export class RedisSaver implements CheckpointSaver {
     const result = (await this.#run("commit", threadId, args)) as string[];
     if (result[0] === "LEASE_LOST") this.#leaseLost(result, lease as Lease, now);
     if (result[0] === "NOT_FOUND" && target) {
-      throw new TrellisError(
-        "CHECKPOINT_NOT_FOUND",
-        `Cannot record writes: checkpoint ${target.checkpointId} of thread "${threadId}" does not exist.`,
-        { details: { ...target } },
-      );
+      throw writesTargetMissing({ ...target, threadId });
     }
   }
 

@@ -31,45 +31,15 @@ import {
   systemClock,
   TrellisError,
   type WriteRow,
+  writesTargetMissing,
 } from "@trellis/checkpoint";
 import BetterSqlite3, { type Database, type Statement } from "better-sqlite3";
 import { migrateSqlite } from "./sqlite-migrations.js";
+import type { SqliteSaverOptions } from "./sqlite-saver-options.js";
 import { SQL } from "./sqlite-sql.js";
+import { expired, leaseOf, type ThreadRow } from "./sqlite-thread-row.js";
 
-/**
- * Options of {@link SqliteSaver}.
- *
- * @example
- * new SqliteSaver({ filename: "./trellis.db", synchronous: "NORMAL", busyTimeoutMs: 10_000 });
- */
-export interface SqliteSaverOptions {
-  /** Path of the database file, or `":memory:"`. Ignored when `database` is given. */
-  filename?: string;
-  /** An open better-sqlite3 database to use instead of opening `filename`; the saver will not close it. */
-  database?: Database;
-  /**
-   * `FULL` (the default, for `sync` durability): a put is on disk before it returns, even through a
-   * power cut. `NORMAL`: faster; in WAL mode a power cut may lose the last puts, never corrupt the file.
-   */
-  synchronous?: "FULL" | "NORMAL";
-  /** How long a write waits for another process's transaction before failing. Default 5000 ms. */
-  busyTimeoutMs?: number;
-  serializer?: Serializer;
-  clock?: Clock;
-  /**
-   * Decides whether a lease's holder is provably dead, so its lease is free before it expires. Default
-   * `isLocalHolderDead`: a process of this host whose pid is gone or was reused; never one of another host.
-   */
-  isHolderDead?: HolderCheck;
-}
-
-interface ThreadRow {
-  ttl_ms: number | null;
-  touched_at: number;
-  lease_owner: string | null;
-  lease_epoch: number;
-  lease_expires_at: number;
-}
+export type { SqliteSaverOptions } from "./sqlite-saver-options.js";
 
 interface EncodedPut {
   checkpoint: Checkpoint;
@@ -523,21 +493,4 @@ export class SqliteSaver implements CheckpointSaver {
     }
     return statement;
   }
-}
-
-function writesTargetMissing(ref: CheckpointRef & { checkpointId: string }): TrellisError {
-  return new TrellisError(
-    "CHECKPOINT_NOT_FOUND",
-    `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
-    { details: { ...ref } },
-  );
-}
-
-function expired(thread: ThreadRow, now: number): boolean {
-  return thread.ttl_ms !== null && now >= thread.touched_at + thread.ttl_ms;
-}
-
-function leaseOf(threadId: string, thread: ThreadRow): Lease | undefined {
-  if (thread.lease_owner === null) return undefined;
-  return { threadId, owner: thread.lease_owner, epoch: thread.lease_epoch, expiresAt: thread.lease_expires_at };
 }

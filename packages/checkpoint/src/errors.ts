@@ -27,3 +27,17 @@ export class CorruptCheckpointError extends TrellisError {
     super("CORRUPT_CHECKPOINT", message, { details, cause });
   }
 }
+
+/**
+ * The error every saver gives when writes name a checkpoint that is not stored: `CHECKPOINT_NOT_FOUND`.
+ *
+ * @example
+ * if (!stored) throw writesTargetMissing({ threadId: "t1", checkpointId: "c9" });
+ */
+export function writesTargetMissing(ref: { threadId: string; namespace?: string; checkpointId: string }): TrellisError {
+  return new TrellisError(
+    "CHECKPOINT_NOT_FOUND",
+    `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
+    { details: { ...ref } },
+  );
+}

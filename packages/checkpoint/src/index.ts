@@ -8,6 +8,7 @@ export {
   TRELLIS_ERROR_CODES,
   TrellisError,
   type TrellisErrorCode,
+  writesTargetMissing,
 } from "./errors.js";
 export { currentHolder, isLocalHolderDead, processLeaseOwner } from "./holder.js";
 export { createIdGenerator } from "./ids.js";

@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from "./clock.js";
 import { commitThread } from "./commit.js";
 import { rebuildChannelValue, type StoredBlob } from "./delta.js";
-import { TrellisError } from "./errors.js";
+import { writesTargetMissing } from "./errors.js";
 import { isLocalHolderDead } from "./holder.js";
 import { assertLeaseCurrent, type HolderCheck, nextLease } from "./lease.js";
 import { NamespaceStore, type StoredText, type StoredWrite } from "./memory-namespace.js";
@@ -160,11 +160,7 @@ export class MemorySaver implements CheckpointSaver {
     const ns = this.#namespace(ref.threadId, namespace, false);
     const byPut = put?.checkpoint.id === ref.checkpointId && put.checkpoint.namespace === namespace;
     if (!byPut && !ns?.get(ref.checkpointId)) {
-      throw new TrellisError(
-        "CHECKPOINT_NOT_FOUND",
-        `Cannot record writes: checkpoint ${ref.checkpointId} of thread "${ref.threadId}" does not exist.`,
-        { details: { ...ref } },
-      );
+      throw writesTargetMissing(ref);
     }
     const stored = writes.map((w) => this.#storedWrite(w));
     const store = () => {

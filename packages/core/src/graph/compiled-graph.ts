@@ -21,62 +21,10 @@ import { type GraphSchemas, graphSchemas } from "../schema/graph-schemas.js";
 import { checkInputKeys, pickOutput } from "../schema/input-output-keys.js";
 import type { StateOf, StateSchema, UpdateOf } from "../state.js";
 import { drawingOf, type GraphDrawing, mermaidOf, type Xray } from "./draw.js";
+import type { GraphInput, InvokeResult, RunResult, StreamOptions } from "./run-types.js";
 import type { GraphSpec } from "./spec.js";
 
-/**
- * Options of `stream` and `streamEvents`, besides the run config.
- *
- * @example
- * for await (const [ns, chunk] of graph.stream(input, { threadId, streamMode: "updates", subgraphs: true })) console.log(ns, chunk);
- */
-export interface StreamOptions {
-  /** One mode, or several (then chunks come as `[mode, chunk]`). Default "values". */
-  streamMode?: StreamMode | readonly StreamMode[];
-  /** Include events from subgraphs (then chunks come as `[namespace, …]`). */
-  subgraphs?: boolean;
-}
-
-/**
- * What `invoke` resolves to: the state, plus the pending interrupts when the run paused on some.
- *
- * @example
- * const result: InvokeResult<typeof schema> = await graph.invoke({ topic: "ladders" }, { threadId: "t1" });
- * if (result.__interrupt__) console.log("waiting on", result.__interrupt__[0]?.value);
- */
-export type InvokeResult<S extends StateSchema, O extends keyof S = keyof S> = Pick<StateOf<S>, O> & {
-  __interrupt__?: Interrupt[];
-};
-
-/**
- * A run's end as data, from {@link CompiledGraph.run}: `values` holds the graph's output keys (`O`).
- *
- * @example
- * const result = await graph.run({ topic: "ladders" }, { threadId: "t1" });
- * if (result.status === "interrupted") console.log(result.interrupts, result.next);
- * else if (result.status === "error") console.error(result.error);
- */
-export type RunResult<S extends StateSchema, O extends keyof S = keyof S> =
-  | { status: "done"; values: Pick<StateOf<S>, O>; checkpointId: string | undefined }
-  | {
-      status: "interrupted";
-      values: Pick<StateOf<S>, O>;
-      interrupts: Interrupt[];
-      next: string[];
-      checkpointId: string | undefined;
-    }
-  | { status: "error"; error: unknown };
-
-/**
- * What a graph run accepts: an update of its input keys (`I`), a Command, or null to continue a paused
- * thread.
- *
- * @example
- * const inputs: GraphInput<typeof schema>[] = [{ topic: "ladders" }, new Command({ resume: "ok" }), null];
- */
-export type GraphInput<S extends StateSchema, I extends keyof S = keyof S> =
-  | Pick<UpdateOf<S>, I>
-  | Command<UpdateOf<S>>
-  | null;
+export type { GraphInput, InvokeResult, RunResult, StreamOptions } from "./run-types.js";
 
 /**
  * A checked, runnable graph. Made by `StateGraph.compile()`; immutable and safe to share between

@@ -1,6 +1,6 @@
 import { type CheckpointSaver, type Store, TrellisError } from "@trellis/checkpoint";
 import { applyWrites, initialValues } from "../runtime/apply.js";
-import { type Command, GraphInterrupt, type Interrupt, ParentCommand } from "../runtime/command.js";
+import { GraphInterrupt, type Interrupt, ParentCommand } from "../runtime/command.js";
 import { normalizeConfig, type RunConfig } from "../runtime/config.js";
 import { childSink, eventStream, type RunEventStream } from "../runtime/event-stream.js";
 import { type ForkOptions, forkThread } from "../runtime/fork.js";

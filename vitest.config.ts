@@ -6,13 +6,18 @@ import { defineConfig } from "vitest/config";
  *
  * - `unit`: the in-process packages (core, checkpoint, models, agents…). Their files leave no global
  *   state behind, so they share one module graph per worker (`isolate: false`) instead of importing
- *   the sources again for every file — most of what these files cost.
+ *   the sources again for every file — most of what these files cost. A file that measures the whole
+ *   process (async hooks, heap) is in {@link ALONE} and runs in `process`: what earlier files left
+ *   running would count.
  * - `process`: the servers, the CLI, the apps, the reliability scenarios, the studio's browser tests:
  *   files that stub the environment, start servers or spawn processes get a fresh worker each.
  * - `packed`: the packed-install test (its own config; `npm run test:packed` runs it alone).
  *
- * `npm run test:unit` runs the first two.
+ * `npm run test:unit` runs all but `packed`.
  */
+/** Files of the `unit` packages that need a process of their own (they count what the process does). */
+const ALONE = ["packages/core/src/runtime/sync-step.test.ts"];
+
 const sources = {
   resolve: { conditions: ["@trellis/source"] },
   ssr: { resolve: { conditions: ["@trellis/source"] } },
@@ -32,6 +37,7 @@ export default defineConfig({
           include: [
             "packages/{core,checkpoint,common,protocol,langgraph,models,agents,checkpoint-sqlite}/src/**/*.test.ts",
           ],
+          exclude: ["**/node_modules/**", ...ALONE],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
@@ -57,6 +63,7 @@ export default defineConfig({
           hookTimeout: 30_000,
         },
       },
+      { ...sources, test: { name: "alone", include: ALONE, testTimeout: 30_000, hookTimeout: 30_000 } },
       "scripts/packed-install/vitest.config.ts",
     ],
   },

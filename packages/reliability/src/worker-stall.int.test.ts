@@ -120,8 +120,9 @@ describe.skipIf(!postgres)("postgres + redis: a killed worker's run is picked up
       expect(out.run.attempt).toBe(2);
       expect(out.problems).toEqual([]);
       // the goal is within 5 s (orphanAfter 4 s; logged below); the bound tells a pickup from a run left
-      // behind, with a margin a loaded 2-core machine keeps (4,669 ms was seen under load)
-      expect(out.claimMs).toBeLessThan(15_000);
+      // behind, with a margin a loaded 2-core machine keeps (4,669 ms was seen under load, and more
+      // than 15 s at a load of 20 on 2 cores)
+      expect(out.claimMs).toBeLessThan(20_000);
       console.log(
         `[reliability] pickup after SIGKILL (defaults): claimed by the other worker after ${out.claimMs} ms, run done after ${out.doneMs} ms`,
       );

@@ -1,16 +1,17 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * `npm test`'s test run, in three projects that run side by side (3 files at a time: most files wait
+ * `npm test`'s test run, in four projects that run side by side (3 files at a time: most files wait
  * on servers, child processes and databases, so a 2-core machine has room for more than one):
  *
  * - `unit`: the in-process packages (core, checkpoint, models, agents…). Their files leave no global
  *   state behind, so they share one module graph per worker (`isolate: false`) instead of importing
  *   the sources again for every file — most of what these files cost. A file that measures the whole
- *   process (async hooks, heap) is in {@link ALONE} and runs in `process`: what earlier files left
- *   running would count.
+ *   process (async hooks, heap) is in {@link ALONE} and runs in the `alone` project, a fresh worker
+ *   of its own: in a shared one, what earlier files left running would count.
  * - `process`: the servers, the CLI, the apps, the reliability scenarios, the studio's browser tests:
  *   files that stub the environment, start servers or spawn processes get a fresh worker each.
+ * - `alone`: the files of {@link ALONE}, each in a fresh worker.
  * - `packed`: the packed-install test (its own config; `npm run test:packed` runs it alone).
  *
  * `npm run test:unit` runs all but `packed`.

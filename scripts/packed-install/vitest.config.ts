@@ -1,8 +1,12 @@
 import { defineConfig } from "vitest/config";
 
-/** `npm run test:packed`: the packed-install test alone (it builds, packs and installs; minutes, not seconds). */
+/**
+ * The packed-install test (it builds, packs and installs; minutes, not seconds): `npm run test:packed`
+ * runs it alone, and `npm test` runs it as the `packed` project beside the others (vitest.config.ts).
+ */
 export default defineConfig({
   test: {
+    name: "packed",
     root: import.meta.dirname,
     include: ["packed-install.test.ts"],
     testTimeout: 120_000,

@@ -239,6 +239,8 @@ describe("graph-definition fuzzing", () => {
     const error = (result as { error: TrellisError }).error;
     expect(error.code).toBe("GRAPH_RECURSION");
     expect(error.details).toMatchObject({ limit: 100_000, looping: ["split"] });
-    expect(ms).toBeLessThan(HANG_MS * 2);
-  });
+    // not a hang; the bound is a margin a loaded 2-core machine keeps for a 100,000-task bomb (15.2 s
+    // was seen at a load of 20 on 2 cores)
+    expect(ms).toBeLessThan(HANG_MS * 5);
+  }, 60_000);
 });

@@ -12,4 +12,5 @@ await describeScale({
   reconnects: 3,
   streamSteps: 60,
   timeoutMs: 600_000,
+  p99Ms: { get: 250, list: 1_000 },
 });

@@ -12,4 +12,6 @@ await describeScale({
   reconnects: 2,
   streamSteps: 30,
   timeoutMs: 60_000,
+  // the goals (250 and 1,000 ms) are the soak's; here, 4× them, a margin a loaded 2-core machine keeps
+  p99Ms: { get: 1_000, list: 4_000 },
 });

@@ -239,7 +239,8 @@ describe("POST /chat with Redis unreachable", () => {
         thread_id: "down",
         message: "What are the top 5 companies by market cap?",
       });
-      expect(Date.now() - started).toBeLessThan(10_000);
+      // answered without the transcript, not held by the unreachable Redis (a margin a loaded machine keeps)
+      expect(Date.now() - started).toBeLessThan(20_000);
       expect(status).toBe(200);
       expect(json.content).toContain("1. John Keells Holdings PLC");
       expect(json.metadata).toMatchObject({ agent_type: "langgraph", history: "unavailable", outcome: "answered" });

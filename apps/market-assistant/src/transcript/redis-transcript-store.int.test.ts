@@ -62,7 +62,8 @@ describe.skipIf(!redisUp)("RedisTranscriptStore (real Redis)", () => {
       const started = Date.now();
       await expect(store.list("t4")).rejects.toThrow();
       await expect(store.append(message("t4", "lost"))).rejects.toThrow(/unreachable/);
-      expect(Date.now() - started).toBeLessThan(3_000);
+      // within the store's 2 s timeout per call, not a hang (a margin a loaded machine keeps)
+      expect(Date.now() - started).toBeLessThan(10_000);
       await proxy.restore();
       await expect
         .poll(
@@ -105,7 +106,8 @@ describe("RedisTranscriptStore with Redis unreachable", () => {
     await expect(store.list("t")).rejects.toThrow();
     await expect(store.append(message("t", "one"))).rejects.toThrow();
     await expect(store.ping()).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // three calls of a 500 ms timeout, not a hang (a margin a loaded machine keeps)
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(logger.lines.filter((l) => /unreachable/.test(l.message))).toHaveLength(1);
     await store.close();
   });

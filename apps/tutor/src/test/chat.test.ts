@@ -160,7 +160,8 @@ describe("remote RAG service", () => {
       asignatura: "iv",
     });
     expect(status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // the 150 ms RAG timeout answered, not the hanging service (the bound is a margin a loaded machine keeps)
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(json.message).toContain("RAG service timeout");
     const state = await agent.graph.getState({ threadId: "slow" });
     const tool = state.values.messages.find((m) => m.role === "tool");

@@ -4,7 +4,9 @@
  * calls with how they ended, each under the task that made it — and nothing published for tool calls
  * while no tally listens.
  */
-import { channel } from "node:diagnostics_channel";
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   type CallReport,
   MemorySaver,
@@ -14,50 +16,31 @@ import {
   UsageTally,
   withUsageTally,
 } from "@trellis/core";
-import { TOOL_CALL_CHANNEL as MODELS_TOOL_CHANNEL, ScriptedChatModel, tool, userMessage } from "@trellis/models";
+import { TOOL_CALL_CHANNEL as MODELS_TOOL_CHANNEL, userMessage } from "@trellis/models";
 import { describe, expect, it } from "vitest";
-import * as z from "zod";
 import { createReactAgent } from "../index.js";
-
-const weather = tool({
-  name: "get_weather",
-  description: "The weather in a city",
-  schema: z.object({ city: z.string() }),
-  fn: ({ city }) => `sunny in ${city}`,
-});
-const broken = tool({
-  name: "broken",
-  description: "Always fails",
-  schema: z.object({}),
-  fn: () => {
-    throw new Error("the tool's backend is down: secret-token-123");
-  },
-});
-
-function script() {
-  return new ScriptedChatModel(
-    [
-      {
-        toolCalls: [
-          { name: "get_weather", args: { city: "Paris" } },
-          { name: "broken", args: {} },
-        ],
-        usage: { inputTokens: 100, outputTokens: 10, totalTokens: 110 },
-      },
-      { content: "It is sunny in Paris.", usage: { inputTokens: 130, outputTokens: 5, totalTokens: 135 } },
-    ],
-    { model: "m-weather" },
-  );
-}
+import { broken, script, weather } from "./call-report-fixtures.js";
 
 describe("the calls of a run, as its usage tally hears them", () => {
-  // first in the file: no tally with a call listener has counted yet in this process
-  it("tool calls publish nothing while no tally listens for calls (a plain run subscribes no tool channel)", async () => {
-    const agent = createReactAgent({ model: script(), tools: [weather, broken] });
-    const tally = new UsageTally();
-    await withUsageTally(tally, () => agent.invoke({ messages: [userMessage("weather?")] }));
-    expect(tally.calls).toBe(2);
-    expect(channel(TOOL_CALL_CHANNEL).hasSubscribers).toBe(false);
+  it("tool calls publish nothing while no tally listens for calls (a plain run subscribes no tool channel)", () => {
+    // in a process of its own: the subscription is the process's, and any test may have made it here
+    const child = spawnSync(
+      process.execPath,
+      [
+        "--conditions=@trellis/source",
+        "--import",
+        pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href,
+        fileURLToPath(new URL("./fixture-plain-run.ts", import.meta.url)),
+      ],
+      { encoding: "utf8" },
+    );
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout)).toEqual({
+      // a plain run's tally counted its two tool calls without a subscriber on the tool channel
+      plain: { calls: 2, toolChannelSubscribed: false },
+      // the first tally with a call listener subscribes it (so the check above can fail)
+      listening: { calls: 2, toolChannelSubscribed: true },
+    });
   });
 
   it("the models package publishes tool calls on the channel the runtime listens to", () => {

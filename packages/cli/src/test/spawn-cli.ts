@@ -22,6 +22,8 @@ export interface SpawnOptions {
   onOutput?: (stdout: string, child: ChildProcessWithoutNullStreams) => void;
   /** Environment variables besides PATH. */
   env?: Record<string, string>;
+  /** Node options before the bin (e.g. `--import` of a hook), after the ones that load it from source. */
+  nodeArgs?: readonly string[];
 }
 
 /**
@@ -38,6 +40,7 @@ export function spawnCli(project: TestProject, argv: readonly string[], options:
       "--conditions=@trellis/source",
       "--import",
       pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href,
+      ...(options.nodeArgs ?? []),
       join(REPO_DIR, "packages/cli/src/bin.ts"),
       ...argv,
     ],

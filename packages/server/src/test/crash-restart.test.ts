@@ -64,7 +64,8 @@ describe("a server killed mid-run", () => {
     const restarted = Date.now();
     const result = (await again.runs.join(thread.thread_id, run.run_id)) as { log: string[] };
     // the dead process's lease on the thread (30 s TTL) is free at once: its holder is provably gone
-    expect(Date.now() - restarted).toBeLessThan(10_000);
+    // (the run finishes well before the TTL, with a margin a loaded machine keeps)
+    expect(Date.now() - restarted).toBeLessThan(20_000);
     expect(result.log).toEqual(["a", "b", "c"]);
     const finished = await again.runs.get(thread.thread_id, run.run_id);
     expect(finished.status).toBe("success");

@@ -75,8 +75,9 @@ describe("one server per SQLite data file", () => {
     const third = server(file);
     const started = await third.outcome;
     expect(started).toMatchObject({ ready: true });
-    // At once: the dead holder is replaced, nothing waits for a heartbeat to go stale.
-    expect((started as { openMs: number }).openMs).toBeLessThan(2_000);
+    // At once: the dead holder is replaced, nothing waits for its heartbeat to go stale (20 s by
+    // default; half of that is the bound, a margin a loaded machine keeps — the log line has the time).
+    expect((started as { openMs: number }).openMs).toBeLessThan(10_000);
     expect(third.stdout()).not.toContain("waiting");
     console.log(
       `[data-file-lock] second server refused; after SIGKILL of the first a new one opened the file in ${(started as { openMs: number }).openMs} ms`,
@@ -118,7 +119,8 @@ describe("takeDataFileLock", () => {
       plant(file, leaseOwnerOf("server-old", holder), Date.now());
       const started = Date.now();
       const taken = await takeDataFileLock(file, { staleAfterMs: 60_000 });
-      expect(Date.now() - started).toBeLessThan(1_000);
+      // not a wait for the row to go stale (60 s): well under half of it
+      expect(Date.now() - started).toBeLessThan(30_000);
       await taken.release();
     }
   });

@@ -10,11 +10,12 @@ const ran = async (threadId: string, node: string) => ((await values(threadId)).
 describe("runs: cancel, resumable streams, concurrent resumes", () => {
   it("cancel reaches the running node at once and keeps the thread's progress", async () => {
     const thread = await server.client.threads.create();
-    const run = await server.client.runs.create(thread.thread_id, "slow", { input: { delayMs: 2_000 } });
+    const run = await server.client.runs.create(thread.thread_id, "slow", { input: { delayMs: 20_000 } });
     await eventually(async () => (await server.client.runs.get(thread.thread_id, run.run_id)).status === "running");
     const started = Date.now();
     await server.client.runs.cancel(thread.thread_id, run.run_id, true);
-    expect(Date.now() - started).toBeLessThan(1_500); // the 2 s sleep was aborted through ctx.signal
+    // the 20 s sleep was aborted through ctx.signal (half of it is a margin a loaded machine keeps)
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect((await server.client.runs.get(thread.thread_id, run.run_id)).status).toBe("interrupted");
     expect((await server.client.threads.getState(thread.thread_id)).next).toEqual(["a"]);
   });

@@ -64,21 +64,23 @@ describe.skipIf(!postgres)("crons across server processes", () => {
     const client = new Client({ apiUrl: first, apiKey: null });
     const thread = await client.threads.create({ graphId: "slow" });
     const cron = await client.crons.createForThread(thread.thread_id, "slow", {
-      schedule: "* * * * *",
+      // once a year (midnight, January 1st): no real tick falls inside the test, only the ten made below
+      // (with "* * * * *" a loaded run that crossed a minute boundary saw an eleventh run, a real tick)
+      schedule: "0 0 1 1 *",
       input: { delayMs: 0 },
       multitaskStrategy: "enqueue",
     });
     const table = `"${schema}".server_crons`;
     const TICKS = 10;
-    // a "* * * * *" tick cannot be waited for: make one due now, each later than the last and in the
-    // past (a tick at or before the last one taken is skipped, as one an update moved back to would be)
+    // a real tick cannot be waited for: make one due now, each later than the last and in the past (a
+    // tick at or before the last one taken is skipped, as one an update moved back to would be)
     const base = Date.now() - 60_000;
     for (let i = 0; i < TICKS; i++) {
       const tick = base + i;
       await pool.query(`UPDATE ${table} SET next_run_ms = $1 WHERE cron_id = $2`, [tick, cron.cron_id]);
       await eventually(async () => {
         const { rows } = await pool.query(`SELECT next_run_ms FROM ${table} WHERE cron_id = $1`, [cron.cron_id]);
-        return Number(rows[0]?.next_run_ms) !== tick; // taken: moved to the next minute
+        return Number(rows[0]?.next_run_ms) !== tick; // taken: moved to the next real tick
       }, 10_000);
     }
     const runs = await eventually(async () => {

@@ -9,8 +9,7 @@ import { runSupersteps } from "./superstep-loop.js";
 import type { ThreadState } from "./thread-state.js";
 import { countRunUsage } from "./usage.js";
 
-export type { LoopRequest } from "./run-context.js";
-export { MAX_TASKS_PER_STEP, type RunOutcome } from "./run-outcome.js";
+export type { RunOutcome } from "./run-outcome.js";
 
 /**
  * Runs a graph until it ends, pauses or fails. A run goes through its phases in order: the lease and

@@ -10,7 +10,13 @@ import {
   patched,
   versionOf,
 } from "../assistant-store.js";
-import { assistantFromRow, assistantTaken, SqlAssistantQueries, versionFromRow } from "../sql/assistant-sql.js";
+import {
+  assistantFromRow,
+  assistantRowValues,
+  assistantTaken,
+  SqlAssistantQueries,
+  versionFromRow,
+} from "../sql/assistant-sql.js";
 import type { Row, SqlExec } from "../sql/sql-dialect.js";
 import { postgresDialect } from "./postgres-connection.js";
 import { migratePostgres, quotedSchema } from "./postgres-migrate.js";
@@ -158,20 +164,7 @@ export class PostgresAssistantStore implements AssistantStore {
        ON CONFLICT (assistant_id) DO UPDATE SET graph_id = excluded.graph_id, name = excluded.name,
          description = excluded.description, config = excluded.config, context = excluded.context,
          metadata = excluded.metadata, version = excluded.version, updated_at = excluded.updated_at`,
-      [
-        r.assistantId,
-        r.graphId,
-        r.name,
-        r.description,
-        json(r.config),
-        json(r.context),
-        json(r.metadata),
-        r.version,
-        r.createdAt,
-        r.updatedAt,
-        r.owner,
-        r.system,
-      ],
+      assistantRowValues(r, (b) => b),
     );
   }
 

@@ -51,6 +51,31 @@ export function assistantFromRow(r: Row): AssistantRecord {
 }
 
 /**
+ * A record's values for the `server_assistants` upsert, in its column order (`assistant_id` … `owner`,
+ * `system`); `system` as the dialect stores a boolean (Postgres a boolean, SQLite 0/1).
+ *
+ * @example
+ * await c.query(upsertSql, assistantRowValues(record, (b) => b));
+ */
+export function assistantRowValues(r: AssistantRecord, bool: (value: boolean) => unknown): unknown[] {
+  const json = (value: unknown) => JSON.stringify(value ?? {});
+  return [
+    r.assistantId,
+    r.graphId,
+    r.name,
+    r.description,
+    json(r.config),
+    json(r.context),
+    json(r.metadata),
+    r.version,
+    r.createdAt,
+    r.updatedAt,
+    r.owner,
+    bool(r.system),
+  ];
+}
+
+/**
  * The 409 of a create whose id is taken.
  *
  * @example

@@ -11,7 +11,13 @@ import {
   versionOf,
 } from "../assistant-store.js";
 
-import { assistantFromRow, assistantTaken, SqlAssistantQueries, versionFromRow } from "../sql/assistant-sql.js";
+import {
+  assistantFromRow,
+  assistantRowValues,
+  assistantTaken,
+  SqlAssistantQueries,
+  versionFromRow,
+} from "../sql/assistant-sql.js";
 import type { Row } from "../sql/sql-dialect.js";
 import { sqliteDialect, sqliteExec } from "./sqlite-connection.js";
 
@@ -139,20 +145,7 @@ export class SqliteAssistantStore implements AssistantStore {
            description = excluded.description, config = excluded.config, context = excluded.context,
            metadata = excluded.metadata, version = excluded.version, updated_at = excluded.updated_at`,
       )
-      .run(
-        r.assistantId,
-        r.graphId,
-        r.name,
-        r.description,
-        json(r.config),
-        json(r.context),
-        json(r.metadata),
-        r.version,
-        r.createdAt,
-        r.updatedAt,
-        r.owner,
-        r.system ? 1 : 0,
-      );
+      .run(...assistantRowValues(r, (b) => (b ? 1 : 0)));
   }
 
   async create(

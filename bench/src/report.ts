@@ -117,6 +117,15 @@ export function checkGoals(results: readonly WorkloadResult[]): GoalCheck[] {
   };
   ratioGoal("(a) per node, no saver: T/LG ≤ 0.1", "a-chain/none", 0.1);
   ratioGoal("(a) per node, memory saver: T/LG ≤ 0.1", "a-chain/memory", 0.1);
+  const perNodeGoal = (goal: string, id: string, limitUs: number) => {
+    const w = byId.get(id);
+    if (!w?.units) return;
+    const us = (w.results.trellis.medianMs * 1000) / w.units.count;
+    checks.push({ goal, measured: `${us.toFixed(2)} µs`, met: us <= limitUs });
+  };
+  perNodeGoal("(a) per node, no saver: ≤ 3 µs", "a-chain/none", 3);
+  perNodeGoal("(a) per node, memory saver, fresh thread: ≤ 5 µs", "a-chain/memory", 5);
+  perNodeGoal("(a) per node, memory saver, one thread: ≤ 5 µs", "a-chain/memory-thread", 5);
   ratioGoal("(b) agent, memory saver: T/LG ≤ 0.1", "b-agent/memory", 0.1);
   ratioGoal("(b) agent, SQLite saver: T/LG ≤ 0.1", "b-agent/sqlite", 0.1);
   ratioGoal("(b) agent, SQLite sync=FULL: T/LG ≤ 0.1", "b-agent/sqlite-full", 0.1);
@@ -147,8 +156,10 @@ export function checkGoals(results: readonly WorkloadResult[]): GoalCheck[] {
     });
   }
   ratioGoal("(e) resume, memory saver: T/LG ≤ 0.2", "e-resume/memory", 0.2);
-  ratioGoal("(e) resume, SQLite saver: T/LG ≤ 0.2", "e-resume/sqlite", 0.2);
+  ratioGoal("(e) resume, SQLite saver: T/LG ≤ 0.1", "e-resume/sqlite", 0.1);
   ratioGoal("(e) resume, SQLite sync=FULL: T/LG ≤ 0.2", "e-resume/sqlite-full", 0.2);
+  ratioGoal("(g) wide_dict, no saver: T/LG ≤ 0.1", "g-wide-dict/none", 0.1);
+  ratioGoal("(g) wide_dict, memory saver: T/LG ≤ 0.1", "g-wide-dict/memory", 0.1);
   for (const w of results) {
     const floor = w.results.floor.medianMs;
     const x = w.results.trellis.medianMs / floor;

@@ -13,6 +13,8 @@ export interface RuntimeResult {
   storedBytes: number | undefined;
   /** JSON size of the final state (measured on the floor's state). */
   stateBytes: number | undefined;
+  /** Trials timed back to back per sample (the sample is their mean); 1 for runs of BATCH_MS or more. */
+  batch: number;
   /** Peak resident set size of the worker process over all its runs, in bytes. */
   peakRssBytes: number;
   /** Resident set size after loading the workload, before any run, in bytes. */
@@ -81,6 +83,9 @@ class Worker {
 /** Each runtime warms up for at least this long (and at least the workload's warmup runs). */
 const FULL_WARMUP_MS = 1000;
 const QUICK_WARMUP_MS = 250;
+/** A sample lasts at least about this long: shorter runs are timed in batches (see the worker). */
+const BATCH_MS = 20;
+const MAX_BATCH = 50;
 
 function median(values: readonly number[]): number {
   const sorted = values.slice().sort((a, b) => a - b);
@@ -88,6 +93,12 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1
     ? (sorted[mid] as number)
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Trials per sample for a run of `medianMs`: enough for a sample of about BATCH_MS. */
+export function batchSize(medianMs: number): number {
+  if (!(medianMs > 0)) return 1;
+  return Math.max(1, Math.min(MAX_BATCH, Math.round(BATCH_MS / medianMs)));
 }
 
 /**
@@ -116,10 +127,15 @@ export async function runWorkload(
       base.set(runtime, ready.rssKb * 1024);
     }
     const warmed: string[] = [];
+    const batches = new Map<Runtime, number>();
     for (const runtime of RUNTIMES) {
       const minMs = options.quick ? QUICK_WARMUP_MS : FULL_WARMUP_MS;
       const reply = await (workers.get(runtime) as Worker).request({ type: "warmup", runs: warmup, minMs });
-      warmed.push(`${runtime} ${reply.type === "warm" ? reply.runs : "?"}`);
+      const batch = reply.type === "warm" ? batchSize(reply.medianMs) : 1;
+      batches.set(runtime, batch);
+      warmed.push(
+        `${runtime} ${reply.type === "warm" ? reply.runs : "?"}${batch > 1 ? ` (timed in batches of ${batch})` : ""}`,
+      );
     }
     options.log(`  ${workload.id} warmup runs: ${warmed.join("  ")}`);
     const samples = new Map<Runtime, number[]>(RUNTIMES.map((r) => [r, []]));
@@ -128,7 +144,7 @@ export async function runWorkload(
     for (let round = 0; round < runs; round++) {
       const order = RUNTIMES.map((_, i) => RUNTIMES[(i + round) % RUNTIMES.length] as Runtime);
       for (const runtime of order) {
-        const reply = await (workers.get(runtime) as Worker).request({ type: "run" });
+        const reply = await (workers.get(runtime) as Worker).request({ type: "run", batch: batches.get(runtime) ?? 1 });
         if (reply.type !== "result") throw new Error(`unexpected ${reply.type}`);
         samples.get(runtime)?.push(reply.ms);
         stored.set(runtime, reply.storedBytes);
@@ -147,6 +163,7 @@ export async function runWorkload(
         minMs: Math.min(...list),
         storedBytes: workload.saver === "none" ? undefined : stored.get(runtime),
         stateBytes,
+        batch: batches.get(runtime) ?? 1,
         peakRssBytes: stats.type === "stats" ? stats.maxRssKb * 1024 : 0,
         baseRssBytes: base.get(runtime) ?? 0,
       };

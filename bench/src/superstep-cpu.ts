@@ -6,7 +6,8 @@ import { channel, END, Send, START, StateGraph } from "@trellis/core";
  * counter) run `runs` times in this process, timed with `process.cpuUsage()` rather than the wall clock,
  * so other processes on a shared machine inflate it far less than the bench's wall-clock medians. The
  * graph is compiled once; with the memory saver each run gets its own thread, deleted after it, or with
- * `memory-thread` every run continues one thread (its history kept).
+ * `memory-thread` every run continues one thread (its history kept), or with `memory-thread10` ten runs
+ * continue a thread before the next thread starts (the bench's one-thread row: up to 1,000 checkpoints).
  *
  *   node bench/dist/superstep-cpu.js none 3000     # also: memory, memory-thread, async (every node returns a promise)
  *   node bench/dist/superstep-cpu.js fanout-3000 20  # (c): CPU time per Send task, fan-out to 3,000
@@ -14,8 +15,11 @@ import { channel, END, Send, START, StateGraph } from "@trellis/core";
 async function main(): Promise<void> {
   const [mode = "none", runsText = "3000"] = process.argv.slice(2);
   if (mode.startsWith("fanout-")) return fanout(Number.parseInt(mode.slice("fanout-".length), 10), runsText);
-  if (!["none", "memory", "memory-thread", "async"].includes(mode)) throw new Error(`unknown mode ${mode}`);
+  if (!["none", "memory", "memory-thread", "memory-thread10", "async"].includes(mode)) {
+    throw new Error(`unknown mode ${mode}`);
+  }
   const oneThread = mode === "memory-thread";
+  const tenPerThread = mode === "memory-thread10";
   const runs = Number.parseInt(runsText, 10);
   const n = 100;
   const names = Array.from({ length: n }, (_, i) => `node_${i}`);
@@ -28,11 +32,13 @@ async function main(): Promise<void> {
   builder.addEdge(names[n - 1] as string, END);
   const saver = mode.startsWith("memory") ? new MemorySaver() : undefined;
   const graph = builder.compile(saver ? { checkpointer: saver } : {});
+  let invokes = 0;
   const once = async (name: string) => {
-    const threadId = oneThread ? "one" : name;
+    invokes++;
+    const threadId = oneThread ? "one" : tenPerThread ? `ten-${Math.floor(invokes / 10)}` : name;
     const out = await graph.invoke({ k: 0 }, { threadId, recursionLimit: n + 10 });
     if (out.k !== n) throw new Error(`chain ended at ${out.k}`);
-    if (!oneThread) await saver?.deleteThread(threadId);
+    if (!oneThread && (!tenPerThread || invokes % 10 === 9)) await saver?.deleteThread(threadId);
   };
   for (let i = 0; i < 200; i++) await once(`warm-${i}`);
   const cpu = process.cpuUsage();

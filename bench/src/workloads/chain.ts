@@ -4,26 +4,32 @@ import { langGraphApi, langGraphApiSaver } from "../langgraph-api.js";
 import { trellisSaver } from "../savers.js";
 import { type Impl, type MakeContext, type Runtime, type SaverKind, saverLabel, type Workload } from "../workload.js";
 
+/** Invokes per run of the one-thread variant: the thread's history grows to 1,000 checkpoints. */
+const ONE_THREAD_INVOKES = 10;
+
 /**
  * (a) A chain of 100 nodes; each adds one to a counter. Measures the cost of a superstep with nothing
  * else going on: planning, applying one write, routing, and (with a saver) one checkpoint per node.
+ * With `oneThread`, a run is ten invokes on one thread of one saver, so each superstep's checkpoint joins
+ * a history of up to 1,000 (a long conversation) instead of starting a fresh thread.
  */
-export function chainWorkload(saver: SaverKind): Workload {
+export function chainWorkload(saver: SaverKind, oneThread = false): Workload {
+  const invokes = oneThread ? ONE_THREAD_INVOKES : 1;
   return {
-    id: `a-chain/${saver}`,
-    title: `(a) 100-node chain, ${saverLabel(saver)}`,
+    id: `a-chain/${saver}${oneThread ? "-thread" : ""}`,
+    title: `(a) 100-node chain, ${saverLabel(saver)}${oneThread ? `, ${invokes} invokes on one thread` : ""}`,
     group: "a",
     saver,
     runs: { full: 30, quick: 10 },
     warmup: { full: 5, quick: 3 },
-    units: { count: 100, name: "node" },
-    make: (runtime, ctx) => makeChain(runtime, saver, ctx),
+    units: { count: 100 * invokes, name: "node" },
+    make: (runtime, ctx) => makeChain(runtime, saver, ctx, invokes),
     digest: (state) => ({ k: (state as { k: number }).k }),
     compat: true,
   };
 }
 
-async function makeChain(runtime: Runtime, saverKind: SaverKind, ctx: MakeContext): Promise<Impl> {
+async function makeChain(runtime: Runtime, saverKind: SaverKind, ctx: MakeContext, invokes: number): Promise<Impl> {
   const n = ctx.tiny ? 5 : 100;
   const names = Array.from({ length: n }, (_, i) => `node_${i}`);
   if (runtime === "trellis") {
@@ -37,7 +43,12 @@ async function makeChain(runtime: Runtime, saverKind: SaverKind, ctx: MakeContex
         const handle = trellisSaver(saverKind, ctx.tmpDir);
         const graph = builder.compile(handle.saver ? { checkpointer: handle.saver } : {});
         return {
-          run: () => graph.invoke({ k: 0 }, { threadId: "chain", recursionLimit: n + 10 }),
+          async run() {
+            let out: { k: number } = { k: 0 };
+            for (let i = 0; i < invokes; i++)
+              out = await graph.invoke({ k: 0 }, { threadId: "chain", recursionLimit: n + 10 });
+            return out;
+          },
           storedBytes: () => handle.bytes(["chain"]),
           dispose: () => handle.dispose(),
         };
@@ -60,7 +71,11 @@ async function makeChain(runtime: Runtime, saverKind: SaverKind, ctx: MakeContex
         const graph = builder.compile(handle.saver ? { checkpointer: handle.saver } : {});
         const config = { configurable: { thread_id: "chain" }, recursionLimit: n + 10 };
         return {
-          run: () => graph.invoke({ k: 0 }, config),
+          async run() {
+            let out: unknown;
+            for (let i = 0; i < invokes; i++) out = await graph.invoke({ k: 0 }, config);
+            return out;
+          },
           storedBytes: () => handle.bytes(),
           dispose: () => handle.dispose(),
         };
@@ -74,11 +89,14 @@ async function makeChain(runtime: Runtime, saverKind: SaverKind, ctx: MakeContex
       return {
         async run() {
           let state = { k: 0 };
-          store.save("chain", state);
-          for (const step of steps) {
-            const update = await step(state);
-            state = { ...state, ...update };
-            store.save("chain", update);
+          for (let i = 0; i < invokes; i++) {
+            state = { k: 0 };
+            store.save("chain", state);
+            for (const step of steps) {
+              const update = await step(state);
+              state = { ...state, ...update };
+              store.save("chain", update);
+            }
           }
           return state;
         },

@@ -12,6 +12,7 @@ export function allWorkloads(): Workload[] {
   return [
     chainWorkload("none"),
     chainWorkload("memory"),
+    chainWorkload("memory", true),
     agentWorkload("none"),
     agentWorkload("memory"),
     agentWorkload("sqlite"),

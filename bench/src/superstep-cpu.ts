@@ -61,13 +61,14 @@ async function fanout(n: number, runsText: string): Promise<void> {
     .compile();
   for (let i = 0; i < Math.max(2, Math.ceil(30_000 / n)); i++) await graph.invoke({ count: n });
   const cpu = process.cpuUsage();
+  const start = performance.now();
   for (let i = 0; i < runs; i++) {
     const out = await graph.invoke({ count: n });
     if (out.results.length !== n) throw new Error(`fan-out returned ${out.results.length} results`);
   }
   const used = process.cpuUsage(cpu);
   process.stdout.write(
-    `c-fanout ${n}: ${((used.user + used.system) / runs / n).toFixed(2)} µs CPU per task (${runs} runs)\n`,
+    `c-fanout ${n}: ${((used.user + used.system) / runs / n).toFixed(2)} µs CPU per task, ${(((performance.now() - start) * 1000) / runs / n).toFixed(2)} µs wall (${runs} runs)\n`,
   );
 }
 

@@ -73,7 +73,8 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   const start = (c: Context<ServerEnv>, request: ParsedRun, threadId: string | null, mode?: Mode) => {
     const { input, command, ...asked } = request.kwargs;
     // a stateless run answered at its end: its thread goes with the answer, its checkpoints are synced with it
-    const temporary = threadId === null && request.onCompletion === "delete" && mode !== undefined && mode !== "background";
+    const temporary =
+      threadId === null && request.onCompletion === "delete" && mode !== undefined && mode !== "background";
     const kwargs = temporary ? { ...asked, temporaryThread: true } : asked;
     return ctx.runs.start({
       assistantId: request.assistantId,

@@ -3,15 +3,18 @@
  * commits with `synchronous_commit = off`, and an answer waits for one synchronous commit whose WAL
  * flush carries every earlier commit. Observed in the database itself: a deferred constraint trigger
  * on each of the store's tables records the `synchronous_commit` in force when the writing transaction
- * commits.
+ * commits. And a server process SIGKILLed right after an answer keeps what it answered: a commit made
+ * with `synchronous_commit = off` is Postgres', not the process's, once it returns.
  */
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/checkpoint-postgres/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresRunStore } from "../stores/postgres/postgres-run-store.js";
 import type { RunRecord } from "../stores/run-store.js";
-import { startTestServer, type TestServer } from "./harness.js";
+import { PACKAGE_DIR, startTestServer, type TestServer } from "./harness.js";
 
 await requirePostgres();
 const schema = testSchema("durable");
@@ -212,5 +215,53 @@ describe("durable answers (Postgres)", () => {
         expect(s.id).toBeGreaterThan(created?.id ?? 0);
       }
     });
+  });
+
+  it("a server killed (SIGKILL) right after its answer loses nothing it answered", { timeout: 60_000 }, async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        "--conditions=@trellis/source",
+        "--import",
+        "tsx",
+        join(PACKAGE_DIR, "src/test/serve-child.ts"),
+        POSTGRES_URL,
+        schema,
+      ],
+      { cwd: PACKAGE_DIR, env: process.env, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout?.on("data", (d) => {
+          out += String(d);
+          const m = /READY (\d+)/.exec(out);
+          if (m) resolve(`http://127.0.0.1:${m[1]}`);
+        });
+        child.once("exit", (code) => reject(new Error(`server child exited (${code})`)));
+      });
+      const post = (path: string, body: unknown) =>
+        fetch(`${url}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const thread = (await (await post("/threads", {})).json()) as { thread_id: string };
+      const answer = await post(`/threads/${thread.thread_id}/runs/wait`, {
+        assistant_id: "slow",
+        input: { delayMs: 0 },
+      });
+      expect(((await answer.json()) as { log: string[] }).log).toEqual(["a", "b", "c"]);
+      child.kill("SIGKILL"); // the moment the answer is read: the run's end committed quick
+      await exited;
+      expect((await store.getThread(thread.thread_id))?.status).toBe("idle");
+      const runs = await store.listRuns(thread.thread_id, { limit: 10, offset: 0 });
+      expect(runs.map((r) => r.status)).toEqual(["success"]);
+      const events = await store.eventsAfter(runs[0]?.runId ?? "", 0);
+      expect(events.length).toBeGreaterThan(0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
   });
 });

@@ -7,7 +7,8 @@
  * The runs are the `slow` graph with no delay (a → b → c: 4 checkpoints, ~12 stored events), one per
  * thread, all queued at once; the clock runs from the first enqueue to the last run's success. Also
  * reports Postgres transactions committed per run (`pg_stat_database.xact_commit`, whole database:
- * other clients of the same server count too) and the CPU each process used.
+ * other clients of the same server count too), WAL flushes per run (`pg_stat_wal.wal_sync`, read once
+ * the workers' sessions ended and reported theirs; the whole cluster) and the CPU each process used.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +25,11 @@ const WORKERS = COUNTS.length ? COUNTS : [1, 2, 4];
 async function xacts(client: pg.Client): Promise<number> {
   const { rows } = await client.query("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()");
   return Number(rows[0]?.xact_commit ?? 0);
+}
+
+async function walSyncs(client: pg.Client): Promise<number> {
+  const { rows } = await client.query("SELECT wal_sync FROM pg_stat_wal");
+  return Number(rows[0]?.wal_sync ?? 0);
 }
 
 async function once(workers: number, dir: string) {
@@ -50,6 +56,7 @@ async function once(workers: number, dir: string) {
       );
     }
     const x0 = await xacts(client);
+    const w0 = await walSyncs(client);
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     for (const r of runs) await place.store.enqueueRun(runRecord(r), "enqueue");
@@ -82,12 +89,15 @@ async function once(workers: number, dir: string) {
       (h) => h.messages.filter((m) => m.type === "log" && (m.entry as { event: string }).event === "claim").length,
     );
     for (const h of handles) await h.kill();
+    await new Promise((r) => setTimeout(r, 1_500)); // their sessions' WAL statistics are reported as they end
+    const w1 = await walSyncs(client);
     return {
       workers,
       runs: RUNS,
       ms: Math.round(ms),
       runsPerSec: Math.round((RUNS / ms) * 1000 * 10) / 10,
       xactsPerRun: Math.round(((x1 - x0) / RUNS) * 10) / 10,
+      walSyncsPerRun: Math.round(((w1 - w0) / RUNS) * 100) / 100,
       roundTripsPerRun: Math.round((roundTrips / RUNS) * 10) / 10,
       topStatements: [...byKind]
         .sort((a, b) => b[1] - a[1])

@@ -7,8 +7,10 @@ import type { ServerEnv } from "./server-context.js";
  * run store commits its bookkeeping without waiting for the disk ({@link RunStore.syncCommits}); this
  * middleware, mounted before every route (the API, AG-UI over SSE, the public routes, the applications'
  * routes), syncs them after the handler and before the status line and headers go out — for a stream,
- * before its headers; its events are synced as they are sent (`RunManager.follow`). A sync costs one disk
- * sync when anything was committed since the last one, nothing otherwise.
+ * before its headers; its events are synced as they are sent (`RunManager.follow`). On SQLite a sync
+ * costs one disk sync when anything was committed since the last one, nothing otherwise; on Postgres one
+ * round trip, and a synchronous commit when the cluster's WAL is not flushed to its end (whichever
+ * process wrote it).
  *
  * @example
  * app.use("*", syncBeforeAnswer(store));

@@ -1,4 +1,5 @@
 import { type CheckpointSaver, type Lease, TrellisError } from "@trellis/checkpoint";
+import type { RunStore } from "../stores/run-store.js";
 import type { ExecuteContext } from "./run-executor.js";
 
 /**
@@ -7,7 +8,9 @@ import type { ExecuteContext } from "./run-executor.js";
  * it wakes; the checkpoint lease (the core's) fences writes that were already on their way. With
  * `leaseTtlMs`, the lease is taken for that long and renewed here every third of it. A saver's folds
  * (`acquireLeaseAndGet`, `commit`) pass through, fenced and held the same way, so a server run takes its
- * lease with its first read and gives it back with its last write.
+ * lease with its first read and gives it back with its last write. With `quickly` (a stateless run's
+ * attempt: {@link RunStore.commitQuickly}), every write is made through it, committed with the run
+ * store's bookkeeping and synced with the answer.
  *
  * @example
  * const graph = hosted.graph.withCheckpointer(fencedSaver(saver, { fence, lost, leaseTtlMs: 15_000 }));
@@ -15,14 +18,15 @@ import type { ExecuteContext } from "./run-executor.js";
  */
 export function fencedSaver(
   saver: CheckpointSaver,
-  ctx: Pick<ExecuteContext, "fence" | "lost" | "leaseTtlMs">,
+  ctx: Pick<ExecuteContext, "fence" | "lost" | "leaseTtlMs"> & { quickly?: RunStore["commitQuickly"] },
 ): CheckpointSaver {
-  const { fence, leaseTtlMs } = ctx;
+  const { fence, leaseTtlMs, quickly } = ctx;
   const guarded =
     <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       fence();
-      return fn(...args);
+      // a saver that writes before its first await commits inside `quickly`; one that awaits first commits as opened
+      return quickly ? quickly(() => fn(...args)) : fn(...args);
     };
   // the leases this attempt holds, kept alive at the server's TTL
   const held = new Map<string, { lease: Lease; timer: ReturnType<typeof setInterval> }>();

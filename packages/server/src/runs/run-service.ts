@@ -367,10 +367,13 @@ export class RunService {
    * then its record with its runs. The record goes last, so a delete that fails half-way leaves a thread
    * its owner can delete again, never data that a new thread with the same id would find.
    *
+   * With `temporary` (a stateless run's thread, after its answer) the checkpoints' deletion commits like
+   * the record's, without waiting for the disk ({@link RunStore.commitQuickly}).
+   *
    * @example
    * await runs.deleteThread(await runs.thread(threadId, { user }));
    */
-  async deleteThread(thread: ThreadRecord): Promise<void> {
+  async deleteThread(thread: ThreadRecord, options: { temporary?: boolean } = {}): Promise<void> {
     for (const run of await this.#p.store.activeRuns(thread.threadId)) {
       await this.#p.manager.cancel(run, "interrupt", true);
     }
@@ -380,8 +383,10 @@ export class RunService {
       owner: thread.owner ?? null,
     };
     for (const hook of this.#threadData) await hook(gone);
-    await this.#p.saver.deleteThread(thread.threadId);
-    await this.#p.store.deleteThread(thread.threadId);
+    const store = this.#p.store;
+    const deleteCheckpoints = () => this.#p.saver.deleteThread(thread.threadId);
+    await (options.temporary && store.commitQuickly ? store.commitQuickly(deleteCheckpoints) : deleteCheckpoints());
+    await store.deleteThread(thread.threadId);
   }
 
   /** Creates the thread record; false when another request created it first. */

@@ -107,6 +107,12 @@ export interface RunKwargs {
    * span continues that trace (docs/observability.md).
    */
   traceContext?: Record<string, string>;
+  /**
+   * A stateless run whose caller waits for its end (`POST /runs/wait`, `/runs/stream`): its thread is
+   * deleted once the answer is out, so its checkpoints commit with the store's bookkeeping
+   * ({@link RunStore.commitQuickly}) and reach the disk with the answer's sync.
+   */
+  temporaryThread?: boolean;
 }
 
 /**
@@ -406,6 +412,18 @@ export interface RunStore {
    * await store.syncCommits?.(); // now it is: answer the client
    */
   syncCommits?(): Promise<void>;
+
+  /**
+   * Runs `fn` with the commits it makes synchronously — its checkpoint saver's, when the saver shares
+   * this store's database — made the way the store commits its bookkeeping: without waiting for the
+   * disk, synced by the next {@link syncCommits}. The server passes a stateless run's checkpoints
+   * through it (its thread is deleted once the answer is out, and the answer waits for the sync).
+   * Absent: `fn` commits as its saver was opened.
+   *
+   * @example
+   * await (store.commitQuickly ? store.commitQuickly(() => saver.put(request)) : saver.put(request));
+   */
+  commitQuickly?<T>(fn: () => T): T;
 
   /** Appends an event to the run's stream whatever its attempt (request side); returns its number. */
   appendEvent(runId: string, event: string, data: unknown): Promise<number>;

@@ -148,6 +148,33 @@ describe("durable answers (SQLite)", () => {
     expect(rows("writes")).toBe(0);
   });
 
+  it("a stateless run's checkpoints commit quick, synced by its answer; a thread's run keeps the saver's FULL", async () => {
+    t = await startTestServer();
+    const saver = t.server.saver as SqliteSaver;
+    const store = sqliteStore(t);
+    // the connection's `synchronous` level at each checkpoint write and checkpoint deletion
+    const levels: Array<{ call: string; level: number }> = [];
+    for (const call of ["put", "putWrites", "commit", "deleteThread"] as const) {
+      const original = (saver[call] as (...args: unknown[]) => Promise<unknown>).bind(saver);
+      (saver as unknown as Record<string, unknown>)[call] = (...args: unknown[]) => {
+        levels.push({ call, level: Number(saver.database.pragma("synchronous", { simple: true })) });
+        return original(...args);
+      };
+    }
+    const answer = await post(`${t.url}/runs/wait`, { assistant_id: "slow", input: { delayMs: 0 } });
+    expect(((await answer.json()) as { log: string[] }).log).toEqual(["a", "b", "c"]);
+    expect(store.unsynced).toBe(false); // the answer synced them
+    await eventually(async () => levels.some((l) => l.call === "deleteThread"), 5_000); // its thread, after the answer
+    expect(levels.filter((l) => l.call !== "deleteThread").length).toBeGreaterThan(0);
+    expect(new Set(levels.map((l) => l.level))).toEqual(new Set([1])); // all at NORMAL
+
+    levels.length = 0;
+    const thread = (await (await post(`${t.url}/threads`, {})).json()) as { thread_id: string };
+    await post(`${t.url}/threads/${thread.thread_id}/runs/wait`, { assistant_id: "slow", input: { delayMs: 0 } });
+    expect(levels.length).toBeGreaterThan(0);
+    expect(new Set(levels.map((l) => l.level))).toEqual(new Set([2])); // the saver's own FULL
+  });
+
   it("a store closed with quick commits syncs them (a tool that wrote and exits answers no one)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "trellis-durable-"));
     const saver = new SqliteSaver({ filename: join(dir, "t.sqlite") });

@@ -137,17 +137,27 @@ for (const kind of ["sqlite", "postgres"] as const) {
       const { store } = await open(kind);
       let inside = 0;
       let most = 0;
+      // the lease's holder keeps it until the two other calls have answered (no clock: a fast commit
+      // and a slow connection must not let a late call find the lease already given back)
+      let giveBack = () => {};
+      const held = new Promise<void>((resolve) => {
+        giveBack = resolve;
+      });
       const task = async () => {
         inside++;
         most = Math.max(most, inside);
-        await new Promise((r) => setTimeout(r, 100));
+        if (inside > 1) giveBack(); // two holders at once: let them end, the assertions below fail
+        await held;
         inside--;
       };
-      const results = await Promise.all([
-        store.exclusive("retention-test", 10_000, task),
-        store.exclusive("retention-test", 10_000, task),
-        store.exclusive("retention-test", 10_000, task),
-      ]);
+      const calls = [1, 2, 3].map(() => store.exclusive("retention-test", 10_000, task));
+      let answered = 0;
+      for (const call of calls) {
+        void call.then(() => {
+          if (++answered === 2) giveBack();
+        });
+      }
+      const results = await Promise.all(calls);
       expect(results.filter(Boolean)).toHaveLength(1);
       expect(most).toBe(1);
       // released: the next one runs

@@ -70,8 +70,12 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     }).request;
   };
 
-  const start = (c: Context<ServerEnv>, request: ParsedRun, threadId: string | null) => {
-    const { input, command, ...kwargs } = request.kwargs;
+  const start = (c: Context<ServerEnv>, request: ParsedRun, threadId: string | null, mode?: Mode) => {
+    const { input, command, ...asked } = request.kwargs;
+    // a stateless run answered at its end: its thread goes with the answer, its checkpoints are synced with it
+    const temporary =
+      threadId === null && request.onCompletion === "delete" && mode !== undefined && mode !== "background";
+    const kwargs = temporary ? { ...asked, temporaryThread: true } : asked;
     return ctx.runs.start({
       assistantId: request.assistantId,
       threadId: threadId ?? undefined,
@@ -91,12 +95,12 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     if (threadId !== null || request.onCompletion !== "delete") return;
     await ctx.manager.waitFor(record.runId);
     const thread = await ctx.store.getThread(record.threadId);
-    if (thread) await ctx.runs.deleteThread(thread);
+    if (thread) await ctx.runs.deleteThread(thread, { temporary: record.kwargs.temporaryThread === true });
   };
 
   const create = async (c: Context<ServerEnv>, threadId: string | null, mode: Mode) => {
     const request = await parse(c, await readBody(c), mode);
-    const record = await start(c, request, threadId);
+    const record = await start(c, request, threadId, mode);
     // a stateless run (POST /runs…) deletes its temporary thread once its answer is out
     const cleanup = cleanupOf(record, request, threadId);
     const base = threadId === null ? `/runs/${record.runId}` : `/threads/${record.threadId}/runs/${record.runId}`;

@@ -19,7 +19,7 @@ import {
 } from "../run-store.js";
 import { runOf } from "../sql/run-rows.js";
 import type { Row } from "../sql/sql-dialect.js";
-import { NOW_MS, NOW_MS_EXACT, type PostgresConnection } from "./postgres-connection.js";
+import { NOW_MS, NOW_MS_EXACT, type PostgresConnection, QUICK_COMMIT } from "./postgres-connection.js";
 
 /** Claimable runs of each owner a claim ranks (so claims at once by many workers find one each). */
 const CLAIM_CANDIDATES = 16;
@@ -61,7 +61,7 @@ export async function claimNext(db: PostgresConnection, workerId: string): Promi
          UPDATE ${db.s}.server_runs u SET status = 'running', attempt = u.attempt + 1, updated_at = $1, worker_id = $2,
            heartbeat_at = ${NOW_MS}
          FROM c WHERE u.run_id = c.run_id AND u.status = 'pending'
-         RETURNING u.*`,
+         RETURNING u.*, ${QUICK_COMMIT} AS quick_commit`,
         [new Date().toISOString(), workerId],
       );
       const row = rows[0] as Row | undefined;
@@ -91,7 +91,7 @@ export async function append(
      INSERT INTO ${db.s}.server_run_events (run_id, seq, event, data)
      SELECT $1, r.last_seq - $2 + e.n, e.event, e.data
      FROM r, unnest($4::text[], $5::text[]) WITH ORDINALITY AS e(event, data, n)
-     RETURNING seq`,
+     RETURNING seq, ${QUICK_COMMIT}`,
     [runId, events.length, attempt, events.map((e) => e.event), events.map((e) => json(e.data))],
   );
   if (rows.length !== events.length) {
@@ -127,7 +127,7 @@ export async function beginAttempt(
        RETURNING seq)
      SELECT (SELECT COUNT(*) FROM r) AS owned, (SELECT COUNT(*) FROM t) AS threads,
        (SELECT pre_checkpoint_id FROM r) AS pre_checkpoint_id, (SELECT pre_write_count FROM r) AS pre_write_count,
-       COALESCE(array_agg(e.seq), '{}') AS seqs FROM e`,
+       COALESCE(array_agg(e.seq), '{}') AS seqs, ${QUICK_COMMIT} AS quick_commit FROM e`,
     [
       runId,
       attempt,
@@ -172,7 +172,8 @@ export async function finishRun(
   // its own, only while the attempt still owns the running run (server_finish_run takes no metadata)
   if (end.metadata) {
     await db.q(
-      `UPDATE ${db.s}.server_runs SET metadata = $3 WHERE run_id = $1 AND attempt = $2 AND status = 'running'`,
+      `UPDATE ${db.s}.server_runs SET metadata = $3 WHERE run_id = $1 AND attempt = $2 AND status = 'running'
+       RETURNING ${QUICK_COMMIT}`,
       [runId, attempt, json(end.metadata)],
     );
   }
@@ -181,20 +182,24 @@ export async function finishRun(
     // an attempt that turns out stale only makes a later plain resume refuse where it could bind
     await db.q(
       `UPDATE ${db.s}.server_threads SET state_changed_at = ${NOW_MS_EXACT}
-       WHERE thread_id = (SELECT thread_id FROM ${db.s}.server_runs WHERE run_id = $1 AND attempt = $2 AND status = 'running')`,
+       WHERE thread_id = (SELECT thread_id FROM ${db.s}.server_runs WHERE run_id = $1 AND attempt = $2 AND status = 'running')
+       RETURNING ${QUICK_COMMIT}`,
       [runId, attempt],
     );
   }
-  const [row] = await db.q(`SELECT ${db.s}.server_finish_run($1, $2, $3, $4, $5, $6, $7, $8) AS seqs`, [
-    runId,
-    attempt,
-    end.status,
-    end.error ? json(end.error) : null,
-    new Date().toISOString(),
-    end.threadStatus,
-    end.events.map((e) => e.event),
-    end.events.map((e) => json(e.data)),
-  ]);
+  const [row] = await db.q(
+    `SELECT ${db.s}.server_finish_run($1, $2, $3, $4, $5, $6, $7, $8) AS seqs, ${QUICK_COMMIT} AS quick_commit`,
+    [
+      runId,
+      attempt,
+      end.status,
+      end.error ? json(end.error) : null,
+      new Date().toISOString(),
+      end.threadStatus,
+      end.events.map((e) => e.event),
+      end.events.map((e) => json(e.data)),
+    ],
+  );
   const seqs = row?.seqs as Array<number | string> | null;
   if (!seqs) throw attemptLost(runId, attempt);
   return seqs.map(Number);
@@ -221,7 +226,7 @@ export async function settle(
 export async function releaseRun(db: PostgresConnection, runId: string, attempt: number): Promise<boolean> {
   const rows = await db.q(
     `UPDATE ${db.s}.server_runs SET status = 'pending', worker_id = NULL, updated_at = $3
-     WHERE run_id = $1 AND attempt = $2 AND status = 'running' RETURNING 1`,
+     WHERE run_id = $1 AND attempt = $2 AND status = 'running' RETURNING ${QUICK_COMMIT}`,
     [runId, attempt, new Date().toISOString()],
   );
   return rows.length > 0;
@@ -238,7 +243,7 @@ export async function heartbeat(
     `UPDATE ${db.s}.server_runs u SET heartbeat_at = ${NOW_MS}
      FROM unnest($1::text[], $2::int[]) AS h(run_id, attempt)
      WHERE u.run_id = h.run_id AND u.attempt = h.attempt AND u.worker_id = $3 AND u.status = 'running'
-     RETURNING u.run_id, u.cancel`,
+     RETURNING u.run_id, u.cancel, ${QUICK_COMMIT}`,
     [runs.map((r) => r.runId), runs.map((r) => r.attempt), workerId],
   );
   const owned = new Set(rows.map((r) => r.run_id as string));
@@ -255,7 +260,7 @@ export async function requeueOrphans(db: PostgresConnection, staleMs?: number): 
   const rows = await db.q(
     `UPDATE ${db.s}.server_runs SET status = 'pending', worker_id = NULL
      WHERE status = 'running' AND ($1::bigint IS NULL OR heartbeat_at IS NULL OR heartbeat_at <= ${NOW_MS} - $1::bigint)
-     RETURNING run_id, thread_id, attempt, worker_id`,
+     RETURNING run_id, thread_id, attempt, worker_id, ${QUICK_COMMIT}`,
     [staleMs ?? null],
   );
   // a thread whose run ended without its status change (a process that died in between, before the
@@ -267,7 +272,7 @@ export async function requeueOrphans(db: PostgresConnection, staleMs?: number): 
        FROM ${db.s}.server_runs r WHERE r.thread_id = t.thread_id ORDER BY r.seq DESC LIMIT 1), 'idle')
      WHERE t.status = 'busy' AND t.updated_at <= $1
        AND NOT EXISTS (SELECT 1 FROM ${db.s}.server_runs a WHERE a.thread_id = t.thread_id AND a.status IN ('pending', 'running'))
-     RETURNING t.thread_id`,
+     RETURNING t.thread_id, ${QUICK_COMMIT}`,
     [cutoff, new Date().toISOString()],
   );
   return {

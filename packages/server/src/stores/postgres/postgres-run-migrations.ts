@@ -80,6 +80,26 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX server_threads_owner ON S.server_threads (owner);
     `,
   },
+  {
+    version: 6,
+    // the sync before an answer: when the cluster's WAL is not flushed to its end, a synchronous commit
+    // (of one of eight rows, by backend, so processes syncing at once rarely wait on each other's row)
+    // whose flush makes every earlier commit durable, whichever process made it
+    sql: `
+      CREATE TABLE S.server_syncs (slot INTEGER PRIMARY KEY, n BIGINT NOT NULL DEFAULT 0);
+      INSERT INTO S.server_syncs (slot) SELECT generate_series(0, 7);
+      CREATE FUNCTION S.server_sync_commits() RETURNS BOOLEAN LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF pg_current_wal_flush_lsn() >= pg_current_wal_insert_lsn() THEN RETURN FALSE; END IF;
+        IF current_setting('synchronous_commit') = 'off' THEN
+          PERFORM set_config('synchronous_commit', 'on', true);
+        END IF;
+        UPDATE S.server_syncs SET n = n + 1 WHERE slot = pg_backend_pid() % 8;
+        RETURN TRUE;
+      END
+      $fn$;
+    `,
+  },
 ];
 
 /** Serializes migrations across processes starting at once (taken only by `setup`). */

@@ -28,7 +28,14 @@ import {
 import { jsonColumn, runOf } from "../sql/run-rows.js";
 import type { Row } from "../sql/sql-dialect.js";
 import { type RunPatch, SqlRunTables, type ThreadPatch } from "../sql/sql-run-tables.js";
-import { NOW_MS, NOW_MS_EXACT, PostgresConnection, postgresDialect } from "./postgres-connection.js";
+import {
+  NOW_MS,
+  NOW_MS_EXACT,
+  type PostgresCommitCounts,
+  PostgresConnection,
+  postgresDialect,
+  QUICK_COMMIT,
+} from "./postgres-connection.js";
 import * as attempts from "./postgres-run-attempts.js";
 import { settle } from "./postgres-run-attempts.js";
 
@@ -74,10 +81,25 @@ export class PostgresRunStore implements RunStore {
     return this.#db.setup();
   }
 
+  /** Commits made each way since the store opened. */
+  get commitCounts(): PostgresCommitCounts {
+    return this.#db.commitCounts;
+  }
+
+  /**
+   * Makes every commit of the database cluster made so far durable (this store's bookkeeping commits
+   * with `synchronous_commit = off`; so may another process's): one round trip, and one synchronous
+   * commit when the WAL is not flushed to its end. Safe across processes: WAL is one ordered log for
+   * the whole cluster, so the flush covers every commit that came before it, whichever process made it.
+   */
+  syncCommits(): Promise<void> {
+    return this.#db.syncCommits();
+  }
+
   async createThread(thread: ThreadRecord, ifExists: "raise" | "do_nothing"): Promise<ThreadRecord> {
     const rows = await this.#db.q(
       `INSERT INTO ${this.#db.s}.server_threads (thread_id, created_at, updated_at, metadata, status, owner, graph_id, error)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (thread_id) DO NOTHING RETURNING thread_id`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (thread_id) DO NOTHING RETURNING thread_id, ${QUICK_COMMIT}`,
       [
         thread.threadId,
         thread.createdAt,
@@ -106,7 +128,7 @@ export class PostgresRunStore implements RunStore {
 
   async markStateChanged(threadId: string): Promise<void> {
     await this.#db.q(
-      `UPDATE ${this.#db.s}.server_threads SET state_changed_at = ${NOW_MS_EXACT} WHERE thread_id = $1`,
+      `UPDATE ${this.#db.s}.server_threads SET state_changed_at = ${NOW_MS_EXACT} WHERE thread_id = $1 RETURNING ${QUICK_COMMIT}`,
       [threadId],
     );
   }
@@ -297,7 +319,7 @@ export class PostgresRunStore implements RunStore {
       `INSERT INTO ${this.#db.s}.server_leases (name, holder, expires_at) VALUES ($1, $2, ${NOW_MS} + $3)
        ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
        WHERE ${this.#db.s}.server_leases.expires_at < ${NOW_MS}
-       RETURNING 1`,
+       RETURNING ${QUICK_COMMIT}`,
       [name, holder, ttlMs],
     );
     if (!taken.length) return false;
@@ -305,7 +327,10 @@ export class PostgresRunStore implements RunStore {
       await fn();
     } finally {
       await this.#db
-        .q(`DELETE FROM ${this.#db.s}.server_leases WHERE name = $1 AND holder = $2`, [name, holder])
+        .q(`DELETE FROM ${this.#db.s}.server_leases WHERE name = $1 AND holder = $2 RETURNING ${QUICK_COMMIT}`, [
+          name,
+          holder,
+        ])
         .catch(() => undefined);
     }
     return true;

@@ -76,6 +76,14 @@ export class SqliteRunStore implements RunStore {
     return this.#c.syncCommits();
   }
 
+  /**
+   * Runs `fn` with its synchronous commits on this file — the saver's too, which shares it — at
+   * `synchronous=NORMAL`, synced by the next {@link syncCommits} like the store's own.
+   */
+  commitQuickly<T>(fn: () => T): T {
+    return this.#c.quick(fn);
+  }
+
   async createThread(thread: ThreadRecord, ifExists: "raise" | "do_nothing"): Promise<ThreadRecord> {
     return this.#c.tx(() => {
       const existing = this.#c.stmt("SELECT * FROM server_threads WHERE thread_id = ?").get(thread.threadId) as

@@ -10,14 +10,16 @@ import type { ServerEnv } from "./server-context.js";
  * before its headers; its events are synced as they are sent (`RunManager.follow`). On SQLite a sync
  * costs one disk sync when anything was committed since the last one, nothing otherwise; on Postgres one
  * round trip, and a synchronous commit when the cluster's WAL is not flushed to its end (whichever
- * process wrote it).
+ * process wrote it). The liveness probe (`GET /ok`) reads and writes nothing, so it syncs nothing: it
+ * answers while the database is unreachable, and costs Postgres no round trip.
  *
  * @example
  * app.use("*", syncBeforeAnswer(store));
  */
 export function syncBeforeAnswer(store: RunStore): MiddlewareHandler<ServerEnv> {
-  return async (_c, next) => {
+  return async (c, next) => {
     await next();
+    if (c.req.method === "GET" && c.req.path === "/ok") return;
     await store.syncCommits?.();
   };
 }

@@ -215,6 +215,24 @@ describe("durable answers (Postgres)", () => {
         expect(s.id).toBeGreaterThan(created?.id ?? 0);
       }
     });
+
+    it("the liveness probe GET /ok syncs nothing: no round trip to Postgres", async () => {
+      const served = t.server.store as PostgresRunStore;
+      const original = served.syncCommits.bind(served);
+      let calls = 0;
+      served.syncCommits = async () => {
+        calls++;
+        return original();
+      };
+      try {
+        expect((await fetch(`${t.url}/ok`)).status).toBe(200);
+        expect(calls).toBe(0);
+        expect((await fetch(`${t.url}/threads`, { method: "POST", body: "{}" })).status).toBe(200);
+        expect(calls).toBe(1);
+      } finally {
+        served.syncCommits = original;
+      }
+    });
   });
 
   it("a server killed (SIGKILL) right after its answer loses nothing it answered", { timeout: 60_000 }, async () => {

@@ -1,5 +1,5 @@
 import { digest } from "./digest.js";
-import { NEEDS_TAGS, NOT_PLAIN, walkPlainData } from "./plain-walk.js";
+import { NEEDS_TAGS, NOT_PLAIN, type PlainWalkMemo, walkPlainData } from "./plain-walk.js";
 import { jsonSerializer, type Serializer } from "./serializer.js";
 
 /**
@@ -55,6 +55,8 @@ interface Entry {
 export class RequestTexts {
   readonly #serde: Serializer;
   readonly #entries = new Map<object, Entry>();
+  /** The plain-data walk's findings, shared by the request's values: an object in several is walked once. */
+  #walked: PlainWalkMemo = { map: undefined };
 
   constructor(serde: Serializer) {
     this.#serde = serde;
@@ -67,11 +69,16 @@ export class RequestTexts {
     }
     const known = this.#entries.get(value);
     if (known !== undefined) return known.text;
-    const memo = { map: undefined as Map<object, number> | undefined };
-    const answer = walkPlainData(value, memo);
-    // Not plain (the serializer throws the detailed error) or tagged: the serializer's own way.
-    if (answer === NOT_PLAIN || (answer & NEEDS_TAGS) !== 0) return this.#serde.serialize(value);
-    return this.#textOf(value, memo.map);
+    const answer = walkPlainData(value, this.#walked);
+    if (answer === NOT_PLAIN) {
+      // A walk that failed leaves marks that would read as cycles: start afresh (the serializer
+      // throws the detailed error, and the request fails).
+      this.#walked = { map: undefined };
+      return this.#serde.serialize(value);
+    }
+    // Tagged: the serializer's own way.
+    if ((answer & NEEDS_TAGS) !== 0) return this.#serde.serialize(value);
+    return this.#textOf(value, this.#walked.map);
   }
 
   /**

@@ -131,7 +131,7 @@ export class MemorySaver implements CheckpointSaver {
       const { text, key } = texts.texts.serializeKeyed(blob.kind === "full" ? blob.value : blob.items);
       const stored: StoredText = blob.kind === "full" ? text : { base: blob.base, text };
       const row: [string, string, StoredText] = [blob.channel, blob.version, stored];
-      texts.keys.set(row, key);
+      if (key !== undefined) (texts.keys ??= new Map()).set(row, key);
       return row;
     });
     const own = request.writes ?? [];
@@ -142,11 +142,11 @@ export class MemorySaver implements CheckpointSaver {
       const ns = this.#namespace(checkpoint.threadId, checkpoint.namespace, true);
       for (const blob of blobs) {
         const stored = blob[2];
-        const key = texts.keys.get(blob);
+        const key = texts.keys?.get(blob);
         if (typeof stored === "string") blob[2] = thread.bodies.keep(stored, key);
         else stored.text = thread.bodies.keep(stored.text, key);
       }
-      for (const w of writes) w.text = thread.bodies.keep(w.text, texts.keys.get(w));
+      for (const w of writes) w.text = thread.bodies.keep(w.text, texts.keys?.get(w));
       ns.put(row, blobs, writes);
       if (thread.ttlMs !== undefined) thread.touchedAt = this.#clock.now();
     };
@@ -172,7 +172,7 @@ export class MemorySaver implements CheckpointSaver {
     const store = () => {
       const entry = (ns as NamespaceStore).get(ref.checkpointId);
       const thread = this.#thread(ref.threadId, true);
-      for (const w of stored) w.text = thread.bodies.keep(w.text, texts.keys.get(w));
+      for (const w of stored) w.text = thread.bodies.keep(w.text, texts.keys?.get(w));
       if (entry) ns?.addWrites(entry, stored);
       if (thread.ttlMs !== undefined) thread.touchedAt = this.#clock.now();
     };
@@ -299,7 +299,7 @@ export class MemorySaver implements CheckpointSaver {
   }
 
   #encoding(): Encoding {
-    return { texts: new RequestTexts(this.#serde), keys: new Map() };
+    return { texts: new RequestTexts(this.#serde), keys: undefined };
   }
 
   #thread(threadId: string, create: true): ThreadData;
@@ -341,13 +341,14 @@ export class MemorySaver implements CheckpointSaver {
  */
 interface Encoding {
   texts: RequestTexts;
-  keys: Map<object, string | undefined>;
+  /** Made on first need: only long texts have a key. */
+  keys: Map<object, string> | undefined;
 }
 
 function storedWrite(w: PendingWrite, encoding: Encoding): StoredWrite {
   const { text, key } = encoding.texts.serializeKeyed(w.value);
   const stored = { taskId: w.taskId, channel: w.channel, text };
-  encoding.keys.set(stored, key);
+  if (key !== undefined) (encoding.keys ??= new Map()).set(stored, key);
   return stored;
 }
 

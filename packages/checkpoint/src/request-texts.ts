@@ -54,7 +54,8 @@ interface Entry {
  */
 export class RequestTexts {
   readonly #serde: Serializer;
-  readonly #entries = new Map<object, Entry>();
+  /** Made on first need: most requests hold a few small values. */
+  #entries: Map<object, Entry> | undefined;
   /** The plain-data walk's findings, shared by the request's values: an object in several is walked once. */
   #walked: PlainWalkMemo = { map: undefined };
 
@@ -67,7 +68,7 @@ export class RequestTexts {
     if (this.#serde !== jsonSerializer || value === null || typeof value !== "object") {
       return this.#serde.serialize(value);
     }
-    const known = this.#entries.get(value);
+    const known = this.#entries?.get(value);
     if (known !== undefined) return known.text;
     const answer = walkPlainData(value, this.#walked);
     if (answer === NOT_PLAIN) {
@@ -90,7 +91,7 @@ export class RequestTexts {
   serializeKeyed(value: unknown): KeyedText {
     const text = this.serialize(value);
     if (text.length < REMEMBER_FROM) return { text, key: undefined };
-    const entry = value !== null && typeof value === "object" ? this.#entries.get(value) : undefined;
+    const entry = value !== null && typeof value === "object" ? this.#entries?.get(value) : undefined;
     // Only objects this class wrote have an entry (a tagged value is the serializer's, whole).
     return { text, key: entry !== undefined ? this.#keyOf(entry) : digest("sha256", text) };
   }
@@ -103,7 +104,7 @@ export class RequestTexts {
    * keys in `Object.keys` order, and nothing in them that JSON drops or converts (the walk said no tags).
    */
   #textOf(obj: object, answers: Map<object, number> | undefined): string {
-    const known = this.#entries.get(obj);
+    const known = this.#entries?.get(obj);
     if (known !== undefined) return known.text;
     const answer = answers?.get(obj);
     let text: string;
@@ -134,6 +135,7 @@ export class RequestTexts {
     }
     // Short texts are remembered too when joined: the key of their parent needs their members.
     if (text.length >= REMEMBER_FROM || joined) {
+      this.#entries ??= new Map();
       this.#entries.set(obj, { obj, text, key: undefined, joined });
     }
     return text;
@@ -150,7 +152,7 @@ export class RequestTexts {
     // texts give equal strings here, and different texts different ones, as the members' keys do.
     let keyed = "";
     const member = (item: unknown) => {
-      const child = item !== null && typeof item === "object" ? this.#entries.get(item) : undefined;
+      const child = item !== null && typeof item === "object" ? this.#entries?.get(item) : undefined;
       if (child === undefined) keyed += JSON.stringify(item);
       else if (child.text.length < REMEMBER_FROM) keyed += child.text;
       else keyed += KEY_MARK + this.#keyOf(child);

@@ -131,7 +131,10 @@ export class MemorySaver implements CheckpointSaver {
       const { text, key } = texts.texts.serializeKeyed(blob.kind === "full" ? blob.value : blob.items);
       const stored: StoredText = blob.kind === "full" ? text : { base: blob.base, text };
       const row: [string, string, StoredText] = [blob.channel, blob.version, stored];
-      if (key !== undefined) (texts.keys ??= new Map()).set(row, key);
+      if (key !== undefined) {
+        texts.keys ??= new Map();
+        texts.keys.set(row, key);
+      }
       return row;
     });
     const own = request.writes ?? [];
@@ -348,7 +351,10 @@ interface Encoding {
 function storedWrite(w: PendingWrite, encoding: Encoding): StoredWrite {
   const { text, key } = encoding.texts.serializeKeyed(w.value);
   const stored = { taskId: w.taskId, channel: w.channel, text };
-  if (key !== undefined) (encoding.keys ??= new Map()).set(stored, key);
+  if (key !== undefined) {
+    encoding.keys ??= new Map();
+    encoding.keys.set(stored, key);
+  }
   return stored;
 }
 

@@ -4,8 +4,10 @@ import { rebuildChannelValue, type StoredBlob } from "./delta.js";
 import { writesTargetMissing } from "./errors.js";
 import { isLocalHolderDead } from "./holder.js";
 import { assertLeaseCurrent, type HolderCheck, nextLease } from "./lease.js";
+import { LongTexts } from "./long-texts.js";
 import { NamespaceStore, type StoredText, type StoredWrite } from "./memory-namespace.js";
 import { readRow, rowBytes, type StoredRow, storeRow } from "./memory-rows.js";
+import { RequestTexts } from "./request-texts.js";
 import type { CheckpointSaver } from "./saver.js";
 import { jsonSerializer, type Serializer } from "./serializer.js";
 import { SHARED_BODY_MIN_LENGTH } from "./shared-bodies.js";
@@ -24,7 +26,7 @@ import type {
 interface ThreadData {
   namespaces: Map<string, NamespaceStore>;
   /** Long texts the thread's rows hold, each kept once and shared by every row that holds it. */
-  bodies: Map<string, string>;
+  bodies: LongTexts;
   lease?: Lease;
   ttlMs?: number;
   /** Last write, for the TTL; kept only while the thread has one (`setTtl` sets it afresh). */
@@ -111,37 +113,43 @@ export class MemorySaver implements CheckpointSaver {
     const { lease } = request;
     if (lease) assertLeaseCurrent(this.#thread(threadId, false)?.lease, lease, this.#clock.now());
     // Everything is checked and serialized before anything is stored: all or nothing.
-    const writes = request.writes && this.#prepareWrites(request.writes.ref, request.writes.writes, request.put);
+    // One request: an object in several of its values is written once.
+    const texts = this.#encoding();
+    const writes = request.writes && this.#prepareWrites(request.writes.ref, request.writes.writes, request.put, texts);
     // Writes against the checkpoint this commit puts are stored with it, before its own writes.
-    const put = request.put && this.#preparePut(request.put, writes?.byPut ? writes.stored : undefined);
+    const put = request.put && this.#preparePut(request.put, writes?.byPut ? writes.stored : undefined, texts);
     if (!writes?.byPut) writes?.store();
     put?.();
     if (lease && request.release) this.#release(lease);
   }
 
   /** Checks and serializes a put (after `before`, writes a commit records against it); the returned function stores it. */
-  #preparePut(request: PutRequest, before?: StoredWrite[]): () => void {
+  #preparePut(request: PutRequest, before?: StoredWrite[], texts = this.#encoding()): () => void {
     const { checkpoint } = request;
     // Serialize everything before touching the store, so a bad value leaves it unchanged.
     const blobs = request.blobs.map((blob) => {
-      const stored: StoredText =
-        blob.kind === "full"
-          ? this.#serde.serialize(blob.value)
-          : { base: blob.base, text: this.#serde.serialize(blob.items) };
-      return [blob.channel, blob.version, stored] as [string, string, StoredText];
+      const { text, key } = texts.texts.serializeKeyed(blob.kind === "full" ? blob.value : blob.items);
+      const stored: StoredText = blob.kind === "full" ? text : { base: blob.base, text };
+      const row: [string, string, StoredText] = [blob.channel, blob.version, stored];
+      if (key !== undefined) {
+        texts.keys ??= new Map();
+        texts.keys.set(row, key);
+      }
+      return row;
     });
     const own = request.writes ?? [];
-    const writes = own.length === 0 ? (before ?? []) : [...(before ?? []), ...own.map((w) => this.#storedWrite(w))];
+    const writes = own.length === 0 ? (before ?? []) : [...(before ?? []), ...own.map((w) => storedWrite(w, texts))];
     const row = storeRow(checkpoint, this.#serde);
     return () => {
       const thread = this.#thread(checkpoint.threadId, true);
       const ns = this.#namespace(checkpoint.threadId, checkpoint.namespace, true);
       for (const blob of blobs) {
         const stored = blob[2];
-        if (typeof stored === "string") blob[2] = shared(thread, stored);
-        else stored.text = shared(thread, stored.text);
+        const key = texts.keys?.get(blob);
+        if (typeof stored === "string") blob[2] = thread.bodies.keep(stored, key);
+        else stored.text = thread.bodies.keep(stored.text, key);
       }
-      for (const w of writes) w.text = shared(thread, w.text);
+      for (const w of writes) w.text = thread.bodies.keep(w.text, texts.keys?.get(w));
       ns.put(row, blobs, writes);
       if (thread.ttlMs !== undefined) thread.touchedAt = this.#clock.now();
     };
@@ -155,6 +163,7 @@ export class MemorySaver implements CheckpointSaver {
     ref: CheckpointRef & { checkpointId: string },
     writes: PendingWrite[],
     put?: PutRequest,
+    texts = this.#encoding(),
   ): { stored: StoredWrite[]; byPut: boolean; store: () => void } {
     const namespace = ref.namespace ?? "";
     const ns = this.#namespace(ref.threadId, namespace, false);
@@ -162,11 +171,11 @@ export class MemorySaver implements CheckpointSaver {
     if (!byPut && !ns?.get(ref.checkpointId)) {
       throw writesTargetMissing(ref);
     }
-    const stored = writes.map((w) => this.#storedWrite(w));
+    const stored = writes.map((w) => storedWrite(w, texts));
     const store = () => {
       const entry = (ns as NamespaceStore).get(ref.checkpointId);
       const thread = this.#thread(ref.threadId, true);
-      for (const w of stored) w.text = shared(thread, w.text);
+      for (const w of stored) w.text = thread.bodies.keep(w.text, texts.keys?.get(w));
       if (entry) ns?.addWrites(entry, stored);
       if (thread.ttlMs !== undefined) thread.touchedAt = this.#clock.now();
     };
@@ -197,8 +206,7 @@ export class MemorySaver implements CheckpointSaver {
       ns.prune(Math.max(1, options.keepLast));
     }
     // Forget the long texts no row holds any more.
-    thread.bodies.clear();
-    for (const ns of thread.namespaces.values()) for (const text of ns.texts()) shared(thread, text);
+    thread.bodies.retain([...thread.namespaces.values()].flatMap((ns) => [...ns.texts()]));
   }
 
   async setTtl(threadId: string, ttlMs: number | null): Promise<void> {
@@ -270,10 +278,6 @@ export class MemorySaver implements CheckpointSaver {
     return bytes;
   }
 
-  #storedWrite(w: PendingWrite): StoredWrite {
-    return { taskId: w.taskId, channel: w.channel, text: this.#serde.serialize(w.value) };
-  }
-
   #tuple(threadId: string, ns: NamespaceStore, row: StoredRow): CheckpointTuple {
     const checkpoint = readRow(row);
     const values: Record<string, unknown> = {};
@@ -297,6 +301,10 @@ export class MemorySaver implements CheckpointSaver {
       : { kind: "delta", base: stored.base, items: this.#serde.deserialize(stored.text) as unknown[] };
   }
 
+  #encoding(): Encoding {
+    return { texts: new RequestTexts(this.#serde), keys: undefined };
+  }
+
   #thread(threadId: string, create: true): ThreadData;
   #thread(threadId: string, create: boolean): ThreadData | undefined;
   #thread(threadId: string, create: boolean): ThreadData | undefined {
@@ -306,7 +314,7 @@ export class MemorySaver implements CheckpointSaver {
       thread = undefined;
     }
     if (!thread && create) {
-      thread = { namespaces: new Map(), bodies: new Map(), touchedAt: this.#clock.now() };
+      thread = { namespaces: new Map(), bodies: new LongTexts(), touchedAt: this.#clock.now() };
       this.#threads.set(threadId, thread);
     }
     return thread;
@@ -331,15 +339,23 @@ export class MemorySaver implements CheckpointSaver {
 }
 
 /**
- * The thread's copy of a long text: the first row to hold a text keeps it, later rows with an equal
- * text share that string (the new one is left to the collector). Short texts are kept as they are.
+ * How one request serializes: its texts (an object in several values is written once) and the
+ * content key of each blob row and write it made, for the thread's {@link LongTexts}.
  */
-function shared(thread: ThreadData, text: string): string {
-  if (text.length < SHARED_BODY_MIN_LENGTH) return text;
-  const known = thread.bodies.get(text);
-  if (known !== undefined) return known;
-  thread.bodies.set(text, text);
-  return text;
+interface Encoding {
+  texts: RequestTexts;
+  /** Made on first need: only long texts have a key. */
+  keys: Map<object, string> | undefined;
+}
+
+function storedWrite(w: PendingWrite, encoding: Encoding): StoredWrite {
+  const { text, key } = encoding.texts.serializeKeyed(w.value);
+  const stored = { taskId: w.taskId, channel: w.channel, text };
+  if (key !== undefined) {
+    encoding.keys ??= new Map();
+    encoding.keys.set(stored, key);
+  }
+  return stored;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { digest } from "./digest.js";
+import { RequestTexts } from "./request-texts.js";
 import type { Serializer } from "./serializer.js";
 
 /**
@@ -38,8 +39,9 @@ export interface EncodedBody {
 /**
  * Serializes the values of one request (a put, a commit): an object that appears several times in it
  * — the same list written to two channels, a node's update that is also the channel's new value — is
- * serialized and hashed once. Only within one request: state values are never changed in place while
- * a saver serializes them, but a caller may change its objects between runs.
+ * serialized and hashed once, and an object nested in several values, or several times in one, is
+ * written once (see {@link RequestTexts}). Only within one request: state values are never changed in
+ * place while a saver serializes them, but a caller may change its objects between runs.
  *
  * @example
  * const bodies = new BodyEncoder(jsonSerializer);
@@ -47,11 +49,11 @@ export interface EncodedBody {
  * const writes = encodeWrites(jsonSerializer, request.writes ?? [], bodies);
  */
 export class BodyEncoder {
-  readonly #serde: Serializer;
+  readonly #texts: RequestTexts;
   readonly #seen = new Map<object, EncodedBody>();
 
   constructor(serde: Serializer) {
-    this.#serde = serde;
+    this.#texts = new RequestTexts(serde);
   }
 
   /** The text of `value` and, when it is long, its content key. */
@@ -61,7 +63,7 @@ export class BodyEncoder {
       const known = this.#seen.get(value);
       if (known) return known;
     }
-    const body = this.#serde.serialize(value);
+    const body = this.#texts.serialize(value);
     const encoded = { body, ref: body.length >= SHARED_BODY_MIN_LENGTH ? bodyRef(body) : null };
     if (isObject) this.#seen.set(value, encoded);
     return encoded;

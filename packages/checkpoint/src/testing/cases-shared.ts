@@ -37,6 +37,23 @@ export function sharedValueCases(ctx: SaverTestContext): void {
     expect(tuple.pendingWrites).toEqual([{ taskId: "t1", channel: "a", value }]);
   });
 
+  it("reads back exactly values that hold one object several times, in one value and across a put", async () => {
+    const threadId = uniqueThreadId();
+    const value = big("nested");
+    // Deep enough that the request's texts are joined from their members' (see RequestTexts).
+    const list = [{ value }, { value }, [{ value }]];
+    const holder = { first: list, again: { list }, n: 1 };
+    await putStep(ctx.saver, {
+      threadId,
+      id: ctx.nextId(),
+      full: { list, holder, copy: structuredClone(holder) },
+      writes: [{ taskId: "t1", channel: "list", value: list }],
+    });
+    const tuple = await latest(ctx.saver, threadId);
+    expect(tuple.values).toEqual({ list, holder, copy: holder });
+    expect(tuple.pendingWrites).toEqual([{ taskId: "t1", channel: "list", value: list }]);
+  });
+
   it("stores a value rewritten unchanged, or moved to another key, once across steps: O(1) in steps", async () => {
     const threadId = uniqueThreadId();
     const value = big("kept");

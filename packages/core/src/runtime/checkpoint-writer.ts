@@ -163,9 +163,14 @@ export class CheckpointWriter {
     const lease = request.put?.lease ?? this.lease();
     const keeper = last && saver.commit ? this.keeper() : undefined;
     if (keeper) {
-      return keeper.releaseWith((current) => (saver.commit as Commit)({ ...request, lease: current, release: true }));
+      // Object.assign rather than a spread with new keys, which costs a new hidden class per call in V8 11
+      return keeper.releaseWith((current) =>
+        (saver.commit as Commit)(Object.assign({}, request, { lease: current, release: true })),
+      );
     }
-    if (request.put && request.writes && saver.commit) return saver.commit({ ...request, ...(lease ? { lease } : {}) });
+    if (request.put && request.writes && saver.commit) {
+      return saver.commit(lease ? Object.assign({}, request, { lease }) : request);
+    }
     if (request.put) return saver.put(request.put);
     const { ref, writes } = request.writes as { ref: WritesRef; writes: PendingWrite[] };
     return saver.putWrites(ref, writes, lease);

@@ -6,7 +6,7 @@ import { checkInputKeys, pickInput } from "../schema/input-output-keys.js";
 import { applyWrites, type TaskWrite } from "./apply.js";
 import { Command } from "./command.js";
 import { breakpointOf, closeDanglingToolCalls, decidePausedInput } from "./paused-input.js";
-import { isResumeMap, pendingInterrupts, resolveResume } from "./resume.js";
+import { answerMap, isResumeMap, pendingInterrupts, resolveResume } from "./resume.js";
 import { route } from "./route.js";
 import type { RunContext } from "./run-context.js";
 import type { ThreadState } from "./thread-state.js";
@@ -104,9 +104,10 @@ async function applyCommand(run: RunContext, state: ThreadState, command: Comman
       checkResumeAnswers(spec, pending, Object.assign({}, ...answers.values()));
     }
     for (const [taskId, given] of answers) {
-      const previous = (state.pending.get(taskId)?.get(WRITE.resume) ?? {}) as Record<string, unknown>;
+      const previous = state.pending.get(taskId)?.get(WRITE.resume) as Record<string, unknown> | undefined;
       // held: stored with the next checkpoint (or the run's last write), see docs/checkpoints.md
-      await run.writer.writes(state, taskId, [[WRITE.resume, { ...previous, ...given }]], true);
+      const answers = previous ? Object.assign(answerMap(), previous, given) : given;
+      await run.writer.writes(state, taskId, [[WRITE.resume, answers]], true);
     }
     return true;
   }

@@ -24,7 +24,7 @@ export function runLoop(request: LoopRequest): Promise<RunOutcome> {
 
 /** Links the caller's and the parent's signals to the run's for as long as it runs. */
 async function execute(run: RunContext): Promise<RunOutcome> {
-  if (run.signal.aborted) throw new RunCancelledError(run.threadId, run.signal.reason);
+  if (run.aborted) throw new RunCancelledError(run.threadId, run.abortReason);
   const signals = run.followedSignals();
   // Removed when the run ends: a long-lived signal (a server's, a parent run's over many subgraph
   // calls) would otherwise collect one listener per run, and keep every finished run alive.
@@ -60,8 +60,8 @@ async function executePhases(run: RunContext): Promise<RunOutcome> {
     // A thread that never got its first checkpoint (the input or Command was refused) stays empty.
     const started = state && (state.stored || state.checkpoint.step > -2);
     if (state && started) await run.writer.finish(state).catch(() => undefined);
-    if (run.signal.aborted && !(error instanceof ParentCommand)) {
-      const reason: unknown = run.signal.reason;
+    if (run.aborted && !(error instanceof ParentCommand)) {
+      const reason: unknown = run.abortReason;
       if (reason instanceof LeaseError) throw reason; // the lease was lost: LEASE_LOST, not a cancel
       throw error instanceof TrellisError && error.code === "RUN_CANCELLED"
         ? error

@@ -59,7 +59,7 @@ export async function settleStep(
  */
 async function recordFailure(run: RunContext, state: ThreadState, node: string, error: unknown): Promise<void> {
   const hook = run.spec.onNodeError;
-  if (!hook || run.request.parent || run.signal.aborted || !run.saver) return;
+  if (!hook || run.request.parent || run.aborted || !run.saver) return;
   let update: Record<string, unknown> | undefined;
   try {
     update = hook(error, { node, state: state.values as Record<string, unknown> });

@@ -87,7 +87,7 @@ export interface TaskScope {
   keyPrefix?: string;
   canInterrupt: boolean;
   /** Records a durable step's result for task `taskId` (shared by the run's tasks). */
-  recordStep(taskId: string, key: string, value: unknown): Promise<void>;
+  recordStep(taskId: string, key: string, value: unknown): Promise<void> | undefined;
   child: ChildRunEnv;
 }
 

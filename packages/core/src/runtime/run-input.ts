@@ -9,6 +9,7 @@ import { breakpointOf, closeDanglingToolCalls, decidePausedInput } from "./pause
 import { answerMap, isResumeMap, pendingInterrupts, resolveResume } from "./resume.js";
 import { route } from "./route.js";
 import type { RunContext } from "./run-context.js";
+import { isThenable } from "./thenable.js";
 import type { ThreadState } from "./thread-state.js";
 import { validateUpdate } from "./validate-update.js";
 
@@ -58,7 +59,10 @@ export async function applyInput(run: RunContext, state: ThreadState): Promise<b
   run.checkSize(values, state);
   if (!parent) checkTypedKeys(spec, values, Object.keys(update), "The run's input");
   spec.validateState?.(values);
-  const { next, barriers } = await route(spec, values, [{ node: START, goto: [] }], {}, run.routerContext());
+  // awaited only when a router was asynchronous, and the put only when the saver made a promise (see
+  // superstep-loop.ts): each `await` is a promise more, and a promise costs the AsyncLocalStorage hook
+  const routing = route(spec, values, [{ node: START, goto: [] }], {}, run.routerContext());
+  const { next, barriers } = isThenable(routing) ? await routing : routing;
   run.advance(state, {
     values,
     changed,
@@ -67,7 +71,8 @@ export async function applyInput(run: RunContext, state: ThreadState): Promise<b
     source: "input",
     writes: { [START]: Object.keys(update) },
   });
-  await run.writer.checkpoint(state);
+  const stored = run.writer.checkpoint(state);
+  if (stored) await stored;
   run.emitValues(state);
   return false;
 }
@@ -107,7 +112,8 @@ async function applyCommand(run: RunContext, state: ThreadState, command: Comman
       const previous = state.pending.get(taskId)?.get(WRITE.resume) as Record<string, unknown> | undefined;
       // held: stored with the next checkpoint (or the run's last write), see docs/checkpoints.md
       const answers = previous ? Object.assign(answerMap(), previous, given) : given;
-      await run.writer.writes(state, taskId, [[WRITE.resume, answers]], true);
+      const stored = run.writer.writes(state, taskId, [[WRITE.resume, answers]], true);
+      if (stored) await stored;
     }
     return true;
   }

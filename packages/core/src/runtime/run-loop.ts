@@ -6,6 +6,7 @@ import { applyInput } from "./run-input.js";
 import { loadState, startTracing, takeLease } from "./run-load.js";
 import type { RunOutcome } from "./run-outcome.js";
 import { runSupersteps } from "./superstep-loop.js";
+import { isThenable } from "./thenable.js";
 import type { ThreadState } from "./thread-state.js";
 import { countRunUsage } from "./usage.js";
 
@@ -48,7 +49,8 @@ async function executePhases(run: RunContext): Promise<RunOutcome> {
   let state: ThreadState | undefined;
   const startTime = Date.now();
   try {
-    state = await loadState(run, loaded);
+    const loading = loadState(run, loaded);
+    state = isThenable(loading) ? await loading : loading;
     run.tracing = startTracing(run, state, startTime);
     const continuing = await applyInput(run, state);
     const outcome = await runSupersteps(run, state, continuing);

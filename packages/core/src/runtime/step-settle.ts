@@ -31,7 +31,9 @@ export async function settleStep(
       ]);
     } else if (outcome.kind === "interrupted") {
       interrupts.push(...outcome.interrupts);
-      await run.writer.writes(state, taskId, [[WRITE.interrupt, outcome.interrupts]], true); // stored below, with the lease's release
+      // held: stored below, with the lease's release
+      const stored = run.writer.writes(state, taskId, [[WRITE.interrupt, outcome.interrupts]], true);
+      if (stored) await stored;
     } else if (outcome.kind === "parent") {
       parent ??= outcome.command;
     }

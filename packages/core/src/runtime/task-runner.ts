@@ -40,7 +40,7 @@ export interface TaskEnv {
   canInterrupt: boolean;
   /** What nested runs inherit; its `namespace` is the run's (shared by every task of the step). */
   child: ChildRunEnv;
-  recordStep(taskId: string, key: string, value: unknown): Promise<void>;
+  recordStep(taskId: string, key: string, value: unknown): Promise<void> | undefined;
   /** `ctx.emit`: sends to the `custom` stream mode (one function per run). */
   emit(data: unknown): void;
   /** What the run has already found plain, so values passed along are not walked again. */

@@ -39,8 +39,9 @@ describe("SqliteSaver statements per call", () => {
     };
     const write = (channel: string, value: unknown): PendingWrite[] => [{ taskId: "ask-task", channel, value }];
     const threadId = "t";
-    const first: Lease = (await counted("lease + load (new)", () => saver.acquireLeaseAndGet({ threadId }, "w", 30_000)))
-      .lease;
+    const first: Lease = (
+      await counted("lease + load (new)", () => saver.acquireLeaseAndGet({ threadId }, "w", 30_000))
+    ).lease;
     const input = stepRequest({ threadId, id: "0001", full: { question: "q", answer: "", done: false } });
     await counted("put (input)", () => saver.put({ ...input, lease: first }));
     const paused = { threadId, checkpointId: input.checkpoint.id };

@@ -13,7 +13,7 @@ const INTERRUPT_ID = /^[0-9a-f]{32}$/;
 export function pendingInterrupts(pending: ReadonlyMap<string, ReadonlyMap<string, unknown>>): PendingInterrupt[] {
   const out: PendingInterrupt[] = [];
   eachPending(pending, (i, taskId) => {
-    out.push({ id: i.id, value: i.value, node: i.node, namespace: i.namespace, taskId });
+    out.push(Object.assign({}, i, { taskId }));
   });
   return out;
 }
@@ -22,13 +22,13 @@ export function pendingInterrupts(pending: ReadonlyMap<string, ReadonlyMap<strin
 export function pendingInterruptsOf(pending: ReadonlyMap<string, ReadonlyMap<string, unknown>>): Interrupt[] {
   const out: Interrupt[] = [];
   eachPending(pending, (i) => {
-    out.push({ id: i.id, value: i.value, node: i.node, namespace: i.namespace });
+    out.push(Object.assign({}, i));
   });
   return out;
 }
 
-// Copies are made field by field, not as `{ ...item, taskId }`: in Node 20's V8 a spread followed by a
-// new key makes a new hidden class per call (~2 µs), and a paused invoke reads its interrupts ~3 times.
+// Copies are made with Object.assign, not as `{ ...item, taskId }`: in Node 20's V8 a spread followed by
+// a new key makes a new hidden class per call (~2 µs), and a paused invoke reads its interrupts ~3 times.
 function eachPending(
   pending: ReadonlyMap<string, ReadonlyMap<string, unknown>>,
   fn: (item: Interrupt, taskId: string) => void,

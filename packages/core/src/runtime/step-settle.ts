@@ -31,7 +31,9 @@ export async function settleStep(
       ]);
     } else if (outcome.kind === "interrupted") {
       interrupts.push(...outcome.interrupts);
-      await run.writer.writes(state, taskId, [[WRITE.interrupt, outcome.interrupts]], true); // stored below, with the lease's release
+      // held: stored below, with the lease's release
+      const stored = run.writer.writes(state, taskId, [[WRITE.interrupt, outcome.interrupts]], true);
+      if (stored) await stored;
     } else if (outcome.kind === "parent") {
       parent ??= outcome.command;
     }
@@ -59,7 +61,7 @@ export async function settleStep(
  */
 async function recordFailure(run: RunContext, state: ThreadState, node: string, error: unknown): Promise<void> {
   const hook = run.spec.onNodeError;
-  if (!hook || run.request.parent || run.signal.aborted || !run.saver) return;
+  if (!hook || run.request.parent || run.aborted || !run.saver) return;
   let update: Record<string, unknown> | undefined;
   try {
     update = hook(error, { node, state: state.values as Record<string, unknown> });

@@ -8,7 +8,7 @@ import {
   type Xray,
 } from "@trellis/core";
 import type { StateDefinition, StateType, UpdateType } from "./annotation.js";
-import { getConfig, type LangGraphRunnableConfig } from "./config.js";
+import { currentNode, type LangGraphRunnableConfig } from "./config.js";
 import { storedSend, toNodeReturn } from "./node-adapter.js";
 import {
   checkpointConfig,
@@ -281,13 +281,13 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
 
 /**
  * Whether this code runs inside a compat node of the run on `threadId` (or of any run, when undefined).
- * Read off LangChain's current config, which every compat node sets: asking the core (which throws
+ * Read off LangChain's current store, which every compat node sets: asking the core (which throws
  * outside a node) cost an error with its stack on every top-level `invoke`.
  */
 function insideNodeOf(threadId: unknown): boolean {
-  const current = getConfig();
-  if (current.metadata?.langgraph_node === undefined) return false;
-  return threadId === undefined || threadId === current.configurable?.thread_id;
+  const current = currentNode();
+  if (!current.inside) return false;
+  return threadId === undefined || threadId === current.threadId;
 }
 
 /** Merges two LangGraph configs: `configurable` and `metadata` key by key, callbacks appended. @internal */

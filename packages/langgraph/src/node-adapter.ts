@@ -42,7 +42,9 @@ function storedLoose(update: unknown): unknown {
   if (update === null || typeof update !== "object" || Array.isArray(update)) return update;
   const source = update as Record<string, unknown>;
   let out: Record<string, unknown> | undefined;
-  for (const key of Object.keys(source)) {
+  // once per Send of a fan-out: `for…in` walks the own keys without making an array of them
+  for (const key in source) {
+    if (!Object.hasOwn(source, key)) continue;
     const value = source[key];
     const stored = toStoredValue(value);
     if (stored !== value && out === undefined) out = { ...source };

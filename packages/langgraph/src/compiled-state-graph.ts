@@ -8,7 +8,7 @@ import {
   type Xray,
 } from "@trellis/core";
 import type { StateDefinition, StateType, UpdateType } from "./annotation.js";
-import { getConfig, type LangGraphRunnableConfig } from "./config.js";
+import { currentNode, type LangGraphRunnableConfig } from "./config.js";
 import { storedSend, toNodeReturn } from "./node-adapter.js";
 import {
   checkpointConfig,
@@ -264,30 +264,36 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
   }
 
   #runConfig(config: LangGraphRunnableConfig | undefined): RunConfig {
-    const merged = mergeConfigs(this.#defaults, config ?? {});
-    const out: RunConfig & Record<string, unknown> = Object.assign({}, merged as Record<string, unknown>);
-    for (const key of ["writer", "store", "interrupt", "tags", "runName", "runId", "run_id"]) delete out[key];
-    if (merged.configurable) out.configurable = Object.assign({}, merged.configurable);
-    if (merged.runId !== undefined) out.runId = merged.runId;
+    const merged = mergeConfigs(this.#defaults, config ?? {}) as Record<string, unknown>;
+    const given = merged.configurable as Record<string, unknown> | undefined;
     // A node that invokes a graph with its own config runs it as its subgraph, as LangGraph does.
-    if (insideNodeOf(out.configurable?.thread_id)) {
-      const { thread_id: _t, checkpoint_id: _c, checkpoint_ns: _n, ...configurable } = out.configurable ?? {};
-      out.configurable = configurable;
-      delete out.signal;
+    const nested = insideNodeOf(given?.thread_id);
+    // copied key by key, not deleted from a copy: `delete` leaves the run's config a slow dictionary
+    const out: RunConfig & Record<string, unknown> = {};
+    for (const key of Object.keys(merged)) {
+      if (NOT_RUN_CONFIG.has(key) || (nested && key === "signal")) continue;
+      if (key !== "runId" || merged.runId !== undefined) out[key] = merged[key];
     }
+    if (nested) {
+      const { thread_id: _t, checkpoint_id: _c, checkpoint_ns: _n, ...configurable } = given ?? {};
+      out.configurable = configurable;
+    } else if (given) out.configurable = Object.assign({}, given);
     return out;
   }
 }
 
+/** Keys of a LangGraph config that a Trellis run config does not take (`configurable` is copied apart). */
+const NOT_RUN_CONFIG = new Set(["writer", "store", "interrupt", "tags", "runName", "run_id", "configurable"]);
+
 /**
  * Whether this code runs inside a compat node of the run on `threadId` (or of any run, when undefined).
- * Read off LangChain's current config, which every compat node sets: asking the core (which throws
+ * Read off LangChain's current store, which every compat node sets: asking the core (which throws
  * outside a node) cost an error with its stack on every top-level `invoke`.
  */
 function insideNodeOf(threadId: unknown): boolean {
-  const current = getConfig();
-  if (current.metadata?.langgraph_node === undefined) return false;
-  return threadId === undefined || threadId === current.configurable?.thread_id;
+  const current = currentNode();
+  if (!current.inside) return false;
+  return threadId === undefined || threadId === current.threadId;
 }
 
 /** Merges two LangGraph configs: `configurable` and `metadata` key by key, callbacks appended. @internal */

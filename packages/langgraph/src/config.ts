@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { NodeContext, RouterContext, Store } from "@trellis/core";
@@ -113,8 +114,14 @@ export function routerConfig(
   return config;
 }
 
-const LC_CHILD_CONFIG = Symbol.for("lc:child_config");
-const LC_CONTEXT_VARIABLES = Symbol.for("lc:context_variables");
+const LC_CHILD_CONFIG: unique symbol = Symbol.for("lc:child_config") as never;
+const LC_CONTEXT_VARIABLES: unique symbol = Symbol.for("lc:context_variables") as never;
+
+/** LangChain's context variables of the code calling, carried into a task's store. */
+function contextVariables(): unknown {
+  const previous = AsyncLocalStorageProviderSingleton.getInstance().getStore() as Record<symbol, unknown> | undefined;
+  return previous?.[LC_CONTEXT_VARIABLES];
+}
 
 /**
  * Runs `fn` with `config` as LangChain's current config, so `getConfig()` and child runnables see it.
@@ -123,11 +130,79 @@ const LC_CONTEXT_VARIABLES = Symbol.for("lc:context_variables");
  * fan-out of 1,000 tasks several times slower. @internal
  */
 export function runWithConfig<T>(config: LangGraphRunnableConfig, fn: () => T): T {
-  const storage = AsyncLocalStorageProviderSingleton.getInstance();
-  const previous = storage.getStore() as Record<symbol, unknown> | undefined;
   const store: Record<string | symbol, unknown> = { extra: { [LC_CHILD_CONFIG]: config } };
-  if (previous?.[LC_CONTEXT_VARIABLES] !== undefined) store[LC_CONTEXT_VARIABLES] = previous[LC_CONTEXT_VARIABLES];
-  return storage.run(store, fn);
+  const variables = contextVariables();
+  if (variables !== undefined) store[LC_CONTEXT_VARIABLES] = variables;
+  return AsyncLocalStorageProviderSingleton.getInstance().run(store, fn);
+}
+
+/**
+ * What a compat node's task sets as LangChain's current store: one object, read as LangChain reads its
+ * own (`store.extra[lc:child_config]`, the context variables), whose config is built the first time
+ * something reads it. A node that takes no config argument and calls no runnable costs no config; a
+ * fan-out of 1,000 such tasks kept 1,000 configs alive through its step. @internal
+ */
+export class TaskConfigStore {
+  /** LangChain reads the config at `store.extra[lc:child_config]`: the store is its own `extra`. */
+  readonly extra: TaskConfigStore = this;
+  readonly [LC_CONTEXT_VARIABLES]: unknown;
+  #config: LangGraphRunnableConfig | undefined;
+  readonly #ctx: NodeContext;
+  readonly #defaults: LangGraphRunnableConfig | undefined;
+
+  constructor(ctx: NodeContext, defaults: LangGraphRunnableConfig | undefined, config?: LangGraphRunnableConfig) {
+    this.#ctx = ctx;
+    this.#defaults = defaults;
+    this.#config = config;
+    this[LC_CONTEXT_VARIABLES] = contextVariables();
+  }
+
+  /** The task's config, as {@link nodeConfig} builds it with the run's callbacks; the same object on every read. */
+  get config(): LangGraphRunnableConfig {
+    if (this.#config === undefined) this.#config = withCallbacks(nodeConfig(this.#ctx, this.#defaults), this.#ctx);
+    return this.#config;
+  }
+
+  get [LC_CHILD_CONFIG](): LangGraphRunnableConfig {
+    return this.config;
+  }
+
+  /** `configurable.thread_id` of the task's config, read without building it. */
+  get threadId(): unknown {
+    if (this.#config !== undefined) return this.#config.configurable?.thread_id;
+    return runBase(this.#ctx, this.#defaults).configurable.thread_id;
+  }
+
+  /** Runs `fn` with this store as LangChain's current one. */
+  run<T>(fn: () => T): T {
+    return AsyncLocalStorageProviderSingleton.getInstance().run(this, fn);
+  }
+}
+
+/**
+ * Sets a task config's `callbacks`: the run's (`config.callbacks`), after `handler` (the `messages`
+ * stream's) when there is one. @internal
+ */
+export function withCallbacks(
+  config: LangGraphRunnableConfig,
+  ctx: NodeContext,
+  handler?: BaseCallbackHandler,
+): LangGraphRunnableConfig {
+  const userCallbacks = (ctx.config as { callbacks?: unknown }).callbacks;
+  if (Array.isArray(userCallbacks)) config.callbacks = handler ? [handler, ...userCallbacks] : [...userCallbacks];
+  else if (handler) config.callbacks = [handler];
+  return config;
+}
+
+/**
+ * Whether code runs inside a compat node, and the `configurable.thread_id` of that node's config: read
+ * off LangChain's current config, without building a task's config that nothing read yet. @internal
+ */
+export function currentNode(): { inside: boolean; threadId: unknown } {
+  const store = AsyncLocalStorageProviderSingleton.getInstance().getStore();
+  if (store instanceof TaskConfigStore) return { inside: true, threadId: store.threadId };
+  const current = getConfig();
+  return { inside: current.metadata?.langgraph_node !== undefined, threadId: current.configurable?.thread_id };
 }
 
 /**

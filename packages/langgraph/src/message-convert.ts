@@ -55,7 +55,10 @@ const classOf = new WeakMap<object, BaseMessage>();
 function isEmpty(value: unknown): boolean {
   if (value === undefined || value === null) return true;
   if (Array.isArray(value)) return value.length === 0;
-  return typeof value === "object" && Object.keys(value as object).length === 0;
+  if (typeof value !== "object") return false;
+  // six fields of every message converted: look for one own key without listing them all
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
 }
 
 /**

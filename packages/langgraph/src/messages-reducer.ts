@@ -77,17 +77,21 @@ export function mergeStored(
   }
   if (removed.size > 0) list = list.filter((m) => !removed.has(m.id));
   // a pure append keeps the positions of the list it extends: the next merge reuses this index
-  if (pure) {
-    indexes.set(list, at.map);
-    extendsList.set(list, current);
-  }
+  if (pure) lists.set(list, { base: current, index: at.map, classes: undefined });
   return { value: list, appended: pure ? appended : null };
 }
 
-/** The list each pure append extended (its first items are that list's, in order). */
-const extendsList = new WeakMap<readonly StoredMessage[], readonly StoredMessage[]>();
-/** Each stored list read as LangChain classes, so that a node's read converts only what was appended. */
-const classLists = new WeakMap<readonly StoredMessage[], readonly BaseMessage[]>();
+/** What the layer knows of a stored message list: one WeakMap entry per list (each entry costs). */
+interface ListFacts {
+  /** The list a pure append extended (its first items are that list's, in order). */
+  base: readonly StoredMessage[] | undefined;
+  /** Where each message id sits (see {@link indexFor}). */
+  index: Map<string, number> | undefined;
+  /** The list read as LangChain classes, so that a node's read converts only what was appended. */
+  classes: readonly BaseMessage[] | undefined;
+}
+
+const lists = new WeakMap<readonly StoredMessage[], ListFacts>();
 
 /**
  * A stored message list as a node reads it: LangChain classes, in a new array (a node may change its
@@ -95,25 +99,25 @@ const classLists = new WeakMap<readonly StoredMessage[], readonly BaseMessage[]>
  * at every step costs the new messages, not the whole history again. @internal
  */
 export function classListOf(list: readonly StoredMessage[]): BaseMessage[] {
-  const cached = classLists.get(list);
-  if (cached !== undefined) return cached.slice();
+  const facts = lists.get(list);
+  if (facts?.classes !== undefined) return facts.classes.slice();
   let converted: BaseMessage[];
-  const base = extendsList.get(list);
-  const baseClasses = base !== undefined && base.length <= list.length ? classLists.get(base) : undefined;
+  const base = facts?.base;
+  const baseClasses = base !== undefined && base.length <= list.length ? lists.get(base)?.classes : undefined;
   if (base !== undefined && baseClasses !== undefined) {
     converted = baseClasses.slice();
     for (let i = base.length; i < list.length; i++) converted.push(toLangChainMessage(list[i]));
   } else converted = list.map(toLangChainMessage);
-  classLists.set(list, converted);
+  if (facts !== undefined) facts.classes = converted;
+  else lists.set(list, { base: undefined, index: undefined, classes: converted });
   return converted.slice();
 }
 
-/**
- * Where each message id sits, per list: kept between merges, so that appending to a conversation of n
- * messages costs the new messages, not a map of all n (n² over a conversation). A map may be shared by
- * lists that extend one another, so each answer is checked against the list itself.
+/*
+ * Where each message id sits, per list (`ListFacts.index`): kept between merges, so that appending to a
+ * conversation of n messages costs the new messages, not a map of all n (n² over a conversation). A map
+ * may be shared by lists that extend one another, so each answer is checked against the list itself.
  */
-const indexes = new WeakMap<readonly StoredMessage[], Map<string, number>>();
 
 interface ListIndex {
   map: Map<string, number>;
@@ -123,7 +127,7 @@ interface ListIndex {
 }
 
 function indexFor(list: StoredMessage[], base: readonly StoredMessage[] | undefined): ListIndex {
-  let map = base ? indexes.get(base) : undefined;
+  let map = base ? lists.get(base)?.index : undefined;
   if (!map) {
     map = new Map();
     for (let i = 0; i < list.length; i++) map.set((list[i] as StoredMessage).id, i);

@@ -1,8 +1,16 @@
 import { isBaseMessage } from "@langchain/core/messages";
 import { Command, isStreaming, type NodeContext, type RouterContext, Send, type Store } from "@trellis/core";
-import { type LangGraphRunnableConfig, nodeConfig, routerConfig, runWithConfig } from "./config.js";
+import {
+  type LangGraphRunnableConfig,
+  nodeConfig,
+  routerConfig,
+  runWithConfig,
+  TaskConfigStore,
+  withCallbacks,
+} from "./config.js";
 import { toStoredValue } from "./message-convert.js";
 import { MessagesStreamHandler } from "./message-stream.js";
+import { mayReadConfigArgument } from "./node-arity.js";
 import { type CompatSchema, toGraphState, toStoredUpdate } from "./state-schema.js";
 
 /**
@@ -34,7 +42,9 @@ function storedLoose(update: unknown): unknown {
   if (update === null || typeof update !== "object" || Array.isArray(update)) return update;
   const source = update as Record<string, unknown>;
   let out: Record<string, unknown> | undefined;
-  for (const key of Object.keys(source)) {
+  // once per Send of a fan-out: `for…in` walks the own keys without making an array of them
+  for (const key in source) {
+    if (!Object.hasOwn(source, key)) continue;
     const value = source[key];
     const stored = toStoredValue(value);
     if (stored !== value && out === undefined) out = { ...source };
@@ -97,28 +107,52 @@ export function toNodeReturn(schema: CompatSchema, result: unknown): unknown {
 /**
  * Wraps a LangGraph node `(state, config)` as a Trellis node `(state, ctx)`: the state it reads has
  * LangChain messages, the config carries configurable/store/writer/signal, and LangChain's current
- * config is set so child runnables (chat models) report to the run's callbacks. @internal
+ * config is set so child runnables (chat models) report to the run's callbacks. What the node returns
+ * is converted by `mapResult` (stored messages, undeclared keys dropped), which the runtime applies
+ * when the node's promise resolves: one promise per task, not a second one for the conversion.
+ * @internal
  */
 export function adaptNode(
   schema: CompatSchema,
   action: NodeAction,
   options: { inputKeys?: readonly string[] | undefined; defaults: () => LangGraphRunnableConfig | undefined },
-): (input: unknown, ctx: NodeContext) => unknown {
-  const run = callable(action);
-  return (input, ctx) => {
-    const config = nodeConfig(ctx, options.defaults());
-    const handler = isStreaming("messages") ? new MessagesStreamHandler(config.metadata ?? {}) : undefined;
-    const userCallbacks = (ctx.config as { callbacks?: unknown }).callbacks;
-    if (Array.isArray(userCallbacks)) config.callbacks = handler ? [handler, ...userCallbacks] : [...userCallbacks];
-    else if (handler) config.callbacks = [handler];
+): { run: (input: unknown, ctx: NodeContext) => unknown; mapResult: (result: unknown) => unknown } {
+  const call = callable(action);
+  // a node that cannot read a second argument gets none, and its config only if it asks for it
+  const takesConfig = typeof action !== "function" || mayReadConfigArgument(action);
+  const run = (input: unknown, ctx: NodeContext): unknown => {
+    const defaults = options.defaults();
+    if (isStreaming("messages")) return runStreamingMessages(schema, call, { input, ctx, defaults }, options.inputKeys);
+    const task = new TaskConfigStore(ctx, defaults);
     const state = toGraphState(schema, input, options.inputKeys);
-    const finish = (r: unknown) => {
-      if (handler) streamOutputMessages(schema, handler, state, r);
-      return toNodeReturn(schema, r);
-    };
-    const result = runWithConfig(config, () => run(state, config));
-    return isThenable(result) ? Promise.resolve(result).then(finish) : finish(result);
+    return takesConfig ? task.run(() => call(state, task.config)) : task.run(() => call(state, NO_CONFIG));
   };
+  return { run, mapResult: (result) => toNodeReturn(schema, result) };
+}
+
+// what a node that declares no config parameter is called with (it cannot read it)
+const NO_CONFIG = undefined as unknown as LangGraphRunnableConfig;
+
+/**
+ * A node's task while someone streams `messages`: a handler streams what its models stream, then the
+ * messages it returns that they did not. Returns what the node returns (for `mapResult`).
+ */
+function runStreamingMessages(
+  schema: CompatSchema,
+  call: (state: unknown, config: LangGraphRunnableConfig) => unknown,
+  task: { input: unknown; ctx: NodeContext; defaults: LangGraphRunnableConfig | undefined },
+  inputKeys: readonly string[] | undefined,
+): unknown {
+  const config = nodeConfig(task.ctx, task.defaults);
+  const handler = new MessagesStreamHandler(config.metadata ?? {});
+  withCallbacks(config, task.ctx, handler);
+  const state = toGraphState(schema, task.input, inputKeys);
+  const streamed = (r: unknown) => {
+    streamOutputMessages(schema, handler, state, r);
+    return r;
+  };
+  const result = new TaskConfigStore(task.ctx, task.defaults, config).run(() => call(state, config));
+  return isThenable(result) ? Promise.resolve(result).then(streamed) : streamed(result);
 }
 
 /** Streams the messages a node returned (to the `messages` mode) that its models did not stream. */

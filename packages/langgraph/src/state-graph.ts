@@ -219,7 +219,11 @@ export class StateGraph<SD extends StateDefinition = StateDefinition, S = StateT
         continue;
       }
       const input = definitionOf(nodeOptions.input);
-      const run = adaptNode(schema, action, { inputKeys: input ? Object.keys(input) : undefined, defaults });
+      const { run, mapResult } = adaptNode(schema, action, {
+        inputKeys: input ? Object.keys(input) : undefined,
+        defaults,
+      });
+      coreOptions.mapResult = mapResult;
       builder.addNode(name, run as never, coreOptions);
     }
     for (const [from, to] of this.#edges) builder.addEdge(from, to);

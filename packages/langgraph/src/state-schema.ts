@@ -110,9 +110,13 @@ export function toGraphState(schema: CompatSchema, values: unknown, keys?: reado
   return out;
 }
 
+// The checks below run once per task: `for…in` with `Object.hasOwn` walks the keys `Object.keys` lists
+// without making an array of them.
+
 /** Whether a node reads `source` unchanged: no key left unset, no stored message to build. */
 function readsAsIs(schema: CompatSchema, source: Record<string, unknown>): boolean {
-  for (const key of Object.keys(source)) {
+  for (const key in source) {
+    if (!Object.hasOwn(source, key)) continue;
     const value = source[key];
     if (value === undefined || schema.messageKeys.has(key) || fromStoredValue(value) !== value) return false;
   }
@@ -121,7 +125,8 @@ function readsAsIs(schema: CompatSchema, source: Record<string, unknown>): boole
 
 /** Whether the channels take `update` as it is: every key declared and set, no LangChain message in it. */
 function storesAsIs(schema: CompatSchema, update: Record<string, unknown>): boolean {
-  for (const key of Object.keys(update)) {
+  for (const key in update) {
+    if (!Object.hasOwn(update, key)) continue;
     const value = update[key];
     if (!(key in schema.definition) || value === undefined || schema.messageKeys.has(key)) return false;
     if (toStoredValue(value) !== value) return false;

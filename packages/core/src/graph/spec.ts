@@ -32,6 +32,16 @@ export interface NodeOptions {
    * builder.addNode("review", review, { resumeSchema: z.object({ approved: z.boolean() }) });
    */
   resumeSchema?: StandardSchemaV1;
+  /**
+   * Maps what the node returns (what its promise resolves to) before the runtime reads it: for a layer
+   * that converts its nodes' returns, as `@trellis/langgraph` does. An asynchronous node's task then
+   * takes one promise, not a second one for the conversion. A mapping that throws fails the attempt as
+   * the node throwing would (the retry policy applies).
+   *
+   * @example
+   * builder.addNode("count", async () => ({ count: "1" }), { mapResult: (r) => ({ count: Number((r as { count: string }).count) }) });
+   */
+  mapResult?: (result: unknown) => unknown;
 }
 
 /** A node as the runtime sees it. @internal */

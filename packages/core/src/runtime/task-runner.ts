@@ -63,12 +63,30 @@ function attemptTask(task: RunnableTask, env: TaskEnv, attempt: number): TaskOut
   } catch (error) {
     return attemptFailed(task, env, attempt, error);
   }
-  if (!isThenable(result)) return settle(env, task.node.name, result);
+  if (!isThenable(result)) return settleMapped(task, env, attempt, result);
   // Promise.resolve returns a native promise as is: one promise more per task, the `then`.
   return Promise.resolve(result).then(
-    (value) => settle(env, task.node.name, value),
+    (value) => settleMapped(task, env, attempt, value),
     (error: unknown) => attemptFailed(task, env, attempt, error),
   );
+}
+
+/** Settles a node's return after its `mapResult`, whose error fails the attempt as the node's would. */
+function settleMapped(
+  task: RunnableTask,
+  env: TaskEnv,
+  attempt: number,
+  value: unknown,
+): TaskOutcome | Promise<TaskOutcome> {
+  const map = task.node.options.mapResult;
+  if (map === undefined) return settle(env, task.node.name, value);
+  let mapped: unknown;
+  try {
+    mapped = map(value);
+  } catch (error) {
+    return attemptFailed(task, env, attempt, error);
+  }
+  return settle(env, task.node.name, mapped);
 }
 
 /** What a failed attempt comes to: a pause, a command for the parent, the error, or the next attempt. */

@@ -1,6 +1,6 @@
-import { createHook } from "node:async_hooks";
 import { describe, expect, it } from "vitest";
 import { channel, END, type NodeOptions, START, StateGraph } from "../index.js";
+import { promisesDuring } from "../test/promises-during.js";
 
 function graphWith(node: () => unknown, options: NodeOptions) {
   return new StateGraph({ n: channel.value(0) })
@@ -8,22 +8,6 @@ function graphWith(node: () => unknown, options: NodeOptions) {
     .addEdge(START, "node")
     .addEdge("node", END)
     .compile();
-}
-
-/** Promises created while `fn` runs. */
-async function promisesDuring(fn: () => Promise<unknown>): Promise<number> {
-  let count = 0;
-  const hook = createHook({
-    init(_id, type) {
-      if (type === "PROMISE") count++;
-    },
-  }).enable();
-  try {
-    await fn();
-  } finally {
-    hook.disable();
-  }
-  return count;
 }
 
 describe("NodeOptions.mapResult", () => {

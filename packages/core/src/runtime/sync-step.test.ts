@@ -1,6 +1,6 @@
-import { createHook } from "node:async_hooks";
 import { describe, expect, it } from "vitest";
 import { Command, channel, END, interrupt, MemorySaver, START, StateGraph } from "../index.js";
+import { promisesDuring } from "../test/promises-during.js";
 
 /** A chain of `n` nodes, each adding one to `k`; `async` makes every node return a promise. */
 function chain(n: number, options: { async?: boolean; router?: "sync" | "async" | undefined } = {}) {
@@ -18,22 +18,6 @@ function chain(n: number, options: { async?: boolean; router?: "sync" | "async" 
   }
   builder.addEdge(names[n - 1] as string, END);
   return builder.compile();
-}
-
-/** Promises created while `fn` runs (what the `AsyncLocalStorage` hook is paid for, one by one). */
-async function promisesDuring(fn: () => Promise<unknown>): Promise<number> {
-  let count = 0;
-  const hook = createHook({
-    init(_id, type) {
-      if (type === "PROMISE") count++;
-    },
-  }).enable();
-  try {
-    await fn();
-  } finally {
-    hook.disable();
-  }
-  return count;
 }
 
 describe("supersteps of synchronous nodes", () => {

@@ -13,8 +13,8 @@ import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresRunStore } from "../stores/postgres/postgres-run-store.js";
-import type { RunRecord } from "../stores/run-store.js";
 import { PACKAGE_DIR, startTestServer, type TestServer } from "./harness.js";
+import { enqueue } from "./run-store-fixtures.js";
 
 await requirePostgres();
 const schema = testSchema("durable");
@@ -57,59 +57,22 @@ async function lastLogId(): Promise<number> {
   return Number(rows[0]?.id);
 }
 
-function newRun(threadId: string): RunRecord {
+/** Creates an idle thread through `into`, and returns its id. */
+async function createIdleThread(into: PostgresRunStore): Promise<string> {
   const now = new Date().toISOString();
-  return {
-    runId: randomUUID(),
-    threadId,
-    assistantId: "a",
-    status: "pending",
-    createdAt: now,
-    updatedAt: now,
-    metadata: {},
-    kwargs: {
-      input: {},
-      command: null,
-      config: {},
-      streamMode: ["values"],
-      streamSubgraphs: false,
-      interruptBefore: null,
-      interruptAfter: null,
-      checkpointId: null,
-      durability: null,
-    },
-    multitaskStrategy: "enqueue",
-    owner: null,
-    attempt: 0,
-    error: null,
-    preCheckpointId: null,
-    preWriteCount: 0,
-    cancel: null,
-  };
+  const threadId = randomUUID();
+  const thread = { threadId, createdAt: now, updatedAt: now, metadata: {}, status: "idle" as const };
+  await into.createThread({ ...thread, owner: null, graphId: null, error: null }, "raise");
+  return threadId;
 }
 
 describe("durable answers (Postgres)", () => {
   it("commits every bookkeeping write with synchronous_commit off, and syncs with one synchronous commit", async () => {
     const start = await lastLogId();
-    const now = new Date().toISOString();
-    const threadId = randomUUID();
-    await store.createThread(
-      {
-        threadId,
-        createdAt: now,
-        updatedAt: now,
-        metadata: {},
-        status: "idle",
-        owner: null,
-        graphId: null,
-        error: null,
-      },
-      "raise",
-    );
+    const threadId = await createIdleThread(store);
     await store.updateThread(threadId, { metadata: { k: 1 } });
     await store.markStateChanged(threadId);
-    const run = newRun(threadId);
-    await store.enqueueRun(run, "enqueue");
+    const run = await enqueue(store, threadId);
     const claimed = await store.claimNext("w1");
     expect(claimed?.runId).toBe(run.runId);
     const attempt = claimed?.attempt ?? 0;
@@ -130,8 +93,7 @@ describe("durable answers (Postgres)", () => {
     });
     await store.appendEvent(run.runId, "custom", {});
     await store.exclusive("sweep", 1_000, async () => undefined);
-    const other = newRun(threadId);
-    await store.enqueueRun(other, "enqueue");
+    const other = await enqueue(store, threadId);
     await store.cancelRun(other.runId, "interrupt");
     await store.deleteThread(threadId);
 
@@ -158,21 +120,7 @@ describe("durable answers (Postgres)", () => {
     const otherPool = new pg.Pool({ connectionString: POSTGRES_URL });
     const other = new PostgresRunStore({ pool: otherPool, schema });
     try {
-      const now = new Date().toISOString();
-      const threadId = randomUUID();
-      await other.createThread(
-        {
-          threadId,
-          createdAt: now,
-          updatedAt: now,
-          metadata: {},
-          status: "idle",
-          owner: null,
-          graphId: null,
-          error: null,
-        },
-        "raise",
-      );
+      await createIdleThread(other);
       // this store made no commit of its own, yet its sync finds the other's commit unflushed (or already flushed)
       const { rows } = await pool.query("SELECT pg_current_wal_insert_lsn() AS lsn");
       await store.syncCommits();

@@ -9,7 +9,9 @@ import {
   type Clock,
   type CommitRequest,
   commitThread,
+  decodeBlob,
   decodeCheckpoint,
+  decodeWrite,
   encodeBlobs,
   encodeCheckpoint,
   encodeWrites,
@@ -23,7 +25,9 @@ import {
   nextLease,
   type PendingWrite,
   type PutRequest,
+  rebuildValues,
   type Serializer,
+  type StoredBlob,
   systemClock,
   TrellisError,
   type WriteRow,
@@ -34,7 +38,6 @@ import { migrateSqlite } from "./sqlite-migrations.js";
 import type { SqliteSaverOptions } from "./sqlite-saver-options.js";
 import { SQL } from "./sqlite-sql.js";
 import { expired, leaseOf, type ThreadRow } from "./sqlite-thread-row.js";
-import { type CheckpointRowData, readTuple, type TupleReader } from "./sqlite-tuple.js";
 
 export type { SqliteSaverOptions } from "./sqlite-saver-options.js";
 
@@ -43,6 +46,12 @@ interface EncodedPut {
   row: { body: string; sum: string };
   blobs: ReturnType<typeof encodeBlobs>;
   writes: WriteRow[];
+}
+
+interface CheckpointRowData {
+  id: string;
+  body: string;
+  sum: string;
 }
 
 const LIST_PAGE = 100;
@@ -70,13 +79,11 @@ export class SqliteSaver implements CheckpointSaver {
   readonly #statements = new Map<string, Statement>();
   readonly #tx: BetterSqlite3.Transaction<(fn: () => unknown) => unknown>;
   readonly #fullSync: boolean;
-  readonly #reader: TupleReader;
   /** The schema version of the file after opening. */
   readonly schemaVersion: number;
 
   constructor(options: SqliteSaverOptions = {}) {
     this.#serde = options.serializer ?? jsonSerializer;
-    this.#reader = { stmt: (sql) => this.#stmt(sql), serde: this.#serde };
     this.#clock = options.clock ?? systemClock;
     this.#isHolderDead = options.isHolderDead ?? isLocalHolderDead;
     if (options.database) {
@@ -213,11 +220,10 @@ export class SqliteSaver implements CheckpointSaver {
   #storeWrites(ref: CheckpointRef & { checkpointId: string }, rows: WriteRow[], putting: Checkpoint | undefined): void {
     const ns = ref.namespace ?? "";
     const byPut = putting?.id === ref.checkpointId && putting.namespace === ns;
-    // with rows, the first one's statement checks that the checkpoint exists (see #upsertWrites)
-    if (!byPut && rows.length === 0 && !this.#stmt(SQL.checkpointExists).get(ref.threadId, ns, ref.checkpointId)) {
+    if (!byPut && !this.#stmt(SQL.checkpointExists).get(ref.threadId, ns, ref.checkpointId)) {
       throw writesTargetMissing(ref);
     }
-    if (!this.#upsertWrites(ref.threadId, ns, ref.checkpointId, rows, !byPut)) throw writesTargetMissing(ref);
+    this.#upsertWrites(ref.threadId, ns, ref.checkpointId, rows);
   }
 
   async *list(threadId: string, options: ListOptions = {}): AsyncIterable<CheckpointTuple> {
@@ -321,16 +327,15 @@ export class SqliteSaver implements CheckpointSaver {
   /** The lease rule inside the caller's write transaction. */
   #takeLease(threadId: string, owner: string, ttlMs: number): Lease {
     const now = this.#clock.now();
-    const thread = this.#openThread(threadId, now, false);
-    const lease = nextLease(thread && leaseOf(threadId, thread), {
+    const thread = this.#openThread(threadId, now, true);
+    const lease = nextLease(leaseOf(threadId, thread), {
       threadId,
       owner,
       ttlMs,
       now,
       isHolderDead: this.#isHolderDead,
     });
-    if (thread) this.#stmt(SQL.setLease).run(lease.owner, lease.epoch, lease.expiresAt, threadId);
-    else this.#stmt(SQL.insertLeasedThread).run(threadId, now, lease.owner, lease.epoch, lease.expiresAt); // a new thread: one statement
+    this.#stmt(SQL.setLease).run(lease.owner, lease.epoch, lease.expiresAt, threadId);
     return lease;
   }
 
@@ -374,33 +379,43 @@ export class SqliteSaver implements CheckpointSaver {
   }
 
   #tuple(threadId: string, ns: string, row: CheckpointRowData): CheckpointTuple {
-    return readTuple(this.#reader, { threadId, ns }, row);
+    const where = { threadId, namespace: ns, checkpointId: row.id };
+    const checkpoint: Checkpoint = decodeCheckpoint(this.#serde, row, where);
+    const chains = new Map<string, { version: string; blob: StoredBlob }[]>();
+    const links = this.#stmt(SQL.chains).all({
+      t: threadId,
+      ns,
+      versions: JSON.stringify(checkpoint.channelVersions),
+    }) as (Omit<BlobRow, "body" | "ref"> & { body: string | null })[];
+    for (const link of links) {
+      let chain = chains.get(link.channel);
+      if (!chain) {
+        chain = [];
+        chains.set(link.channel, chain);
+      }
+      chain.push({ version: link.version, blob: decodeBlob(this.#serde, link, where) });
+    }
+    const values = rebuildValues(checkpoint, chains, where);
+    const writes = this.#stmt(SQL.writesOf).all(threadId, ns, row.id) as {
+      task_id: string;
+      channel: string;
+      body: string | null;
+      sum: string;
+    }[];
+    const pendingWrites = writes.map((w) =>
+      decodeWrite(this.#serde, { taskId: w.task_id, channel: w.channel, body: w.body, sum: w.sum }, where),
+    );
+    return { checkpoint, values, pendingWrites };
   }
 
-  /**
-   * Stores writes after the checkpoint's earlier ones, each in one statement (its `seq` read inside
-   * it). `checked`: only if the checkpoint exists — the first row's statement checks it and stores
-   * nothing when it does not; then this returns false (the writes' target is missing).
-   */
-  #upsertWrites(threadId: string, ns: string, checkpointId: string, rows: WriteRow[], checked = false): boolean {
-    let check = checked;
-    for (const w of rows) {
+  #upsertWrites(threadId: string, ns: string, checkpointId: string, rows: WriteRow[]): void {
+    if (rows.length === 0) return;
+    const { seq } = this.#stmt(SQL.maxSeq).get(threadId, ns, checkpointId) as { seq: number };
+    const upsert = this.#stmt(SQL.upsertWrite);
+    rows.forEach((w, i) => {
       const body = this.#inlineBody(threadId, w);
-      const row = {
-        t: threadId,
-        ns,
-        c: checkpointId,
-        task: w.taskId,
-        channel: w.channel,
-        body,
-        sum: w.sum,
-        ref: w.ref,
-      };
-      const stored = this.#stmt(check ? SQL.insertWriteChecked : SQL.upsertWrite).run(row);
-      if (check && stored.changes === 0) return false;
-      check = false;
-    }
-    return true;
+      upsert.run(threadId, ns, checkpointId, w.taskId, w.channel, seq + i + 1, body, w.sum, w.ref);
+    });
   }
 
   /** The thread's row inside a write transaction, after deleting the thread if its TTL ran out. */

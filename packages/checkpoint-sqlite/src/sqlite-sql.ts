@@ -1,14 +1,3 @@
-/** The statement that stores one pending write; `where` may make it conditional. */
-function writeUpsert(where: string): string {
-  return `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, channel, seq, body, sum, ref)
-    SELECT @t, @ns, @c, @task, @channel,
-      (SELECT COALESCE(MAX(seq), 0) + 1 FROM writes WHERE thread_id = @t AND ns = @ns AND checkpoint_id = @c),
-      @body, @sum, @ref
-    ${where || "WHERE true"}
-    ON CONFLICT (thread_id, ns, checkpoint_id, task_id, channel)
-    DO UPDATE SET body = excluded.body, sum = excluded.sum, ref = excluded.ref`;
-}
-
 /**
  * The SQL of {@link SqliteSaver}, prepared once per connection and cached.
  * @internal
@@ -16,8 +5,6 @@ function writeUpsert(where: string): string {
 export const SQL = {
   thread: "SELECT ttl_ms, touched_at, lease_owner, lease_epoch, lease_expires_at FROM threads WHERE thread_id = ?",
   insertThread: "INSERT INTO threads (thread_id, touched_at) VALUES (?, ?)",
-  insertLeasedThread:
-    "INSERT INTO threads (thread_id, touched_at, lease_owner, lease_epoch, lease_expires_at) VALUES (?, ?, ?, ?, ?)",
   touchThread: "UPDATE threads SET touched_at = ? WHERE thread_id = ?",
   setTtl: "UPDATE threads SET ttl_ms = ?, touched_at = ? WHERE thread_id = ?",
   setLease: "UPDATE threads SET lease_owner = ?, lease_epoch = ?, lease_expires_at = ? WHERE thread_id = ?",
@@ -72,12 +59,11 @@ export const SQL = {
   blobLinks: "SELECT channel, version, base FROM blobs WHERE thread_id = ? AND ns = ?",
   deleteBlob: "DELETE FROM blobs WHERE thread_id = ? AND ns = ? AND channel = ? AND version = ?",
 
-  /** A write, after the checkpoint's earlier writes (its `seq` one past theirs); a rewrite keeps its place. */
-  upsertWrite: writeUpsert(""),
-  /** {@link SQL.upsertWrite} only if the checkpoint exists: nothing is inserted when it does not. */
-  insertWriteChecked: writeUpsert(
-    "WHERE EXISTS (SELECT 1 FROM checkpoints WHERE thread_id = @t AND ns = @ns AND id = @c)",
-  ),
+  maxSeq: "SELECT COALESCE(MAX(seq), 0) AS seq FROM writes WHERE thread_id = ? AND ns = ? AND checkpoint_id = ?",
+  upsertWrite: `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, channel, seq, body, sum, ref)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (thread_id, ns, checkpoint_id, task_id, channel)
+    DO UPDATE SET body = excluded.body, sum = excluded.sum, ref = excluded.ref`,
   writesOf: `SELECT w.task_id, w.channel, w.sum, CASE WHEN w.ref IS NULL THEN w.body ELSE s.body END AS body
       FROM writes AS w LEFT JOIN bodies AS s ON w.ref IS NOT NULL AND s.thread_id = w.thread_id AND s.ref = w.ref
      WHERE w.thread_id = ? AND w.ns = ? AND w.checkpoint_id = ? ORDER BY w.seq`,

@@ -447,8 +447,7 @@ function toInvokeResult(spec: GraphSpec, outcome: RunOutcome): Record<string, un
   // output keys (as LangGraph returns).
   const values = pickOutput(spec, outcome.values);
   if (outcome.status === "interrupted" && outcome.interrupts.length > 0) {
-    // not `{ ...values, __interrupt__ }`: a spread and a new key make a hidden class per call in V8 11
-    return Object.assign({}, values, { __interrupt__: outcome.interrupts });
+    return { ...values, __interrupt__: outcome.interrupts };
   }
   return values;
 }

@@ -84,32 +84,31 @@ export class CheckpointWriter {
    * `hold`, and a saver that has `commit`, they are only kept, and travel with the writer's next
    * transaction — the next checkpoint's put, other writes, or `finish` — for writes nothing the run does
    * before then depends on being stored: a resume value (the node it answers runs first, and what that
-   * node stores goes with or after it) and an interrupt (the run stops). Undefined when there is nothing
-   * to wait for (held, no saver, `exit`, `async`): the caller awaits no promise.
+   * node stores goes with or after it) and an interrupt (the run stops).
    */
   writes(
     state: ThreadState,
     taskId: string,
     entries: ReadonlyArray<readonly [string, unknown]>,
     hold = false,
-  ): Promise<void> | undefined {
+  ): Promise<void> {
     let map = state.pending.get(taskId);
     if (!map) {
       map = new Map();
       state.pending.set(taskId, map);
     }
     for (const [channel, value] of entries) map.set(channel, value);
-    if (!this.saver) return undefined;
+    if (!this.saver) return Promise.resolve();
     if (this.durability === "exit" || !state.stored) {
       this.#unsavedWrites = true;
-      return undefined;
+      return Promise.resolve();
     }
     const fresh = entries.map(([channel, value]) => ({ taskId, channel, value }));
     if (this.#held && this.#held.ref.checkpointId !== state.checkpoint.id) this.#flushHeld();
     if (hold && this.saver.commit) {
       if (this.#held) this.#held.writes.push(...fresh);
       else this.#held = { ref: refOf(state), writes: fresh };
-      return undefined;
+      return Promise.resolve();
     }
     const held = this.#takeHeld();
     const writes = held ? [...held.writes, ...fresh] : fresh;
@@ -127,7 +126,7 @@ export class CheckpointWriter {
         return saver.putWrites(ref, buffer, this.lease());
       });
     }
-    return this.durability === "sync" ? done : undefined;
+    return this.durability === "sync" ? done : Promise.resolve();
   }
 
   /**
@@ -164,14 +163,9 @@ export class CheckpointWriter {
     const lease = request.put?.lease ?? this.lease();
     const keeper = last && saver.commit ? this.keeper() : undefined;
     if (keeper) {
-      // Object.assign rather than a spread with new keys, which costs a new hidden class per call in V8 11
-      return keeper.releaseWith((current) =>
-        (saver.commit as Commit)(Object.assign({}, request, { lease: current, release: true })),
-      );
+      return keeper.releaseWith((current) => (saver.commit as Commit)({ ...request, lease: current, release: true }));
     }
-    if (request.put && request.writes && saver.commit) {
-      return saver.commit(lease ? Object.assign({}, request, { lease }) : request);
-    }
+    if (request.put && request.writes && saver.commit) return saver.commit({ ...request, ...(lease ? { lease } : {}) });
     if (request.put) return saver.put(request.put);
     const { ref, writes } = request.writes as { ref: WritesRef; writes: PendingWrite[] };
     return saver.putWrites(ref, writes, lease);

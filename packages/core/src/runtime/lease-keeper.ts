@@ -60,7 +60,7 @@ export async function acquireLease(
   const end = startLeaseExecution(options.owner);
   try {
     const lease = await saver.acquireLease(threadId, options.owner, options.ttlMs ?? DEFAULT_LEASE_TTL_MS);
-    return keepLease(saver, lease, clock, Object.assign({ end }, options));
+    return keepLease(saver, lease, clock, { ...options, end });
   } catch (error) {
     end();
     throw error;
@@ -85,8 +85,7 @@ export async function acquireLeaseAndLoad(
   const end = startLeaseExecution(options.owner);
   try {
     const { lease, tuple } = await saver.acquireLeaseAndGet(ref, options.owner, ttlMs);
-    // Object.assign, not `{ ...options, end }`: a spread with a new key makes a hidden class per call in V8 11
-    return { keeper: keepLease(saver, lease, clock, Object.assign({ end }, options)), loaded: { tuple } };
+    return { keeper: keepLease(saver, lease, clock, { ...options, end }), loaded: { tuple } };
   } catch (error) {
     end(); // see acquireLease: a lease this acquire may have stored is free for this process now
     throw error;

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import * as crypto from "node:crypto";
+import { createHash } from "node:crypto";
 import { type CheckpointSaver, type Lease, type Store, TrellisError } from "@trellis/checkpoint";
 import { GraphInterrupt, ParentCommand } from "./command.js";
 import type { RunConfig, RunUser } from "./config.js";
@@ -87,7 +87,7 @@ export interface TaskScope {
   keyPrefix?: string;
   canInterrupt: boolean;
   /** Records a durable step's result for task `taskId` (shared by the run's tasks). */
-  recordStep(taskId: string, key: string, value: unknown): Promise<void> | undefined;
+  recordStep(taskId: string, key: string, value: unknown): Promise<void>;
   child: ChildRunEnv;
 }
 
@@ -177,18 +177,10 @@ export function splitNamespace(namespace: string): string[] {
   return namespace === "" ? [] : namespace.split("|");
 }
 
-/**
- * Deterministic id of the `index`-th interrupt of a task: the first 32 hex digits of the SHA-1 of
- * `namespace NUL taskId NUL index` (ids stored by earlier versions must keep matching). With the
- * one-shot `crypto.hash` where Node has it (20.12+): no Hash object per interrupt. @internal
- */
+/** Deterministic id of the `index`-th interrupt of a task. @internal */
 export function interruptId(namespace: string, taskId: string, index: number | string): string {
-  const text = `${namespace}\u0000${taskId}\u0000${index}`;
-  const hex = oneShotHash ? oneShotHash("sha1", text, "hex") : crypto.createHash("sha1").update(text).digest("hex");
-  return hex.slice(0, 32);
+  return createHash("sha1").update(`${namespace}\u0000${taskId}\u0000${index}`).digest("hex").slice(0, 32);
 }
-
-const oneShotHash: typeof crypto.hash | undefined = typeof crypto.hash === "function" ? crypto.hash : undefined;
 
 /**
  * Runs `fn` with its interrupts and durable steps numbered apart under `key`. Parallel work inside one
@@ -208,8 +200,7 @@ export function withScope<T>(key: string, fn: () => T): T {
     keyPrefix: `${parent.keyPrefix ?? ""}${key}/`,
   };
   const methods = contextMethods(scope);
-  // `signal` is a getter of the task's context (not an own property a spread copies): read it here
-  scope.ctx = { ...parent.ctx, signal: parent.ctx.signal, interrupt: methods.interrupt, step: methods.step };
+  scope.ctx = { ...parent.ctx, interrupt: methods.interrupt, step: methods.step };
   return storage.run(scope, fn);
 }
 

@@ -48,12 +48,13 @@ export class RunContext {
   readonly namespace: string;
   readonly nsPath: string[];
   readonly sink: EventSink | undefined;
-  /** The parent task's signal, when the run uses it as its own (a subgraph's run given no signal). */
-  readonly #parentSignal: AbortSignal | undefined;
-  /** The run's own controller, made when something first asks for the signal (see `signal`). */
-  #controller: AbortController | undefined;
-  /** Set once the run's own signal is aborted, with its reason (the controller may not exist yet). */
-  #aborted: { reason: unknown } | undefined;
+  /**
+   * The run's signal: its own controller's, or for a subgraph's run that was given no signal of its
+   * own, its parent task's — which is all its own would follow (no controller, no listener per run).
+   */
+  readonly signal: AbortSignal;
+  /** Undefined when the run uses its parent task's signal. */
+  readonly #controller: AbortController | undefined;
   readonly writer: CheckpointWriter;
   /** Objects this run has found plain: a wide state passed along by reference is walked once. */
   readonly knownPlain: KnownPlain = new WeakMap();
@@ -74,7 +75,12 @@ export class RunContext {
     this.nsPath = this.namespace === "" ? [] : this.namespace.split("|");
     this.sink = request.sink;
     this.parentLease = parent?.env.lease;
-    this.#parentSignal = parent && !config.signal ? parent.signal : undefined;
+    this.#controller = parent && !config.signal ? undefined : new AbortController();
+    this.signal = this.#controller ? this.#controller.signal : (parent as { signal: AbortSignal }).signal;
+    // Every task of a step may listen to the run's signal at once (subgraph runs, node timeouts): a
+    // fan-out of 100 is not a listener leak, so Node's warning past 10 listeners does not apply. A
+    // parent task's signal is the parent run's, or its timeout's, which say the same.
+    if (this.#controller) setMaxListeners(0, this.signal);
     this.writer = new CheckpointWriter(
       this.saver,
       config.durability,
@@ -85,51 +91,17 @@ export class RunContext {
   }
 
   /**
-   * The run's signal: its own, or for a subgraph's run that was given no signal of its own, its parent
-   * task's — which is all its own would follow (no controller, no listener per run). The run's own
-   * controller is made the first time this is read (a node reading `ctx.signal`, an asynchronous node
-   * raced against it, a subgraph): a run whose nodes never ask makes none. Until then `aborted` and
-   * `abortReason` answer for it.
-   */
-  get signal(): AbortSignal {
-    if (this.#parentSignal) return this.#parentSignal;
-    if (!this.#controller) {
-      const controller = new AbortController();
-      // Every task of a step may listen to the run's signal at once (subgraph runs, node timeouts): a
-      // fan-out of 100 is not a listener leak, so Node's warning past 10 listeners does not apply. A
-      // parent task's signal is the parent run's, or its timeout's, which say the same.
-      setMaxListeners(0, controller.signal);
-      if (this.#aborted) controller.abort(this.#aborted.reason);
-      this.#controller = controller;
-    }
-    return this.#controller.signal;
-  }
-
-  /** True once the run's signal is aborted (read without making the run's controller). */
-  get aborted(): boolean {
-    return this.#parentSignal ? this.#parentSignal.aborted : this.#aborted !== undefined;
-  }
-
-  /** Why the run's signal was aborted; undefined while it is not. */
-  get abortReason(): unknown {
-    return this.#parentSignal ? this.#parentSignal.reason : this.#aborted?.reason;
-  }
-
-  /**
-   * Signals which the run follows: the caller's and the parent task's, when the run has a signal of
-   * its own (otherwise it uses the parent's signal itself).
+   * Signals which the run follows: the caller's and the parent task's, when the run has a controller
+   * of its own (otherwise it uses the parent's signal itself).
    */
   followedSignals(): AbortSignal[] {
-    if (this.#parentSignal) return [];
+    if (!this.#controller) return [];
     const { config, parent } = this.request;
-    if (!parent) return config.signal ? [config.signal] : [];
-    return [config.signal, parent.signal].filter((s): s is AbortSignal => !!s);
+    return [config.signal, parent?.signal].filter((s): s is AbortSignal => !!s);
   }
 
   /** Stops the run with `reason` (a cancel, a lost lease); a run on its parent's signal follows the parent's. */
   abort(reason: unknown): void {
-    if (this.#parentSignal || this.#aborted) return; // as AbortController: the first reason stays
-    this.#aborted = { reason };
     this.#controller?.abort(reason);
   }
 
@@ -144,7 +116,7 @@ export class RunContext {
       spec: this.spec,
       config: this.config,
       namespace: this.namespace,
-      signal: () => this.signal, // read when a task needs it, so a run whose tasks do not makes no controller
+      signal: this.signal,
       clock: this.spec.clock,
       sink,
       canInterrupt: this.saver !== undefined,
@@ -212,7 +184,7 @@ export class RunContext {
 
   /** What routers receive besides the state: the run's signal and config (one object per run). */
   routerContext(): RouterContext {
-    this.#routerCtx ??= new RunRouterContext(this);
+    this.#routerCtx ??= { signal: this.signal, config: this.config };
     return this.#routerCtx;
   }
 
@@ -240,20 +212,5 @@ export class RunContext {
 
   push(event: UnnumberedEvent): void {
     this.sink?.push(event);
-  }
-}
-
-/** What routers receive: a class, so its `signal` getter makes the run's controller only when read. */
-class RunRouterContext implements RouterContext {
-  readonly config: Readonly<NormalizedConfig>;
-  readonly #run: RunContext;
-
-  constructor(run: RunContext) {
-    this.config = run.config;
-    this.#run = run;
-  }
-
-  get signal(): AbortSignal {
-    return this.#run.signal;
   }
 }

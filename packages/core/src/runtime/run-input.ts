@@ -6,10 +6,9 @@ import { checkInputKeys, pickInput } from "../schema/input-output-keys.js";
 import { applyWrites, type TaskWrite } from "./apply.js";
 import { Command } from "./command.js";
 import { breakpointOf, closeDanglingToolCalls, decidePausedInput } from "./paused-input.js";
-import { answerMap, isResumeMap, pendingInterrupts, resolveResume } from "./resume.js";
+import { isResumeMap, pendingInterrupts, resolveResume } from "./resume.js";
 import { route } from "./route.js";
 import type { RunContext } from "./run-context.js";
-import { isThenable } from "./thenable.js";
 import type { ThreadState } from "./thread-state.js";
 import { validateUpdate } from "./validate-update.js";
 
@@ -59,10 +58,7 @@ export async function applyInput(run: RunContext, state: ThreadState): Promise<b
   run.checkSize(values, state);
   if (!parent) checkTypedKeys(spec, values, Object.keys(update), "The run's input");
   spec.validateState?.(values);
-  // awaited only when a router was asynchronous, and the put only when the saver made a promise (see
-  // superstep-loop.ts): each `await` is a promise more, and a promise costs the AsyncLocalStorage hook
-  const routing = route(spec, values, [{ node: START, goto: [] }], {}, run.routerContext());
-  const { next, barriers } = isThenable(routing) ? await routing : routing;
+  const { next, barriers } = await route(spec, values, [{ node: START, goto: [] }], {}, run.routerContext());
   run.advance(state, {
     values,
     changed,
@@ -71,8 +67,7 @@ export async function applyInput(run: RunContext, state: ThreadState): Promise<b
     source: "input",
     writes: { [START]: Object.keys(update) },
   });
-  const stored = run.writer.checkpoint(state);
-  if (stored) await stored;
+  await run.writer.checkpoint(state);
   run.emitValues(state);
   return false;
 }
@@ -109,11 +104,9 @@ async function applyCommand(run: RunContext, state: ThreadState, command: Comman
       checkResumeAnswers(spec, pending, Object.assign({}, ...answers.values()));
     }
     for (const [taskId, given] of answers) {
-      const previous = state.pending.get(taskId)?.get(WRITE.resume) as Record<string, unknown> | undefined;
+      const previous = (state.pending.get(taskId)?.get(WRITE.resume) ?? {}) as Record<string, unknown>;
       // held: stored with the next checkpoint (or the run's last write), see docs/checkpoints.md
-      const answers = previous ? Object.assign(answerMap(), previous, given) : given;
-      const stored = run.writer.writes(state, taskId, [[WRITE.resume, answers]], true);
-      if (stored) await stored;
+      await run.writer.writes(state, taskId, [[WRITE.resume, { ...previous, ...given }]], true);
     }
     return true;
   }

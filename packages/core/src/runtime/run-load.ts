@@ -42,20 +42,14 @@ function loadRef(run: RunContext, threadId: string): CheckpointRef {
   };
 }
 
-/**
- * The run's thread state; `loaded` when the lease's transaction already read it — then, and without a
- * saver, without a promise (the caller awaits only a thenable). @internal
- */
-export function loadState(run: RunContext, loaded?: Loaded): ThreadState | Promise<ThreadState> {
-  if (loaded) return stateOf(run, loaded.tuple);
-  if (run.saver && run.threadId !== undefined) {
-    return run.saver.get(loadRef(run, run.threadId)).then((tuple) => stateOf(run, tuple));
-  }
-  return stateOf(run, undefined);
-}
-
-function stateOf(run: RunContext, tuple: CheckpointTuple | undefined): ThreadState {
+/** The run's thread state; `loaded` when the lease's transaction already read it. @internal */
+export async function loadState(run: RunContext, loaded?: Loaded): Promise<ThreadState> {
   const { spec, config } = run.request;
+  const tuple = loaded
+    ? loaded.tuple
+    : run.saver && run.threadId !== undefined
+      ? await run.saver.get(loadRef(run, run.threadId))
+      : undefined;
   if (!tuple && config.checkpointId !== undefined && !run.request.parent) {
     throw new TrellisError(
       "CHECKPOINT_NOT_FOUND",

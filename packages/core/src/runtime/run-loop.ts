@@ -6,7 +6,6 @@ import { applyInput } from "./run-input.js";
 import { loadState, startTracing, takeLease } from "./run-load.js";
 import type { RunOutcome } from "./run-outcome.js";
 import { runSupersteps } from "./superstep-loop.js";
-import { isThenable } from "./thenable.js";
 import type { ThreadState } from "./thread-state.js";
 import { countRunUsage } from "./usage.js";
 
@@ -25,7 +24,7 @@ export function runLoop(request: LoopRequest): Promise<RunOutcome> {
 
 /** Links the caller's and the parent's signals to the run's for as long as it runs. */
 async function execute(run: RunContext): Promise<RunOutcome> {
-  if (run.aborted) throw new RunCancelledError(run.threadId, run.abortReason);
+  if (run.signal.aborted) throw new RunCancelledError(run.threadId, run.signal.reason);
   const signals = run.followedSignals();
   // Removed when the run ends: a long-lived signal (a server's, a parent run's over many subgraph
   // calls) would otherwise collect one listener per run, and keep every finished run alive.
@@ -49,8 +48,7 @@ async function executePhases(run: RunContext): Promise<RunOutcome> {
   let state: ThreadState | undefined;
   const startTime = Date.now();
   try {
-    const loading = loadState(run, loaded);
-    state = isThenable(loading) ? await loading : loading;
+    state = await loadState(run, loaded);
     run.tracing = startTracing(run, state, startTime);
     const continuing = await applyInput(run, state);
     const outcome = await runSupersteps(run, state, continuing);
@@ -62,8 +60,8 @@ async function executePhases(run: RunContext): Promise<RunOutcome> {
     // A thread that never got its first checkpoint (the input or Command was refused) stays empty.
     const started = state && (state.stored || state.checkpoint.step > -2);
     if (state && started) await run.writer.finish(state).catch(() => undefined);
-    if (run.aborted && !(error instanceof ParentCommand)) {
-      const reason: unknown = run.abortReason;
+    if (run.signal.aborted && !(error instanceof ParentCommand)) {
+      const reason: unknown = run.signal.reason;
       if (reason instanceof LeaseError) throw reason; // the lease was lost: LEASE_LOST, not a cancel
       throw error instanceof TrellisError && error.code === "RUN_CANCELLED"
         ? error

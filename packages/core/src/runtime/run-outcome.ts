@@ -1,7 +1,7 @@
 import type { PlannedTask } from "@trellis/checkpoint";
 import { GraphRecursionError } from "../errors.js";
 import type { Interrupt } from "./command.js";
-import { pendingInterrupts, pendingInterruptsOf } from "./resume.js";
+import { pendingInterrupts } from "./resume.js";
 import type { RunContext } from "./run-context.js";
 import type { ThreadState } from "./thread-state.js";
 import type { RunUsage } from "./usage.js";
@@ -39,7 +39,7 @@ export function outcomeOf(run: RunContext, state: ThreadState, status: RunOutcom
   return {
     status,
     values: state.values,
-    interrupts: status === "interrupted" ? pendingInterruptsOf(state.pending) : [],
+    interrupts: status === "interrupted" ? pendingInterrupts(state.pending).map(({ taskId: _t, ...i }) => i) : [],
     next: state.checkpoint.next.map((p) => p.node),
     checkpointId: run.saver ? state.checkpoint.id : undefined,
   };

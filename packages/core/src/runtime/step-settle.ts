@@ -31,9 +31,7 @@ export async function settleStep(
       ]);
     } else if (outcome.kind === "interrupted") {
       interrupts.push(...outcome.interrupts);
-      // held: stored below, with the lease's release
-      const stored = run.writer.writes(state, taskId, [[WRITE.interrupt, outcome.interrupts]], true);
-      if (stored) await stored;
+      await run.writer.writes(state, taskId, [[WRITE.interrupt, outcome.interrupts]], true); // stored below, with the lease's release
     } else if (outcome.kind === "parent") {
       parent ??= outcome.command;
     }
@@ -61,7 +59,7 @@ export async function settleStep(
  */
 async function recordFailure(run: RunContext, state: ThreadState, node: string, error: unknown): Promise<void> {
   const hook = run.spec.onNodeError;
-  if (!hook || run.request.parent || run.aborted || !run.saver) return;
+  if (!hook || run.request.parent || run.signal.aborted || !run.saver) return;
   let update: Record<string, unknown> | undefined;
   try {
     update = hook(error, { node, state: state.values as Record<string, unknown> });

@@ -115,9 +115,10 @@ function runStep(
   if (tasks.length !== 1 || task.recorded || (traced && run.tracing) || run.sink?.modes.has("debug")) {
     return runTasks(run, state, tasks, superstep, traced);
   }
+  const signal = run.signal;
   const started = runTask(task.runnable, run.taskEnv(state));
-  if (isThenable(started)) return raceAbort(started, run.signal).then((outcome) => [outcome]);
-  if (run.aborted) throw run.abortReason;
+  if (isThenable(started)) return raceAbort(started, signal).then((outcome) => [outcome]);
+  if (signal.aborted) throw signal.reason;
   return [started];
 }
 

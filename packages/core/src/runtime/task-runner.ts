@@ -1,9 +1,9 @@
 import { setMaxListeners } from "node:events";
-import type { Clock, Store } from "@trellis/checkpoint";
+import type { Clock } from "@trellis/checkpoint";
 import { NodeTimeoutError } from "../errors.js";
 import type { GraphSpec, NodeSpec } from "../graph/spec.js";
 import { Command, type Goto, GraphInterrupt, type Interrupt, ParentCommand } from "./command.js";
-import type { NormalizedConfig, RunConfig, RunUser } from "./config.js";
+import type { NormalizedConfig } from "./config.js";
 import { type ChildRunEnv, contextMethods, type NodeContext, runInScope, type TaskScope } from "./node-context.js";
 import type { KnownPlain } from "./plain-check.js";
 import { nodeRetryDelay, shouldRetry, sleep } from "./retry.js";
@@ -33,14 +33,13 @@ export interface TaskEnv {
   spec: GraphSpec;
   config: NormalizedConfig;
   namespace: string;
-  /** The run's signal; a function, so a run whose tasks never ask for it makes no controller. */
-  signal(): AbortSignal;
+  signal: AbortSignal;
   clock: Clock;
   sink: EventSink | undefined;
   canInterrupt: boolean;
   /** What nested runs inherit; its `namespace` is the run's (shared by every task of the step). */
   child: ChildRunEnv;
-  recordStep(taskId: string, key: string, value: unknown): Promise<void> | undefined;
+  recordStep(taskId: string, key: string, value: unknown): Promise<void>;
   /** `ctx.emit`: sends to the `custom` stream mode (one function per run). */
   emit(data: unknown): void;
   /** What the run has already found plain, so values passed along are not walked again. */
@@ -103,9 +102,8 @@ function attemptFailed(
     return settle(env, task.node.name, new Command({ ...(update !== undefined ? { update } : {}), goto }));
   }
   const policy = task.node.options.retryPolicy;
-  const signal = env.signal();
-  if (signal.aborted || !shouldRetry(policy, error, attempt)) return { kind: "error", error };
-  return sleep(env.clock, nodeRetryDelay(policy ?? {}, attempt), signal).then(
+  if (env.signal.aborted || !shouldRetry(policy, error, attempt)) return { kind: "error", error };
+  return sleep(env.clock, nodeRetryDelay(policy ?? {}, attempt), env.signal).then(
     () => attemptTask(task, env, attempt + 1),
     (): TaskOutcome => ({ kind: "error", error }),
   );
@@ -131,16 +129,14 @@ function settle(env: TaskEnv, node: string, result: unknown): TaskOutcome {
  */
 function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): unknown {
   const timeoutMs = task.node.options.timeout;
-  // the node's own signal with a timeout; else the run's, read only if the node asks (see RunContext.signal)
-  let signal: AbortSignal | undefined;
+  let signal = env.signal;
   let cleanup: (() => void) | undefined;
   if (timeoutMs !== undefined) {
     const controller = new AbortController();
     // a subgraph run inside the node uses this signal as its own: its wide steps listen to it
     setMaxListeners(0, controller.signal);
-    const runSignal = env.signal();
-    const onAbort = () => controller.abort(runSignal.reason);
-    runSignal.addEventListener("abort", onAbort, { once: true });
+    const onAbort = () => controller.abort(env.signal.reason);
+    env.signal.addEventListener("abort", onAbort, { once: true });
     const timer = env.clock.setTimeout(
       () => controller.abort(new NodeTimeoutError(task.node.name, timeoutMs)),
       timeoutMs,
@@ -148,7 +144,7 @@ function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): unknown 
     signal = controller.signal;
     cleanup = () => {
       env.clock.clearTimeout(timer);
-      runSignal.removeEventListener("abort", onAbort);
+      env.signal.removeEventListener("abort", onAbort);
     };
   }
   const scope: TaskScope = {
@@ -161,14 +157,22 @@ function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): unknown 
     child: env.child,
   };
   const methods = contextMethods(scope);
-  scope.ctx = new TaskContext(task, env, attempt, { methods, signal });
-
+  scope.ctx = {
+    node: task.node.name,
+    taskId: task.id,
+    namespace: env.namespace,
+    superstep: task.superstep,
+    attempt,
+    signal,
+    config: env.config,
+    user: env.config.user ?? null,
+    store: env.config.store ?? env.spec.store,
+    interrupt: methods.interrupt,
+    step: methods.step,
+    emit: env.emit,
+  };
   if (timeoutMs === undefined) return runInScope(scope, () => task.node.run(task.input, scope.ctx));
-  return withinTimeout(
-    () => runInScope(scope, () => task.node.run(task.input, scope.ctx)),
-    signal as AbortSignal,
-    cleanup,
-  );
+  return withinTimeout(() => runInScope(scope, () => task.node.run(task.input, scope.ctx)), signal, cleanup);
 }
 
 /** Runs `start` and awaits it until `signal` (the node's timeout) aborts, then cleans up the timer. */
@@ -201,50 +205,4 @@ export function raceAbort<T>(promise: T | Promise<T>, signal: AbortSignal): Prom
       },
     );
   });
-}
-
-/**
- * A task's {@link NodeContext}. A class, so `signal` is a getter on its prototype (an object literal
- * with a getter costs ~1 µs per task to make): the node's own signal when it has a timeout, else the
- * run's, read only when the node asks (see `RunContext.signal`).
- */
-class TaskContext implements NodeContext {
-  readonly node: string;
-  readonly taskId: string;
-  readonly namespace: string;
-  readonly superstep: number;
-  readonly attempt: number;
-  readonly config: Readonly<RunConfig>;
-  readonly user: RunUser | null;
-  readonly store: Store | undefined;
-  readonly interrupt: NodeContext["interrupt"];
-  readonly step: NodeContext["step"];
-  readonly emit: (data: unknown) => void;
-  readonly #env: TaskEnv;
-  readonly #signal: AbortSignal | undefined;
-
-  constructor(
-    task: RunnableTask,
-    env: TaskEnv,
-    attempt: number,
-    own: { methods: Pick<NodeContext, "interrupt" | "step">; signal: AbortSignal | undefined },
-  ) {
-    this.node = task.node.name;
-    this.taskId = task.id;
-    this.namespace = env.namespace;
-    this.superstep = task.superstep;
-    this.attempt = attempt;
-    this.config = env.config;
-    this.user = env.config.user ?? null;
-    this.store = env.config.store ?? env.spec.store;
-    this.interrupt = own.methods.interrupt;
-    this.step = own.methods.step;
-    this.emit = env.emit;
-    this.#env = env;
-    this.#signal = own.signal;
-  }
-
-  get signal(): AbortSignal {
-    return this.#signal ?? this.#env.signal();
-  }
 }

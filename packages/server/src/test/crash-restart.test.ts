@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, describe, expect, it } from "vitest";
-import { eventually, PACKAGE_DIR } from "./harness.js";
+import { eventually } from "./harness.js";
+import { launchServeChild } from "./serve-child-launch.js";
 
 const dir = mkdtempSync(join(tmpdir(), "trellis-crash-"));
 const ledger = join(dir, "ledger.txt");
@@ -15,33 +16,11 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Starts the server in a child process (TypeScript through tsx) and resolves with its URL. */
-function startChild(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--conditions=@trellis/source",
-      "--import",
-      "tsx",
-      join(PACKAGE_DIR, "src/test/serve-child.ts"),
-      join(dir, "db.sqlite"),
-    ],
-    { cwd: PACKAGE_DIR, env: { ...process.env, TRELLIS_TEST_LEDGER: ledger }, stdio: ["ignore", "pipe", "pipe"] },
-  );
+/** Starts the server in a child process on this test's SQLite file, writing to its ledger. */
+async function startChild(): Promise<{ child: ChildProcess; url: string }> {
+  const { child, url } = launchServeChild([join(dir, "db.sqlite")], { ...process.env, TRELLIS_TEST_LEDGER: ledger });
   children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stderr?.on("data", (d) => {
-      err += String(d);
-    });
-    child.stdout?.on("data", (d) => {
-      out += String(d);
-      const m = /READY (\d+)/.exec(out);
-      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}` });
-    });
-    child.on("exit", (code) => reject(new Error(`server child exited (${code}): ${err}`)));
-  });
+  return { child, url: await url };
 }
 
 const lines = () => (existsSync(ledger) ? readFileSync(ledger, "utf8") : "").split("\n").filter(Boolean);

@@ -6,15 +6,14 @@
  * commits. And a server process SIGKILLed right after an answer keeps what it answered: a commit made
  * with `synchronous_commit = off` is Postgres', not the process's, once it returns.
  */
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/checkpoint-postgres/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresRunStore } from "../stores/postgres/postgres-run-store.js";
-import { PACKAGE_DIR, startTestServer, type TestServer } from "./harness.js";
+import { startTestServer, type TestServer } from "./harness.js";
 import { enqueue } from "./run-store-fixtures.js";
+import { launchServeChild } from "./serve-child-launch.js";
 
 await requirePostgres();
 const schema = testSchema("durable");
@@ -184,29 +183,10 @@ describe("durable answers (Postgres)", () => {
   });
 
   it("a server killed (SIGKILL) right after its answer loses nothing it answered", { timeout: 60_000 }, async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        "--conditions=@trellis/source",
-        "--import",
-        "tsx",
-        join(PACKAGE_DIR, "src/test/serve-child.ts"),
-        POSTGRES_URL,
-        schema,
-      ],
-      { cwd: PACKAGE_DIR, env: process.env, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const { child, url: ready } = launchServeChild([POSTGRES_URL, schema]);
     const exited = new Promise((resolve) => child.once("exit", resolve));
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = "";
-        child.stdout?.on("data", (d) => {
-          out += String(d);
-          const m = /READY (\d+)/.exec(out);
-          if (m) resolve(`http://127.0.0.1:${m[1]}`);
-        });
-        child.once("exit", (code) => reject(new Error(`server child exited (${code})`)));
-      });
+      const url = await ready;
       const post = (path: string, body: unknown) =>
         fetch(`${url}${path}`, {
           method: "POST",

@@ -4,9 +4,10 @@ import { jsonSerializer, type Serializer } from "./serializer.js";
 
 /**
  * Texts at least this long are remembered per object, stand for themselves by key in a parent's key,
- * and get a key from {@link RequestTexts.serializeKeyed} (the savers' `SHARED_BODY_MIN_LENGTH`).
+ * and get a key from {@link RequestTexts.serializeKeyed}; the savers store them once per thread
+ * (`SHARED_BODY_MIN_LENGTH` is this). @internal
  */
-const REMEMBER_FROM = 1024;
+export const LONG_TEXT_MIN_LENGTH = 1024;
 /** Marks a member's key in the text a content key is taken of; JSON text never holds this character raw. */
 const KEY_MARK = "\u0001";
 
@@ -90,7 +91,7 @@ export class RequestTexts {
    */
   serializeKeyed(value: unknown): KeyedText {
     const text = this.serialize(value);
-    if (text.length < REMEMBER_FROM) return { text, key: undefined };
+    if (text.length < LONG_TEXT_MIN_LENGTH) return { text, key: undefined };
     const entry = value !== null && typeof value === "object" ? this.#entries?.get(value) : undefined;
     // Only objects this class wrote have an entry (a tagged value is the serializer's, whole).
     return { text, key: entry !== undefined ? this.#keyOf(entry) : digest("sha256", text) };
@@ -107,34 +108,14 @@ export class RequestTexts {
     const known = this.#entries?.get(obj);
     if (known !== undefined) return known.text;
     const answer = answers?.get(obj);
-    let text: string;
     const joined = answer !== undefined && answer >> 1 >= 2;
-    if (!joined) {
-      text = JSON.stringify(obj);
-    } else if (Array.isArray(obj)) {
-      text = "[";
-      for (let i = 0; i < obj.length; i++) {
-        const item: unknown = obj[i];
-        if (i > 0) text += ",";
-        text += item !== null && typeof item === "object" ? this.#textOf(item, answers) : JSON.stringify(item);
-      }
-      text += "]";
-    } else {
-      const record = obj as Record<string, unknown>;
-      const keys = Object.keys(record);
-      text = "{";
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i] as string;
-        const item = record[key];
-        if (i > 0) text += ",";
-        text += JSON.stringify(key);
-        text += ":";
-        text += item !== null && typeof item === "object" ? this.#textOf(item, answers) : JSON.stringify(item);
-      }
-      text += "}";
-    }
+    const text = joined
+      ? joinMembers(obj, (item) =>
+          item !== null && typeof item === "object" ? this.#textOf(item, answers) : JSON.stringify(item),
+        )
+      : JSON.stringify(obj);
     // Short texts are remembered too when joined: the key of their parent needs their members.
-    if (text.length >= REMEMBER_FROM || joined) {
+    if (text.length >= LONG_TEXT_MIN_LENGTH || joined) {
       this.#entries ??= new Map();
       this.#entries.set(obj, { obj, text, key: undefined, joined });
     }
@@ -150,34 +131,36 @@ export class RequestTexts {
     }
     // The text again, each long member's text replaced by KEY_MARK and its key (fixed length): equal
     // texts give equal strings here, and different texts different ones, as the members' keys do.
-    let keyed = "";
-    const member = (item: unknown) => {
+    const keyed = joinMembers(entry.obj, (item) => {
       const child = item !== null && typeof item === "object" ? this.#entries?.get(item) : undefined;
-      if (child === undefined) keyed += JSON.stringify(item);
-      else if (child.text.length < REMEMBER_FROM) keyed += child.text;
-      else keyed += KEY_MARK + this.#keyOf(child);
-    };
-    const obj = entry.obj;
-    if (Array.isArray(obj)) {
-      keyed += "[";
-      for (let i = 0; i < obj.length; i++) {
-        if (i > 0) keyed += ",";
-        member(obj[i]);
-      }
-      keyed += "]";
-    } else {
-      const record = obj as Record<string, unknown>;
-      const keys = Object.keys(record);
-      keyed += "{";
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i] as string;
-        if (i > 0) keyed += ",";
-        keyed += `${JSON.stringify(key)}:`;
-        member(record[key]);
-      }
-      keyed += "}";
-    }
+      if (child === undefined) return JSON.stringify(item);
+      return child.text.length < LONG_TEXT_MIN_LENGTH ? child.text : KEY_MARK + this.#keyOf(child);
+    });
     entry.key = digest("sha256", keyed);
     return entry.key;
   }
+}
+
+/**
+ * The JSON text of an array or record whose members' texts `member` gives: brackets, commas and keys as
+ * `JSON.stringify` writes them (own enumerable keys, `Object.keys` order).
+ */
+function joinMembers(obj: object, member: (item: unknown) => string): string {
+  if (Array.isArray(obj)) {
+    let text = "[";
+    for (let i = 0; i < obj.length; i++) {
+      if (i > 0) text += ",";
+      text += member(obj[i]);
+    }
+    return `${text}]`;
+  }
+  const record = obj as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let text = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (i > 0) text += ",";
+    text += `${JSON.stringify(key)}:${member(record[key])}`;
+  }
+  return `${text}}`;
 }

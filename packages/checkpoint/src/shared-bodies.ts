@@ -1,5 +1,5 @@
 import { digest } from "./digest.js";
-import { RequestTexts } from "./request-texts.js";
+import { LONG_TEXT_MIN_LENGTH, RequestTexts } from "./request-texts.js";
 import type { Serializer } from "./serializer.js";
 
 /**
@@ -11,7 +11,7 @@ import type { Serializer } from "./serializer.js";
  * @example
  * const shared = text.length >= SHARED_BODY_MIN_LENGTH; // stored in the thread's bodies, by content key
  */
-export const SHARED_BODY_MIN_LENGTH = 1024;
+export const SHARED_BODY_MIN_LENGTH = LONG_TEXT_MIN_LENGTH;
 
 /**
  * The content key of a stored body: SHA-256 of the text, base64url (43 characters). Two rows of one

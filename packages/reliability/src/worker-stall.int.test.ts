@@ -79,11 +79,19 @@ describe("the runtime's recover keeps a breakpoint on every saver", () => {
   }
 });
 
-const POINTS: StallPoint[] = ["claim", "superstep", "final-write"];
+// lease-answer too in the soak (worker-stall.soak.ts)
+const POINTS: StallPoint[] = ["claim", "superstep", "final-write", "write-answer"];
+const WHERE: Record<StallPoint, string> = {
+  claim: "in the middle of a claim",
+  superstep: "in the middle of a superstep",
+  "final-write": "in the middle of its final status write",
+  "lease-answer": "with its thread's lease taken, the answer read only after the takeover",
+  "write-answer": "with a checkpoint write sent, its answer read only after the takeover",
+};
 
 describe.skipIf(!postgres)("postgres + redis: a worker paused with SIGSTOP is fenced and stalls nobody", () => {
   for (const point of POINTS) {
-    it(`in the middle of ${point === "claim" ? "a claim" : point === "superstep" ? "a superstep" : "its final status write"}`, async () => {
+    it(WHERE[point], async () => {
       const place = await openPlace("postgres", dir);
       try {
         const out = await stallScenario(place, point, { stallMs: 2_000, takeover: true });

@@ -24,7 +24,9 @@ const dir = mkdtempSync(join(tmpdir(), "trellis-stall-soak-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const REPEAT = 5;
-const POINTS: StallPoint[] = ["claim", "superstep", "final-write"];
+const POINTS: StallPoint[] = ["claim", "superstep", "final-write", "lease-answer", "write-answer"];
+/** The points the embedded SQLite server is paused at (the answer points hold a Postgres commit). */
+const SQLITE_POINTS: StallPoint[] = ["claim", "superstep", "final-write"];
 
 describe("soak: recovery never executes past a pause", () => {
   for (const [kind, skip] of [
@@ -121,7 +123,7 @@ describe.skipIf(!(postgresUp && redisUp))("soak: SIGSTOP/SIGCONT of a worker (po
 });
 
 describe("soak: SIGSTOP/SIGCONT of the embedded SQLite server", () => {
-  for (const point of POINTS) {
+  for (const point of SQLITE_POINTS) {
     it(`${point}: 3 stalls of 1–3 s`, async () => {
       for (const stallMs of [1_000, 2_000, 3_000]) {
         const place = await openPlace("sqlite", dir);

@@ -5,7 +5,9 @@ import type { ExecuteContext } from "./run-executor.js";
 /**
  * The saver as one attempt sees it: every write (checkpoint, writes, lease) is checked against the
  * attempt's fence first, so an attempt whose worker was paused past its heartbeats writes nothing when
- * it wakes; the checkpoint lease (the core's) fences writes that were already on their way. With
+ * it wakes; the checkpoint lease (the core's) fences writes that were already on their way. Each
+ * write's answer, and each `get`'s, is checked again when it arrives, so a worker paused while a write
+ * was on the database starts no node from it once continued. With
  * `leaseTtlMs`, the lease is taken for that long and renewed here every third of it. A saver's folds
  * (`acquireLeaseAndGet`, `commit`) pass through, fenced and held the same way, so a server run takes its
  * lease with its first read and gives it back with its last write. With `quickly` (a stateless run's
@@ -21,12 +23,17 @@ export function fencedSaver(
   ctx: Pick<ExecuteContext, "fence" | "lost" | "leaseTtlMs"> & { quickly?: RunStore["commitQuickly"] },
 ): CheckpointSaver {
   const { fence, leaseTtlMs, quickly } = ctx;
+  // fenced before the call, and again when its answer arrives: a worker paused while its write was on
+  // the database reads the answer only once continued, maybe after another worker took the run over,
+  // and must not go on to start the next node from it
   const guarded =
     <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       fence();
       // a saver that writes before its first await commits inside `quickly`; one that awaits first commits as opened
-      return quickly ? quickly(() => fn(...args)) : fn(...args);
+      const result = await (quickly ? quickly(() => fn(...args)) : fn(...args));
+      fence();
+      return result;
     };
   // the leases this attempt holds, kept alive at the server's TTL
   const held = new Map<string, { lease: Lease; timer: ReturnType<typeof setInterval> }>();
@@ -61,7 +68,12 @@ export function fencedSaver(
   };
   const ttl = (asked: number) => (leaseTtlMs === undefined ? asked : leaseTtlMs);
   const fenced: CheckpointSaver = {
-    get: (ref) => saver.get(ref),
+    // a read's answer is fenced too: what a run reads decides what it starts next
+    get: async (ref) => {
+      const tuple = await saver.get(ref);
+      fence();
+      return tuple;
+    },
     list: (threadId, options) => saver.list(threadId, options),
     put: guarded((request) => saver.put(request)),
     putWrites: guarded((ref, writes, lease) => saver.putWrites(ref, writes, lease)),

@@ -9,6 +9,7 @@ import {
   SystemMessage,
   ToolMessage,
 } from "@langchain/core/messages";
+import { ObjectLink } from "./object-link.js";
 
 /**
  * A message as the compat layer stores it: Trellis's plain, OpenAI-shaped message (`id`, `role`,
@@ -48,9 +49,9 @@ const ROLE_OF_TYPE: Record<string, string> = {
   developer: "system",
 };
 
-/** LangChain instance → the stored plain message, cached both ways so a message keeps its identity. */
-const plainOf = new WeakMap<object, StoredMessage | { role: "remove"; id: string }>();
-const classOf = new WeakMap<object, BaseMessage>();
+/** LangChain instance → the stored plain message, linked both ways so a message keeps its identity. */
+const plainOf = new ObjectLink<StoredMessage | { role: "remove"; id: string }>("trellis: stored message");
+const classOf = new ObjectLink<BaseMessage>("trellis: LangChain message");
 
 function isEmpty(value: unknown): boolean {
   if (value === undefined || value === null) return true;

@@ -1,6 +1,7 @@
 import type { BaseMessage, BaseMessageLike } from "@langchain/core/messages";
 import { InvalidUpdateError } from "./errors.js";
 import { type StoredMessage, toLangChainMessage, toStoredMessage } from "./message-convert.js";
+import { ObjectLink } from "./object-link.js";
 
 /**
  * The id that, in a `RemoveMessage`, removes every message before it (the same string as
@@ -91,7 +92,7 @@ interface ListFacts {
   classes: readonly BaseMessage[] | undefined;
 }
 
-const lists = new WeakMap<readonly StoredMessage[], ListFacts>();
+const lists = new ObjectLink<ListFacts>("trellis: messages list facts");
 
 /**
  * A stored message list as a node reads it: LangChain classes, in a new array (a node may change its

@@ -11,10 +11,10 @@ describe("the links between a message's two forms", () => {
     expect(Object.keys(stored).sort()).toEqual(["content", "id", "role"]);
     expect(JSON.parse(JSON.stringify(stored))).toEqual({ id: "a1", role: "assistant", content: "hello" });
     expect(structuredClone(stored)).toEqual({ id: "a1", role: "assistant", content: "hello" });
-    // a spread copy of either form is a new object: not linked to the other form
+    // a copy of either form (a spread, another instance of the same id) is not linked to the other form
     const copy = { ...stored, content: "changed" };
     expect(String(toLangChainMessage(copy).content)).toBe("changed");
-    const instanceCopy = new AIMessage({ ...instance, content: "changed too" });
+    const instanceCopy = new AIMessage({ id: "a1", content: "changed too" });
     expect((toStoredMessage(instanceCopy) as StoredMessage).content).toBe("changed too");
     // the linked forms keep their identity both ways
     expect(toLangChainMessage(stored)).toBe(instance);

@@ -174,6 +174,14 @@ export function messages<M extends MessageLike = MessageLike>(): Channel<
   };
 }
 
+/*
+ * Where each message id sits, kept per list a merge made by appending only: the next merge into that
+ * list starts from it instead of indexing the whole list again (which made a conversation of n steps
+ * cost n² map inserts). Lists that extend one list share its map, so every answer is checked against the
+ * list itself, and a list that a sibling's entry misleads is searched instead.
+ */
+const indexes = new WeakMap<readonly MessageLike[], Map<string, number>>();
+
 function mergeMessages<M extends MessageLike>(current: M[], incoming: M[]): { value: M[]; appended: unknown[] | null } {
   let list = current;
   let copied = false;
@@ -188,13 +196,19 @@ function mergeMessages<M extends MessageLike>(current: M[], incoming: M[]): { va
   };
   const indexOf = (id: string): number | undefined => {
     if (!index) {
-      index = new Map();
-      for (let i = 0; i < list.length; i++) {
-        const existing = list[i]?.id;
-        if (existing !== undefined) index.set(existing, i);
+      index = list === current ? indexes.get(current) : undefined;
+      if (!index) {
+        index = new Map();
+        for (let i = 0; i < list.length; i++) {
+          const existing = list[i]?.id;
+          if (existing !== undefined) index.set(existing, i);
+        }
       }
     }
-    return index.get(id);
+    const at = index.get(id);
+    if (at === undefined || list[at]?.id === id) return at;
+    const found = list.findIndex((m) => m.id === id); // the shared map was written by a sibling list
+    return found === -1 ? undefined : found;
   };
   for (const message of incoming) {
     if (message.role === "remove") {
@@ -216,5 +230,6 @@ function mergeMessages<M extends MessageLike>(current: M[], incoming: M[]): { va
       appended.push(withId);
     }
   }
+  if (pureAppend && index) indexes.set(list, index);
   return { value: list, appended: pureAppend ? appended : null };
 }

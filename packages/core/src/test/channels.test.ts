@@ -171,6 +171,27 @@ describe("messages channels", () => {
     });
   });
 
+  it("lists that extend one list keep their own ids (the index a merge keeps is checked against each list)", () => {
+    const ch = channel.messages();
+    const ids = (list: MessageLike[]) => list.map((m) => `${m.id}:${String(m.content)}`);
+    const m = (id: string, content: string): MessageLike => ({ id, role: "assistant", content });
+    const base = ch.apply([], [[m("a", "1")]]).value;
+    const left = ch.apply(base, [[m("x", "left")]]).value;
+    const right = ch.apply(base, [[m("z", "z"), m("x", "right's x")]]).value;
+    // x sits at 1 in left and at 2 in right: each replace lands in its own list
+    expect(ids(ch.apply(left, [[m("x", "left again")]]).value)).toEqual(["a:1", "x:left again"]);
+    expect(ids(ch.apply(right, [[m("x", "right again")]]).value)).toEqual(["a:1", "z:z", "x:right again"]);
+    // z is in right only: written to left it is appended, and base is unchanged by all of it
+    expect(ids(ch.apply(left, [[m("z", "new")]]).value)).toEqual(["a:1", "x:left", "z:new"]);
+    expect(ids(base)).toEqual(["a:1"]);
+    expect(ids(ch.apply(base, [[m("a", "one")]]).value)).toEqual(["a:one"]);
+    // a long conversation appended one step at a time still replaces by id
+    let list = base;
+    for (let i = 0; i < 50; i++) list = ch.apply(list, [[m(`s${i}`, String(i))]]).value;
+    expect(ids(ch.apply(list, [[m("s10", "ten")]]).value)[11]).toBe("s10:ten");
+    expect(ch.apply(list, [[m("s50", "50")]]).appended).toHaveLength(1);
+  });
+
   it("replace a message with the same id in place", async () => {
     const saver = new MemorySaver();
     const graph = new StateGraph({ messages: channel.messages() })

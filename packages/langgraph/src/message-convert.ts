@@ -50,8 +50,8 @@ const ROLE_OF_TYPE: Record<string, string> = {
 };
 
 /** LangChain instance → the stored plain message, linked both ways so a message keeps its identity. */
-const plainOf = new ObjectLink<StoredMessage | { role: "remove"; id: string }>("trellis: stored message");
-const classOf = new ObjectLink<BaseMessage>("trellis: LangChain message");
+const plainOf = new ObjectLink<StoredMessage | { role: "remove"; id: string }>();
+const classOf = new ObjectLink<BaseMessage>();
 
 function isEmpty(value: unknown): boolean {
   if (value === undefined || value === null) return true;

@@ -92,7 +92,7 @@ interface ListFacts {
   classes: readonly BaseMessage[] | undefined;
 }
 
-const lists = new ObjectLink<ListFacts>("trellis: messages list facts");
+const lists = new ObjectLink<ListFacts>();
 
 /**
  * A stored message list as a node reads it: LangChain classes, in a new array (a node may change its

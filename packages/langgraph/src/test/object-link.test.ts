@@ -36,15 +36,30 @@ describe("the links between a message's two forms", () => {
     expect(classListOf(next.value).map((m) => m.id)).toEqual(["h1", "a2", "a3"]);
   });
 
-  it("an ObjectLink keeps one value per object, in a property or, for a sealed object, a WeakMap", () => {
-    const link = new ObjectLink<number>("test");
-    const open = {};
+  it("an ObjectLink keeps one value per object, stamped on it or, for a sealed object, in a WeakMap", () => {
+    const link = new ObjectLink<number>();
+    const other = new ObjectLink<number>();
+    const open = { a: 1 };
     const sealed = Object.seal({});
     link.set(open, 1);
     link.set(sealed, 2);
     link.set(open, 3);
-    expect([link.get(open), link.get(sealed), link.get({})]).toEqual([3, 2, undefined]);
-    expect(Object.getOwnPropertySymbols(open)).toHaveLength(1);
-    expect(Object.getOwnPropertySymbols(sealed)).toHaveLength(0);
+    other.set(open, 9);
+    expect([link.get(open), link.get(sealed), link.get({}), other.get(open), other.get(sealed)]).toEqual([
+      3,
+      2,
+      undefined,
+      9,
+      undefined,
+    ]);
+    // nothing of the link shows: keys, symbols, JSON, copies
+    expect(Reflect.ownKeys(open)).toEqual(["a"]);
+    expect(JSON.stringify(open)).toBe('{"a":1}');
+    expect(link.get({ ...open })).toBeUndefined();
+    expect(link.get(Object.assign({}, open))).toBeUndefined();
+    expect(link.get(structuredClone(open))).toBeUndefined();
+    // an object frozen after it was linked keeps its link
+    Object.freeze(open);
+    expect(link.get(open)).toBe(3);
   });
 });

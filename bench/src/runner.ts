@@ -95,6 +95,22 @@ function median(values: readonly number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/** A runtime whose samples last under this many ms is sampled more than once a round (see below). */
+const SHORT_SAMPLE_MS = 200;
+/** At least this many samples of a short runtime, however few rounds the slowest one allows. */
+const MIN_SHORT_SAMPLES = 7;
+
+/**
+ * Samples a runtime takes in each round: one, or for a runtime whose samples last under
+ * SHORT_SAMPLE_MS, enough for MIN_SHORT_SAMPLES over `rounds` — a workload whose LangGraph.js runs take
+ * seconds has 2 or 3 rounds, and a median of 2 samples of a 20 ms run is as noisy as one garbage
+ * collection. The extra samples are taken in the same round, before the next runtime's turn.
+ */
+export function samplesPerRound(sampleMs: number, rounds: number): number {
+  if (!(sampleMs > 0) || sampleMs >= SHORT_SAMPLE_MS || rounds >= MIN_SHORT_SAMPLES) return 1;
+  return Math.ceil(MIN_SHORT_SAMPLES / Math.max(1, rounds));
+}
+
 /** Trials per sample for a run of `medianMs`: enough for a sample of about BATCH_MS. */
 export function batchSize(medianMs: number): number {
   if (!(medianMs > 0)) return 1;
@@ -128,13 +144,16 @@ export async function runWorkload(
     }
     const warmed: string[] = [];
     const batches = new Map<Runtime, number>();
+    const perRound = new Map<Runtime, number>();
     for (const runtime of RUNTIMES) {
       const minMs = options.quick ? QUICK_WARMUP_MS : FULL_WARMUP_MS;
       const reply = await (workers.get(runtime) as Worker).request({ type: "warmup", runs: warmup, minMs });
       const batch = reply.type === "warm" ? batchSize(reply.medianMs) : 1;
+      const each = reply.type === "warm" ? samplesPerRound(reply.medianMs * batch, runs) : 1;
       batches.set(runtime, batch);
+      perRound.set(runtime, each);
       warmed.push(
-        `${runtime} ${reply.type === "warm" ? reply.runs : "?"}${batch > 1 ? ` (timed in batches of ${batch})` : ""}`,
+        `${runtime} ${reply.type === "warm" ? reply.runs : "?"}${batch > 1 ? ` (timed in batches of ${batch})` : ""}${each > 1 ? ` (${each} samples a round)` : ""}`,
       );
     }
     options.log(`  ${workload.id} warmup runs: ${warmed.join("  ")}`);
@@ -144,11 +163,14 @@ export async function runWorkload(
     for (let round = 0; round < runs; round++) {
       const order = RUNTIMES.map((_, i) => RUNTIMES[(i + round) % RUNTIMES.length] as Runtime);
       for (const runtime of order) {
-        const reply = await (workers.get(runtime) as Worker).request({ type: "run", batch: batches.get(runtime) ?? 1 });
-        if (reply.type !== "result") throw new Error(`unexpected ${reply.type}`);
-        samples.get(runtime)?.push(reply.ms);
-        stored.set(runtime, reply.storedBytes);
-        stateBytes ??= reply.stateBytes;
+        for (let k = 0; k < (perRound.get(runtime) ?? 1); k++) {
+          const batch = batches.get(runtime) ?? 1;
+          const reply = await (workers.get(runtime) as Worker).request({ type: "run", batch });
+          if (reply.type !== "result") throw new Error(`unexpected ${reply.type}`);
+          samples.get(runtime)?.push(reply.ms);
+          stored.set(runtime, reply.storedBytes);
+          stateBytes ??= reply.stateBytes;
+        }
       }
       const line = RUNTIMES.map((r) => `${r} ${(samples.get(r)?.at(-1) ?? Number.NaN).toFixed(1)}`).join("  ");
       options.log(`  ${workload.id} run ${round + 1}/${runs}: ${line} ms`);

@@ -40,10 +40,13 @@ interface Stamp<T> {
   write(object: object, value: T): void;
 }
 
+/** A constructor whose `new` gives back the object it was passed. */
+type ReturnsArgument = new (object: object) => object;
+
 /** A base "class" whose constructor returns the object passed to it. */
 const Returning = function (this: unknown, object: object) {
   return object;
-} as unknown as new (object: object) => object;
+} as unknown as ReturnsArgument;
 
 /** A class of its own per link: each one's private field is a separate slot. */
 function stampClass<T>(): Stamp<T> {

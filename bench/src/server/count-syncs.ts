@@ -13,8 +13,8 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hitlLatencies, runsPerSecond } from "./scenarios.js";
-import { type ServerKind, startTarget } from "./targets.js";
+import { PER_RUN_SCENARIOS, serveUnder } from "./per-run.js";
+import type { ServerKind } from "./targets.js";
 
 type Counts = Record<"fsync" | "fdatasync" | "pwrite64", number>;
 
@@ -31,38 +31,16 @@ function parseSummary(text: string): Counts {
 
 async function traced(kind: ServerKind, tmp: string, work: (url: string) => Promise<void>): Promise<Counts> {
   const out = join(tmp, `${kind}-${Date.now()}.strace`);
-  const target = await startTarget(kind, tmp, undefined, [
-    "strace",
-    "-f",
-    "-c",
-    "-o",
-    out,
-    "-e",
-    "trace=fsync,fdatasync,pwrite64",
-  ]);
-  try {
-    await work(target.url);
-  } finally {
-    await target.stop();
-  }
+  await serveUnder(kind, tmp, ["strace", "-f", "-c", "-o", out, "-e", "trace=fsync,fdatasync,pwrite64"], work);
   return parseSummary(readFileSync(out, "utf8"));
 }
-
-const SCENARIOS: Record<string, (url: string, n: number) => Promise<void>> = {
-  "(i) conversation": async (url, n) => {
-    await hitlLatencies(url, n);
-  },
-  "(ii) stateless run": async (url, n) => {
-    await runsPerSecond(url, 1, n);
-  },
-};
 
 const runs = Number(process.argv[2] ?? 50);
 const tmp = mkdtempSync(join(tmpdir(), "trellis-count-syncs-"));
 try {
   console.log(`| scenario | server | fsync + fdatasync per run | pwrite64 per run |`);
   console.log(`|---|---|---:|---:|`);
-  for (const [name, scenario] of Object.entries(SCENARIOS)) {
+  for (const [name, scenario] of Object.entries(PER_RUN_SCENARIOS)) {
     for (const kind of ["trellis", "floor"] as const) {
       const few = await traced(kind, tmp, (url) => scenario(url, runs));
       const many = await traced(kind, tmp, (url) => scenario(url, runs * 3));

@@ -12,37 +12,23 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hitlLatencies, runsPerSecond } from "./scenarios.js";
-import { type ServerKind, startTarget } from "./targets.js";
+import { PER_RUN_SCENARIOS, serveUnder } from "./per-run.js";
+import type { ServerKind } from "./targets.js";
 
 /** User + system seconds of the server process, as `/usr/bin/time -f "%U %S"` wrote them. */
 async function cpuSeconds(kind: ServerKind, tmp: string, work: (url: string) => Promise<void>): Promise<number> {
   const out = join(tmp, `${kind}-${Date.now()}.time`);
-  const target = await startTarget(kind, tmp, undefined, ["/usr/bin/time", "-f", "%U %S", "-o", out]);
-  try {
-    await work(target.url);
-  } finally {
-    await target.stop();
-  }
+  await serveUnder(kind, tmp, ["/usr/bin/time", "-f", "%U %S", "-o", out], work);
   const [user = 0, system = 0] = readFileSync(out, "utf8").trim().split("\n").at(-1)?.split(" ").map(Number) ?? [];
   return user + system;
 }
-
-const SCENARIOS: Record<string, (url: string, n: number) => Promise<void>> = {
-  "(i) conversation": async (url, n) => {
-    await hitlLatencies(url, n);
-  },
-  "(ii) stateless run": async (url, n) => {
-    await runsPerSecond(url, 1, n);
-  },
-};
 
 const runs = Number(process.argv[2] ?? 100);
 const tmp = mkdtempSync(join(tmpdir(), "trellis-cpu-per-run-"));
 try {
   console.log("| scenario | server | CPU ms per run (user + sys) |");
   console.log("|---|---|---:|");
-  for (const [name, scenario] of Object.entries(SCENARIOS)) {
+  for (const [name, scenario] of Object.entries(PER_RUN_SCENARIOS)) {
     for (const kind of ["trellis", "floor"] as const) {
       const few = await cpuSeconds(kind, tmp, (url) => scenario(url, runs));
       const many = await cpuSeconds(kind, tmp, (url) => scenario(url, runs * 3));

@@ -2,13 +2,13 @@
  * Two server processes on one Postgres schema, each with its own scheduler looking every 20 ms on the
  * real clock, race for the same ticks: each tick starts exactly one run.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { Client } from "@langchain/langgraph-sdk";
 import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/checkpoint-postgres/testing";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { eventually, PACKAGE_DIR } from "./harness.js";
+import { eventually } from "./harness.js";
+import { launchTestChild } from "./serve-child-launch.js";
 
 const postgres = await requirePostgres();
 const schema = testSchema("cronproc");
@@ -29,32 +29,9 @@ afterAll(async () => {
 });
 
 function startChild(): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--conditions=@trellis/source",
-      "--import",
-      "tsx",
-      join(PACKAGE_DIR, "src/test/cron-child.ts"),
-      POSTGRES_URL,
-      schema,
-    ],
-    { cwd: PACKAGE_DIR, env: process.env, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const { child, url } = launchTestChild("cron-child.ts", [POSTGRES_URL, schema]);
   children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stderr?.on("data", (d) => {
-      err += String(d);
-    });
-    child.stdout?.on("data", (d) => {
-      out += String(d);
-      const m = /READY (\d+)/.exec(out);
-      if (m) resolve(`http://127.0.0.1:${m[1]}`);
-    });
-    child.on("exit", (code) => reject(new Error(`cron child exited (${code}): ${err}`)));
-  });
+  return url;
 }
 
 describe.skipIf(!postgres)("crons across server processes", () => {

@@ -2,14 +2,14 @@
  * Raw-socket helpers for the door tests: a server in a child process (so a crash is an exit, not a
  * failure of the test process), raw HTTP exchanges, and WebSocket frames built by hand.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TrellisConfig } from "../config/config.js";
-import { PACKAGE_DIR } from "./harness.js";
+import { launchTestChild } from "./serve-child-launch.js";
 
 /** A door-child server process. */
 export interface ChildServer {
@@ -32,36 +32,17 @@ export interface ChildServer {
  */
 export async function startChildServer(overrides: Partial<TrellisConfig> = {}): Promise<ChildServer> {
   const dir = mkdtempSync(join(tmpdir(), "trellis-doors-"));
-  const child = spawn(
-    process.execPath,
-    [
-      "--conditions=@trellis/source",
-      "--import",
-      "tsx",
-      join(PACKAGE_DIR, "src/test/door-child.ts"),
-      join(dir, "db.sqlite"),
-      JSON.stringify(overrides),
-    ],
-    { cwd: PACKAGE_DIR, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let err = "";
-  child.stderr?.on("data", (d) => {
-    err += String(d);
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d) => {
-      out += String(d);
-      const m = /READY (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once("exit", (code) => reject(new Error(`door child exited (${code}) before it listened: ${err}`)));
-  });
+  const {
+    child,
+    url: ready,
+    stderr,
+  } = launchTestChild("door-child.ts", [join(dir, "db.sqlite"), JSON.stringify(overrides)]);
+  const port = Number(new URL(await ready).port);
   return {
     child,
     port,
     url: `http://127.0.0.1:${port}`,
-    stderr: () => err,
+    stderr,
     alive: () => child.exitCode === null && child.signalCode === null,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {

@@ -22,22 +22,22 @@ export class ObjectLink<T> {
 
   /** The value linked to `object`, if any. */
   get(object: object): T | undefined {
-    const stamp = this.#stamp;
-    if (stamp.has(object)) return stamp.read(object);
-    return Object.isExtensible(object) ? undefined : this.#fallback.get(object);
+    const value = this.#stamp.read(object);
+    if (value !== undefined || Object.isExtensible(object)) return value;
+    return this.#fallback.get(object);
   }
 
   /** Links `value` to `object` (replacing an earlier link). */
   set(object: object, value: T): void {
-    if (this.#stamp.has(object) || Object.isExtensible(object)) this.#stamp.write(object, value);
-    else this.#fallback.set(object, value);
+    if (!this.#stamp.write(object, value)) this.#fallback.set(object, value);
   }
 }
 
 interface Stamp<T> {
-  has(object: object): boolean;
-  read(object: object): T;
-  write(object: object, value: T): void;
+  /** The stamped value; undefined when `object` has no stamp. */
+  read(object: object): T | undefined;
+  /** Stamps `value` on `object` (or replaces its stamp); false when it cannot take one (not extensible). */
+  write(object: object, value: T): boolean;
 }
 
 /** A constructor whose `new` gives back the object it was passed. */
@@ -56,15 +56,14 @@ function stampClass<T>(): Stamp<T> {
       super(object);
       this.#value = value;
     }
-    static has(object: object): boolean {
-      return #value in object;
+    static read(object: object): T | undefined {
+      return #value in object ? (object as Stamped).#value : undefined;
     }
-    static read(object: object): T {
-      return (object as Stamped).#value;
-    }
-    static write(object: object, value: T): void {
+    static write(object: object, value: T): boolean {
       if (#value in object) (object as Stamped).#value = value;
-      else new Stamped(object, value);
+      else if (Object.isExtensible(object)) new Stamped(object, value);
+      else return false;
+      return true;
     }
   }
   return Stamped;

@@ -65,6 +65,19 @@ export class Ledger {
     this.#insert.run(process.pid, kind, token, detail ?? null);
   }
 
+  /**
+   * Appends several entries for this process in one transaction: a process paused between them (a
+   * test's SIGSTOP) never holds the ledger's write lock after another process saw the first one.
+   *
+   * @example
+   * ledger.recordAll([["start", "b", "run-1"], ["attempt-start", "b", "run-1:2@1700000000000"]]);
+   */
+  recordAll(entries: ReadonlyArray<readonly [kind: LedgerKind, token: string, detail?: string]>): void {
+    this.#db.transaction(() => {
+      for (const [kind, token, detail] of entries) this.record(kind, token, detail);
+    })();
+  }
+
   /** Every entry, in order; only those of `kind` when given. */
   entries(kind?: LedgerKind): LedgerEntry[] {
     const rows =

@@ -230,7 +230,11 @@ export class ItemStore implements Store {
         now,
       );
     }
-    return hits.map(({ row, score }) => (score === undefined ? toItem(row) : { ...toItem(row), score }));
+    return hits.map(({ row, score }) => {
+      const item = toItem(row);
+      if (score !== undefined) (item as SearchItem).score = score; // added to its own object, not spread
+      return item;
+    });
   }
 
   async listNamespaces(options: StoreListNamespacesOptions = {}): Promise<string[][]> {

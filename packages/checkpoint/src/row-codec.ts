@@ -86,8 +86,8 @@ export function encodeCheckpoint(serde: Serializer, checkpoint: Checkpoint): Che
  * const checkpoint = decodeCheckpoint(jsonSerializer, row, { threadId: "t1" });
  */
 export function decodeCheckpoint(serde: Serializer, row: CheckpointRow, where: RowLocation): Checkpoint {
-  verify(row.sum, checksum(row.body), "checkpoint", where);
-  const value = decodeText(serde, row.body, "checkpoint", where);
+  verify(row.sum, checksum(row.body), "checkpoint", () => where);
+  const value = decodeText(serde, row.body, "checkpoint", () => where);
   if (value === null || typeof value !== "object" || typeof (value as Checkpoint).id !== "string") {
     throw corrupt("checkpoint", where, "it is not a checkpoint object");
   }
@@ -145,12 +145,13 @@ export function decodeBlob(
   row: Pick<BlobRow, "channel" | "version" | "kind" | "base" | "sum"> & { body: string | null },
   where: RowLocation,
 ): StoredBlob {
-  const at = { ...where, channel: row.channel, version: row.version };
-  if (row.body === null) throw corrupt("channel value", at, "the shared body it refers to is missing");
+  // where the row sits, built only for an error (a literal adding keys after a spread is slow on V8)
+  const at = () => ({ ...where, channel: row.channel, version: row.version });
+  if (row.body === null) throw corrupt("channel value", at(), "the shared body it refers to is missing");
   verify(row.sum, blobChecksum(row.kind, row.base, row.body), "channel value", at);
   const value = decodeText(serde, row.body, "channel value", at);
   if (row.kind === "full") return { kind: "full", value };
-  if (!Array.isArray(value) || row.base === null) throw corrupt("channel value", at, "it is a malformed delta");
+  if (!Array.isArray(value) || row.base === null) throw corrupt("channel value", at(), "it is a malformed delta");
   return { kind: "delta", base: row.base, items: value };
 }
 
@@ -198,8 +199,8 @@ export function decodeWrite(
   row: Pick<WriteRow, "taskId" | "channel" | "sum"> & { body: string | null },
   where: RowLocation,
 ): PendingWrite {
-  const at = { ...where, taskId: row.taskId, channel: row.channel };
-  if (row.body === null) throw corrupt("pending write", at, "the shared body it refers to is missing");
+  const at = () => ({ ...where, taskId: row.taskId, channel: row.channel }); // for an error only, as in decodeBlob
+  if (row.body === null) throw corrupt("pending write", at(), "the shared body it refers to is missing");
   verify(row.sum, writeChecksum(row.taskId, row.channel, row.body), "pending write", at);
   return { taskId: row.taskId, channel: row.channel, value: decodeText(serde, row.body, "pending write", at) };
 }
@@ -238,21 +239,19 @@ export function rebuildValues(
   return values;
 }
 
-function verify(stored: string, actual: string, what: string, where: RowLocation & Record<string, unknown>): void {
-  if (stored !== actual) throw corrupt(what, where, "its checksum does not match its content");
+/** Where a row sits, made only when an error names it. */
+type LocationOf = () => RowLocation & Record<string, unknown>;
+
+function verify(stored: string, actual: string, what: string, where: LocationOf): void {
+  if (stored !== actual) throw corrupt(what, where(), "its checksum does not match its content");
 }
 
-function decodeText(
-  serde: Serializer,
-  text: string,
-  what: string,
-  where: RowLocation & Record<string, unknown>,
-): unknown {
+function decodeText(serde: Serializer, text: string, what: string, where: LocationOf): unknown {
   try {
     return serde.deserialize(text);
   } catch (cause) {
     if (cause instanceof TrellisError && cause.code !== "SERIALIZATION") throw cause;
-    throw corrupt(what, where, "it cannot be decoded", cause);
+    throw corrupt(what, where(), "it cannot be decoded", cause);
   }
 }
 

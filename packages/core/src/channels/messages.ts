@@ -94,7 +94,9 @@ export function normalizeRole<M extends MessageLike>(message: M | string): M {
     tool_calls?: unknown;
     tool_call_id?: unknown;
   };
-  const out: Record<string, unknown> = role === undefined ? rest : { ...rest, role };
+  // `role` first, then set: a literal adding a key after a spread is slow on V8
+  const out: Record<string, unknown> = role === undefined ? rest : { role, ...rest };
+  if (role !== undefined) out.role = role;
   if (text !== undefined) out.content = text;
   if (Array.isArray(tool_calls) && out.toolCalls === undefined) out.toolCalls = tool_calls.map(toolCallOf);
   if (typeof tool_call_id === "string" && out.toolCallId === undefined) out.toolCallId = tool_call_id;
@@ -132,17 +134,22 @@ function toolCallOf(call: unknown): { id?: string; name?: string; args: unknown 
         // kept as the text it is
       }
     }
-    return {
-      ...(c.id !== undefined ? { id: c.id } : {}),
-      ...(c.function.name !== undefined ? { name: c.function.name } : {}),
-      args,
-    };
+    return toolCall(c.id, c.function.name, args);
   }
-  return {
-    ...(c?.id !== undefined ? { id: c.id } : {}),
-    ...(c?.name !== undefined ? { name: c.name } : {}),
-    args: c?.args ?? {},
-  };
+  return toolCall(c?.id, c?.name, c?.args ?? {});
+}
+
+/** `{ id?, name?, args }`, keys added in that order (not spread: see {@link withFreshId}). */
+function toolCall(
+  id: string | undefined,
+  name: string | undefined,
+  args: unknown,
+): { id?: string; name?: string; args: unknown } {
+  const out: { id?: string; name?: string; args: unknown } = {} as { args: unknown };
+  if (id !== undefined) out.id = id;
+  if (name !== undefined) out.name = name;
+  out.args = args;
+  return out;
 }
 
 /**
@@ -218,7 +225,7 @@ function mergeMessages<M extends MessageLike>(current: M[], incoming: M[]): { va
       index = undefined;
       continue;
     }
-    const withId = message.id === undefined ? { ...message, id: randomUUID() } : message;
+    const withId = message.id === undefined ? withFreshId(message) : message;
     const at = message.id === undefined ? undefined : indexOf(message.id);
     own();
     if (at !== undefined) {
@@ -232,4 +239,11 @@ function mergeMessages<M extends MessageLike>(current: M[], incoming: M[]): { va
   }
   if (pureAppend && index) indexes.set(list, index);
   return { value: list, appended: pureAppend ? appended : null };
+}
+
+/** A copy of `message` with a new id (first, then set: a literal adding a key after a spread is slow on V8). */
+function withFreshId<M extends { id?: string | undefined }>(message: M): M & { id: string } {
+  const out = { id: "", ...message };
+  out.id = randomUUID();
+  return out as M & { id: string };
 }

@@ -273,7 +273,9 @@ export class CompiledGraph<S extends StateSchema, I extends keyof S = keyof S, O
     return eventStream(modes, subgraphs === true, (sink, signal) => {
       const userSignal = normalized.signal;
       const combined = userSignal ? AbortSignal.any([userSignal, signal]) : signal;
-      return runLoop({ spec: this.#spec, input, config: { ...normalized, signal: combined }, sink });
+      const config = { signal: combined, ...normalized }; // the key first, then set: see normalizeConfig
+      config.signal = combined;
+      return runLoop({ spec: this.#spec, input, config, sink });
     });
   }
 
@@ -409,7 +411,9 @@ export class CompiledGraph<S extends StateSchema, I extends keyof S = keyof S, O
     if (parent.user !== undefined) inherited.user = parent.user;
     // the parent node's store (its run config's, else its graph's) reaches the subgraph's nodes
     if (scope.ctx.store !== undefined) inherited.store = scope.ctx.store;
-    const normalized = normalizeConfig({ ...inherited, ...config, durability: parent.durability ?? "sync" });
+    const merged: RunConfig = { durability: "sync", ...inherited, ...config }; // see normalizeConfig
+    merged.durability = parent.durability ?? "sync";
+    const normalized = normalizeConfig(merged);
     try {
       const outcome = await runLoop({
         spec: this.#spec,
@@ -446,8 +450,6 @@ function toInvokeResult(spec: GraphSpec, outcome: RunOutcome): Record<string, un
   // The run's own values are read-only; the caller gets an object of its own, with only the graph's
   // output keys (as LangGraph returns).
   const values = pickOutput(spec, outcome.values);
-  if (outcome.status === "interrupted" && outcome.interrupts.length > 0) {
-    return { ...values, __interrupt__: outcome.interrupts };
-  }
+  if (outcome.status === "interrupted" && outcome.interrupts.length > 0) values.__interrupt__ = outcome.interrupts;
   return values;
 }

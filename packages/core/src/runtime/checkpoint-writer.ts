@@ -163,9 +163,9 @@ export class CheckpointWriter {
     const lease = request.put?.lease ?? this.lease();
     const keeper = last && saver.commit ? this.keeper() : undefined;
     if (keeper) {
-      return keeper.releaseWith((current) => (saver.commit as Commit)({ ...request, lease: current, release: true }));
+      return keeper.releaseWith((current) => (saver.commit as Commit)({ lease: current, release: true, ...request }));
     }
-    if (request.put && request.writes && saver.commit) return saver.commit({ ...request, ...(lease ? { lease } : {}) });
+    if (request.put && request.writes && saver.commit) return saver.commit(lease ? { lease, ...request } : request);
     if (request.put) return saver.put(request.put);
     const { ref, writes } = request.writes as { ref: WritesRef; writes: PendingWrite[] };
     return saver.putWrites(ref, writes, lease);

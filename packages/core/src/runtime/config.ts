@@ -139,8 +139,27 @@ export function normalizeConfig(config: RunConfig | undefined): NormalizedConfig
   if (c.leaseOwner !== undefined && (typeof c.leaseOwner !== "string" || c.leaseOwner === "")) {
     throw new TrellisError("INVALID_CONFIG", "leaseOwner must be a non-empty string.");
   }
-  const out: NormalizedConfig = { ...c, recursionLimit, durability, maxConcurrency };
-  if (threadId !== undefined) out.threadId = threadId;
-  if (checkpointId !== undefined) out.checkpointId = checkpointId;
+  // Every key this adds comes first, the caller's keys are spread after them, then the added keys are
+  // set again (they win). On V8 (Node 20) an object literal adding keys after a spread, or a key added
+  // to a spread's copy, takes a slow path (~2 µs) and gives every object a hidden class of its own, so
+  // each place the run reads its config from went megamorphic. Not `Object.assign`: a server's config
+  // is parsed input, and a `__proto__` key would run its setter.
+  let out: NormalizedConfig;
+  if (threadId !== undefined && checkpointId !== undefined) {
+    out = { threadId, checkpointId, recursionLimit, durability, maxConcurrency, ...c };
+    out.threadId = threadId;
+    out.checkpointId = checkpointId;
+  } else if (threadId !== undefined) {
+    out = { threadId, recursionLimit, durability, maxConcurrency, ...c };
+    out.threadId = threadId;
+  } else if (checkpointId !== undefined) {
+    out = { checkpointId, recursionLimit, durability, maxConcurrency, ...c };
+    out.checkpointId = checkpointId;
+  } else {
+    out = { recursionLimit, durability, maxConcurrency, ...c };
+  }
+  out.recursionLimit = recursionLimit;
+  out.durability = durability;
+  out.maxConcurrency = maxConcurrency;
   return out;
 }

@@ -60,7 +60,7 @@ export async function acquireLease(
   const end = startLeaseExecution(options.owner);
   try {
     const lease = await saver.acquireLease(threadId, options.owner, options.ttlMs ?? DEFAULT_LEASE_TTL_MS);
-    return keepLease(saver, lease, clock, { ...options, end });
+    return keepLease(saver, lease, clock, { end, ...options });
   } catch (error) {
     end();
     throw error;
@@ -85,7 +85,7 @@ export async function acquireLeaseAndLoad(
   const end = startLeaseExecution(options.owner);
   try {
     const { lease, tuple } = await saver.acquireLeaseAndGet(ref, options.owner, ttlMs);
-    return { keeper: keepLease(saver, lease, clock, { ...options, end }), loaded: { tuple } };
+    return { keeper: keepLease(saver, lease, clock, { end, ...options }), loaded: { tuple } };
   } catch (error) {
     end(); // see acquireLease: a lease this acquire may have stored is free for this process now
     throw error;

@@ -1,7 +1,7 @@
 import { TrellisError } from "@trellis/checkpoint";
 import type { StateSchema } from "../state.js";
 import type { Interrupt } from "./command.js";
-import { resolveResume } from "./resume.js";
+import { resolveResume, withTaskId } from "./resume.js";
 
 /**
  * What a graph does with a new input (not a `Command`) that arrives while its thread waits on an
@@ -100,7 +100,7 @@ export function decidePausedInput(
   if (pending.length === 0) return { kind: "continue", update: input };
   const answer = typeof policy === "object" ? policy.resume(input) : input;
   const byTask = resolveResume(
-    pending.map((p) => ({ ...p, taskId: p.id })),
+    pending.map((p) => withTaskId(p, p.id)),
     answer,
     { threadId, strict: true },
   );

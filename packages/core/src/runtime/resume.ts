@@ -9,6 +9,16 @@ export interface PendingInterrupt extends Interrupt {
 
 const INTERRUPT_ID = /^[0-9a-f]{32}$/;
 
+/**
+ * `interrupt` with the task it belongs to. `taskId` comes first and is set again: a literal that adds
+ * a key after a spread takes V8's slow path. @internal
+ */
+export function withTaskId<I extends object>(interrupt: I, taskId: string): I & { taskId: string } {
+  const out = { taskId, ...interrupt };
+  out.taskId = taskId;
+  return out;
+}
+
 /** The interrupts recorded against a checkpoint that have no resume value yet. @internal */
 export function pendingInterrupts(pending: ReadonlyMap<string, ReadonlyMap<string, unknown>>): PendingInterrupt[] {
   const out: PendingInterrupt[] = [];
@@ -16,7 +26,7 @@ export function pendingInterrupts(pending: ReadonlyMap<string, ReadonlyMap<strin
     const recorded = writes.get(WRITE.interrupt) as Interrupt[] | undefined;
     if (!recorded) continue;
     const resumed = (writes.get(WRITE.resume) ?? {}) as Record<string, unknown>;
-    for (const item of recorded) if (!Object.hasOwn(resumed, item.id)) out.push({ ...item, taskId });
+    for (const item of recorded) if (!Object.hasOwn(resumed, item.id)) out.push(withTaskId(item, taskId));
   }
   return out;
 }
@@ -126,7 +136,7 @@ export function bindResume(
     });
   }
   if (snapshot.interrupts.length === 0 && !isResumeMap(resume) && snapshot.next.length > 0) return { kind: "continue" };
-  const pending = snapshot.interrupts.map((i) => ({ ...i, taskId: i.id }));
+  const pending = snapshot.interrupts.map((i) => withTaskId(i, i.id));
   const byTask = resolveResume(pending, resume, { threadId, strict: true });
   const bound: Record<string, unknown> = {};
   for (const answers of byTask.values()) Object.assign(bound, answers);

@@ -172,14 +172,16 @@ export class RunContext {
   ): CheckpointMetadata {
     const given = this.config.metadata;
     if (given === undefined && extra === undefined && this.tracing === undefined) return { source, step, writes };
-    return {
-      ...given,
-      ...extra,
-      ...(this.tracing ? { [TRACEPARENT_KEY]: this.tracing.traceparent } : {}),
-      source,
-      step,
-      writes,
-    };
+    // The step's own keys first, overwritten by the spreads, then set again (they win): on V8 a literal
+    // adding keys after a spread is slow
+    const out: CheckpointMetadata = this.tracing
+      ? { [TRACEPARENT_KEY]: "", source, step, writes, ...given, ...extra }
+      : { source, step, writes, ...given, ...extra };
+    if (this.tracing) out[TRACEPARENT_KEY] = this.tracing.traceparent;
+    out.source = source;
+    out.step = step;
+    out.writes = writes;
+    return out;
   }
 
   /** What routers receive besides the state: the run's signal and config (one object per run). */

@@ -90,7 +90,14 @@ export async function runSupersteps(run: RunContext, state: ThreadState, continu
     run.checkSize(values, state);
     const routing = route(spec, values, finished, state.checkpoint.barriers, run.routerContext());
     const routed = isThenable(routing) ? await routing : routing;
-    run.advance(state, { values, changed, ...routed, source: "loop", writes: writesMeta });
+    run.advance(state, {
+      values,
+      changed,
+      next: routed.next,
+      barriers: routed.barriers,
+      source: "loop",
+      writes: writesMeta,
+    });
     const stored = run.writer.checkpoint(state, routed.next.length === 0); // nothing next: the run's last write
     if (stored) await stored;
     emitStep(run, state, tasks, outcomes);

@@ -1,4 +1,4 @@
-import { type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
+import { type CheckpointMetadata, type CheckpointSaver, TrellisError } from "@trellis/checkpoint";
 import { START } from "../constants.js";
 import type { GraphSpec } from "../graph/spec.js";
 import { checkTypedKeys } from "../schema/check-state.js";
@@ -71,7 +71,7 @@ export async function updateThreadState(
       changed: applied.changed,
       plan: routed.next,
       barriers: routed.barriers,
-      metadata: { ...config.metadata, source: "update", step, writes: { [node]: Object.keys(update) } },
+      metadata: updateMetadata(config.metadata, step, { [node]: Object.keys(update) }),
       appendOnly: (channel) => spec.schema[channel]?.appendOnly === true,
     });
     const writer = new CheckpointWriter(saver, "sync", () => lease.current, spec.snapshotEvery);
@@ -92,4 +92,21 @@ function inferAsNode(spec: GraphSpec, writes: Record<string, string[]> | undefin
     `updateState: the last step was written by several nodes (${writers.join(", ")}); pass asNode to say which one this update comes from.`,
     { details: { writers } },
   );
+}
+
+/**
+ * An update's checkpoint metadata: the caller's, under the update's own keys (they win). Those come
+ * first and are set again: a literal adding keys after a spread makes a new hidden class per object on
+ * V8, and the caller's metadata may be parsed input (no `Object.assign`).
+ */
+function updateMetadata(
+  given: Record<string, unknown> | undefined,
+  step: number,
+  writes: Record<string, string[]>,
+): CheckpointMetadata {
+  const metadata: CheckpointMetadata = { source: "update", step, writes, ...given };
+  metadata.source = "update";
+  metadata.step = step;
+  metadata.writes = writes;
+  return metadata;
 }

@@ -145,14 +145,12 @@ function onReport(message: unknown): void {
   const listener = tally.onCall;
   if (!listener) return;
   const finish = report.finishReason;
-  listener({
-    kind: "model",
-    ...placeOf(ctx, node, report),
-    provider,
-    model,
-    ...counts,
+  // assigned in order onto one object (the runtime's own values, so `Object.assign` is safe): a literal
+  // adding keys after a spread makes a new hidden class per call on V8
+  const call = Object.assign({ kind: "model" as const }, placeOf(ctx, node, report), { provider, model }, counts, {
     finishReason: typeof finish === "string" ? finish : undefined,
   });
+  listener(call);
 }
 
 function onToolReport(message: unknown): void {
@@ -160,9 +158,16 @@ function onToolReport(message: unknown): void {
   if (!listener) return;
   const report = message as ToolReport;
   const ctx = currentScope()?.ctx;
-  const status = report.status === "error" || report.status === "interrupted" ? report.status : "ok";
+  const status: "error" | "interrupted" | "ok" =
+    report.status === "error" || report.status === "interrupted" ? report.status : "ok";
   const node = ctx ? nodePath(ctx.namespace, ctx.node) : "(outside a node)";
-  listener({ kind: "tool", ...placeOf(ctx, node, report), tool: String(report.tool ?? "unknown"), status });
+  // as for a model call: assigned in order, not spread
+  listener(
+    Object.assign({ kind: "tool" as const }, placeOf(ctx, node, report), {
+      tool: String(report.tool ?? "unknown"),
+      status,
+    }),
+  );
 }
 
 function placeOf(ctx: NodeContext | undefined, node: string, report: Report | ToolReport): CallPlace {
@@ -235,7 +240,12 @@ export class UsageTally {
     }
     const byNode: Record<string, TokenCounts> = {};
     for (const [node, counts] of this.#byNode) byNode[node] = { ...counts };
-    return { ...this.#total, ...(cost !== undefined ? { costUsd: round(cost) } : {}), byNode, byModel };
+    // assigned in order (not spread, see onModelReport): the total's counts, its cost when known, then the breakdowns
+    const usage: TokenCounts & Partial<RunUsage> = Object.assign({}, this.#total);
+    if (cost !== undefined) usage.costUsd = round(cost);
+    usage.byNode = byNode;
+    usage.byModel = byModel;
+    return usage as RunUsage;
   }
 }
 
@@ -277,7 +287,11 @@ function nodePath(namespace: string, node: string): string {
 export async function countRunUsage<O extends object>(run: () => Promise<O>): Promise<O & { usage?: RunUsage }> {
   const tally = tallies.getStore() ?? new UsageTally();
   const outcome = await withUsageTally(tally, run);
-  return tally.calls > 0 ? { ...outcome, usage: tally.toJSON() } : outcome;
+  if (tally.calls === 0) return outcome;
+  const usage = tally.toJSON();
+  const counted = { usage, ...outcome }; // the key first, then set: a key added after a spread is slow on V8
+  counted.usage = usage;
+  return counted;
 }
 
 /** The tally of the run executing this code, if any. @internal */

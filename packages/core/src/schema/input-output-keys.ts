@@ -29,7 +29,9 @@ export function pickOutput(spec: GraphSpec, values: Record<string, unknown>): Re
 }
 
 function pick(values: Record<string, unknown>, keys: readonly string[] | undefined): Record<string, unknown> {
-  if (keys === undefined) return { ...values };
+  // copied with `Object.assign` (the keys are the schema's channels): an invoke adds `__interrupt__` to
+  // the copy, and a key added to a spread's copy gives it a hidden class of its own on V8
+  if (keys === undefined) return Object.assign({}, values);
   const out: Record<string, unknown> = {};
   for (const key of keys) if (Object.hasOwn(values, key)) out[key] = values[key];
   return out;

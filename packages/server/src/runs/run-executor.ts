@@ -171,10 +171,10 @@ async function stream(
     let outcome: RunOutcome | undefined;
     for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
       try {
+        // debug: the tasks' starts and results for the run's timeline (three small events per task and step)
         const stream = graph.streamEvents(input as GraphInput<never>, {
-          ...config,
-          // debug: the tasks' starts and results for the run's timeline (three small events per task and step)
           streamMode: [...new Set<StreamMode>(["values", "debug", ...wanted])],
+          ...config,
         });
         const api = new ApiEvents(run.kwargs.streamMode, run.threadId);
         for await (const e of stream) {
@@ -400,7 +400,7 @@ function runConfig(
   const config: RunConfig & StreamOptions = {
     threadId: run.threadId,
     runId: run.runId,
-    metadata: { ...run.metadata, run_id: run.runId, assistant_id: run.assistantId },
+    metadata: runMetadata(run),
     signal: ctx.signal,
     drainSignal: ctx.drainSignal,
     subgraphs: k.streamSubgraphs,
@@ -426,4 +426,16 @@ function runConfig(
   // the graph's nodes see the store as the run's owner sees it over the Store API (all of it, auth off)
   if (ctx.itemStore) config.store = storeFor(ctx.itemStore, run.owner);
   return config;
+}
+
+/**
+ * The run's metadata with its ids (they win). The ids come first and are set again: a literal adding
+ * keys after a spread makes a new hidden class per run on V8 (and `run.metadata` is parsed input, so it
+ * is not copied with `Object.assign`, which would run a `__proto__` key's setter).
+ */
+function runMetadata(run: RunRecord): Record<string, unknown> {
+  const metadata = { run_id: run.runId, assistant_id: run.assistantId, ...run.metadata };
+  metadata.run_id = run.runId;
+  metadata.assistant_id = run.assistantId;
+  return metadata;
 }

@@ -185,14 +185,14 @@ function chunkMetadata(meta: MessageChunkMeta): Record<string, unknown> {
   const { node, step, namespace, taskId, ...rest } = meta;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(rest)) out[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = value;
-  return {
-    ...out,
-    langgraph_node: node,
-    langgraph_step: step,
-    langgraph_checkpoint_ns: namespace,
-    langgraph_task_id: taskId,
-    tags: [],
-  };
+  // keys added to the object built above, not in a literal after a spread of it (a new hidden class
+  // per chunk on V8)
+  out.langgraph_node = node;
+  out.langgraph_step = step;
+  out.langgraph_checkpoint_ns = namespace;
+  out.langgraph_task_id = taskId;
+  out.tags = [];
+  return out;
 }
 
 /**

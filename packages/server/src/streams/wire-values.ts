@@ -47,7 +47,10 @@ function isHitlRequest(value: Record<string, unknown>): boolean {
  */
 export function wireMessage(m: CoreMessage): Record<string, unknown> {
   const { role, toolCalls, toolCallId, usage, type: _type, ...rest } = m;
-  const out: Record<string, unknown> = { ...rest, type: LANGCHAIN_TYPES[role] };
+  // `rest` is this call's own object: keys are added to it, not in a literal after a spread of it (on
+  // V8 that makes a new hidden class per message)
+  const out: Record<string, unknown> = rest;
+  out.type = LANGCHAIN_TYPES[role];
   if (Array.isArray(toolCalls)) {
     out.tool_calls = toolCalls.map((c: { id?: unknown; name?: unknown; args?: unknown }) => ({
       id: c.id,
@@ -77,16 +80,16 @@ function usageMetadata(u: Record<string, unknown>): Record<string, unknown> {
 function wireHitl(v: Record<string, unknown>): Record<string, unknown> {
   const { actionRequests, reviewConfigs, action_requests, review_configs, ...rest } = v;
   const configs = (review_configs ?? reviewConfigs) as unknown;
-  const out: Record<string, unknown> = { ...rest, action_requests: action_requests ?? actionRequests };
+  const out: Record<string, unknown> = rest; // this call's own object, as in wireMessage
+  out.action_requests = action_requests ?? actionRequests;
   if (Array.isArray(configs)) {
     out.review_configs = configs.map((c) => {
       if (!isPlainObject(c)) return c;
       const { actionName, allowedDecisions, action_name, allowed_decisions, ...more } = c;
-      return {
-        ...more,
-        action_name: action_name ?? actionName,
-        allowed_decisions: allowed_decisions ?? allowedDecisions,
-      };
+      const config: Record<string, unknown> = more;
+      config.action_name = action_name ?? actionName;
+      config.allowed_decisions = allowed_decisions ?? allowedDecisions;
+      return config;
     });
   } else if (configs !== undefined) out.review_configs = configs;
   return out;

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 import { type CheckpointSaver, type Lease, type Store, TrellisError } from "@trellis/checkpoint";
 import { GraphInterrupt, ParentCommand } from "./command.js";
 import type { RunConfig, RunUser } from "./config.js";
@@ -189,8 +189,12 @@ export function splitNamespace(namespace: string): string[] {
 
 /** Deterministic id of the `index`-th interrupt of a task. @internal */
 export function interruptId(namespace: string, taskId: string, index: number | string): string {
-  return createHash("sha1").update(`${namespace}\u0000${taskId}\u0000${index}`).digest("hex").slice(0, 32);
+  const text = `${namespace}\u0000${taskId}\u0000${index}`;
+  // the one-shot `crypto.hash` where Node has it (20.12+): the same digest without a Hash object per id
+  return (sha1Hex ? sha1Hex("sha1", text, "hex") : crypto.createHash("sha1").update(text).digest("hex")).slice(0, 32);
 }
+
+const sha1Hex: typeof crypto.hash | undefined = typeof crypto.hash === "function" ? crypto.hash : undefined;
 
 /**
  * Runs `fn` with its interrupts and durable steps numbered apart under `key`. Parallel work inside one

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { type CheckpointSaver, type Clock, systemClock, TrellisError } from "@trellis/checkpoint";
 import { rateLimitedLogger, warningKey } from "../operations/log-rate-limit.js";
 import type { Logger } from "../operations/worker-log.js";
@@ -105,7 +106,7 @@ export class CronScheduler {
   #stopped = true;
   #inFlight = new Set<Promise<unknown>>();
   /** Aborts the waits of stateless crons' threads for their runs' ends when the scheduler stops. */
-  #closing = new AbortController();
+  #closing = closingController();
 
   constructor(parts: CronSchedulerParts, options: CronSchedulerOptions = {}) {
     this.#p = parts;
@@ -142,7 +143,7 @@ export class CronScheduler {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#closing.abort();
-    this.#closing = new AbortController();
+    this.#closing = closingController();
     if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
     await Promise.allSettled([...this.#inFlight]);
@@ -281,4 +282,14 @@ export class CronScheduler {
     const thread = await this.#p.store.getThread(threadId);
     if (thread) await this.#p.runs.deleteThread(thread);
   }
+}
+
+/**
+ * The controller a scheduler's waits listen to: one listener per stateless cron tick whose run has not
+ * ended yet, so a look that starts more than 10 is not a listener leak (Node warns past 10).
+ */
+function closingController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

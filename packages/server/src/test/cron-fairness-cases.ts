@@ -23,6 +23,10 @@ export function cronTurnsCase(label: string, saver?: TrellisConfig["saver"]): vo
     it("takes ticks in turns between owners; bob's 120 refused ticks log at most 10 lines", async () => {
       const clock = new ManualClock(at("10:00:30"));
       const log: LogEntry[] = [];
+      // the ticks' runs wait for their ends on one signal: more than 10 of them is no listener leak
+      const warnings: Error[] = [];
+      const onWarning = (w: Error) => warnings.push(w);
+      process.on("warning", onWarning);
       const server = await createServer(
         {
           graphs: TEST_GRAPHS,
@@ -66,7 +70,10 @@ export function cronTurnsCase(label: string, saver?: TrellisConfig["saver"]): vo
         expect(refused.length).toBeGreaterThan(0);
         expect(refused.length).toBeLessThanOrEqual(10); // of 110 refused ticks
         expect((refused[0]?.error as { code?: string } | undefined)?.code).toBe("TOO_MANY_REQUESTS");
+        await new Promise((resolve) => setImmediate(resolve)); // a warning is emitted on the next tick
+        expect(warnings.map((w) => w.name)).not.toContain("MaxListenersExceededWarning");
       } finally {
+        process.off("warning", onWarning);
         await server.close();
       }
     });

@@ -21,6 +21,9 @@ export function allWorkloads(): Workload[] {
     fanoutWorkload(1000),
     fanoutWorkload(1000, { fold: true }),
     fanoutWorkload(3000),
+    // the compat table's measure of the layer alone at 3,000: LangGraph.js's program folds with a
+    // quadratic concat, which native Trellis appends
+    fanoutWorkload(3000, { fold: true }),
     wideStateWorkload("memory"),
     resumeWorkload("memory"),
     resumeWorkload("sqlite"),

@@ -3,7 +3,7 @@
  * 20), an object literal that adds a key after a spread — `{ ...config, recursionLimit }` — takes a slow
  * path once optimized and gives every object it makes a hidden class of its own, so each place that later
  * reads such an object (the run config is read all through a run) sees a new class every run and goes
- * megamorphic: 20–30 % of the (e) resume workload's CPU (docs/performance.md). These tests optimize the
+ * megamorphic: about a fifth of the (e) resume workload's CPU (docs/performance.md). These tests optimize the
  * function that builds the object and compare the classes of two of its objects.
  */
 import { setFlagsFromString } from "node:v8";

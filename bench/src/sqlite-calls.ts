@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CheckpointSaver } from "@trellis/checkpoint";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
-import { Command, channel, END, interrupt, START, StateGraph } from "@trellis/core";
+import { Command } from "@trellis/core";
+import { resumeGraph } from "./workloads/resume.js";
 
 /**
  * What each of the SQLite saver's calls costs in the (e) workload (start → interrupt → resume, one
@@ -80,13 +81,7 @@ async function measure(
       return out;
     };
   }
-  const graph = new StateGraph({ question: channel.value(""), answer: channel.value(""), done: channel.value(false) })
-    .addNode("ask", (s) => ({ answer: interrupt<string>({ question: s.question }) }))
-    .addNode("finish", () => ({ done: true }))
-    .addEdge(START, "ask")
-    .addEdge("ask", "finish")
-    .addEdge("finish", END)
-    .compile({ checkpointer: saver as CheckpointSaver });
+  const graph = resumeGraph().compile({ checkpointer: saver as CheckpointSaver });
   const started = performance.now();
   for (let i = 0; i < threads; i++) {
     phase = "start ";

@@ -25,6 +25,26 @@ export function resumeWorkload(saver: SaverKind): Workload {
   };
 }
 
+/**
+ * (e)'s Trellis graph, not compiled: `ask` pauses in `interrupt()` for an answer, `finish` marks the
+ * ticket done.
+ *
+ * @example
+ * const graph = resumeGraph().compile({ checkpointer: saver });
+ */
+export function resumeGraph() {
+  return new StateGraph({
+    question: channel.value(""),
+    answer: channel.value(""),
+    done: channel.value(false),
+  })
+    .addNode("ask", (s) => ({ answer: interrupt<string>({ question: s.question }) }))
+    .addNode("finish", () => ({ done: true }))
+    .addEdge(START, "ask")
+    .addEdge("ask", "finish")
+    .addEdge("finish", END);
+}
+
 interface Ticket {
   question: string;
   answer: string;
@@ -35,16 +55,7 @@ async function makeResume(runtime: Runtime, saverKind: SaverKind, ctx: MakeConte
   const threads = ctx.tiny ? 3 : 200;
   const ids = Array.from({ length: threads }, (_, i) => `thread-${i}`);
   if (runtime === "trellis") {
-    const builder = new StateGraph({
-      question: channel.value(""),
-      answer: channel.value(""),
-      done: channel.value(false),
-    })
-      .addNode("ask", (s) => ({ answer: interrupt<string>({ question: s.question }) }))
-      .addNode("finish", () => ({ done: true }))
-      .addEdge(START, "ask")
-      .addEdge("ask", "finish")
-      .addEdge("finish", END);
+    const builder = resumeGraph();
     return {
       async trial() {
         const handle = trellisSaver(saverKind, ctx.tmpDir);

@@ -6,7 +6,8 @@ import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { POSTGRES_SESSION_OPTIONS, PostgresRunStore } from "../stores/postgres/postgres-run-store.js";
-import type { RunRecord, RunStore } from "../stores/run-store.js";
+import type { RunStore } from "../stores/run-store.js";
+import { eventually } from "./harness.js";
 import { claim, enqueue, newThread } from "./run-store-fixtures.js";
 
 const postgres = await requirePostgres();
@@ -63,23 +64,10 @@ describe.skipIf(!postgres)("postgres queue: no lock held across a client's round
     expect(endedAfter).toBeLessThan(20_000);
     // and the run it held is claimable again: the client hears of the session's end before the ended
     // backend has released its locks (it reports FATAL, then exits), so the claim may need another try
-    const freed = await claimWithin(store, "w3", stalledRun.runId, 5_000);
+    const freed = await eventually(() => claim(store, "w3", stalledRun.runId).catch(() => undefined), 5_000);
     expect(freed.attempt).toBe(1);
     console.log(
       `[fencing] enqueue + claim beside a stalled transaction: ${took} ms; the stalled session was ended after ${endedAfter} ms more`,
     );
   }, 20_000);
 });
-
-/** Claims `runId`, trying again every 50 ms for up to `ms` while the claim does not find it. */
-async function claimWithin(store: RunStore, worker: string, runId: string, ms: number): Promise<RunRecord> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await claim(store, worker, runId);
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}

@@ -131,6 +131,7 @@ export class PostgresSaver implements CheckpointSaver {
     }
   }
 
+  /** A `quick` put (a run's input, see `PutRequest.quick`) commits without waiting for the WAL flush. */
   async put(request: PutRequest): Promise<void> {
     const { checkpoint } = request;
     const put = this.#encodePut(request);
@@ -140,7 +141,7 @@ export class PostgresSaver implements CheckpointSaver {
       const thread = await this.#openThread(query, checkpoint.threadId, now, true);
       if (request.lease) assertLeaseCurrent(leaseOf(checkpoint.threadId, thread), request.lease, now);
       await query(this.#sql.put, putParams(put, now));
-    });
+    }, request.quick === true);
   }
 
   async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {

@@ -118,15 +118,18 @@ export class SqliteSaver implements CheckpointSaver {
     return typeof result === "object" ? result : undefined;
   }
 
+  /** A `quick` put (a run's input, see `PutRequest.quick`) commits without a disk sync, like a lease write. */
   async put(request: PutRequest): Promise<void> {
     const put = this.#encodePut(request);
-    this.#write(() => {
+    const store = () => {
       const now = this.#clock.now();
       const thread = this.#openThread(request.checkpoint.threadId, now, true);
       if (request.lease) assertLeaseCurrent(leaseOf(request.checkpoint.threadId, thread), request.lease, now);
       this.#storePut(put);
       this.#touch(request.checkpoint.threadId, thread, now);
-    });
+    };
+    if (request.quick) this.#quickWrite(store);
+    else this.#write(store);
   }
 
   async putWrites(ref: CheckpointRef & { checkpointId: string }, writes: PendingWrite[], lease?: Lease): Promise<void> {
@@ -143,7 +146,7 @@ export class SqliteSaver implements CheckpointSaver {
 
   /** The lease and the read in one transaction, which commits without a disk sync like any lease write. */
   async acquireLeaseAndGet(ref: CheckpointRef, owner: string, ttlMs: number): Promise<LeasedTuple> {
-    return this.#leaseWrite(() => {
+    return this.#quickWrite(() => {
       const lease = this.#takeLease(ref.threadId, owner, ttlMs);
       return { lease, tuple: this.#head(ref) };
     });
@@ -171,7 +174,7 @@ export class SqliteSaver implements CheckpointSaver {
     };
     // Only a lease to give back: a lease write, without a disk sync.
     if (put || writes) this.#write(commit);
-    else this.#leaseWrite(commit);
+    else this.#quickWrite(commit);
   }
 
   /** The checkpoint `ref` names (or the latest), read inside the caller's transaction. */
@@ -321,7 +324,7 @@ export class SqliteSaver implements CheckpointSaver {
   }
 
   async acquireLease(threadId: string, owner: string, ttlMs: number): Promise<Lease> {
-    return this.#leaseWrite(() => this.#takeLease(threadId, owner, ttlMs));
+    return this.#quickWrite(() => this.#takeLease(threadId, owner, ttlMs));
   }
 
   /** The lease rule inside the caller's write transaction. */
@@ -340,7 +343,7 @@ export class SqliteSaver implements CheckpointSaver {
   }
 
   async renewLease(lease: Lease, ttlMs: number): Promise<Lease> {
-    return this.#leaseWrite(() => {
+    return this.#quickWrite(() => {
       const now = this.#clock.now();
       const thread = this.#openThread(lease.threadId, now, false);
       assertLeaseCurrent(thread ? leaseOf(lease.threadId, thread) : undefined, lease, now);
@@ -351,7 +354,7 @@ export class SqliteSaver implements CheckpointSaver {
   }
 
   async releaseLease(lease: Lease): Promise<void> {
-    this.#leaseWrite(() => {
+    this.#quickWrite(() => {
       if (!this.#openThread(lease.threadId, this.#clock.now(), false)) return;
       this.#stmt(SQL.releaseLease).run(lease.threadId, lease.owner, lease.epoch);
     });
@@ -468,12 +471,13 @@ export class SqliteSaver implements CheckpointSaver {
   }
 
   /**
-   * A lease change commits without waiting for the disk (`synchronous=NORMAL` for that one commit):
-   * the next checkpoint's FULL commit syncs it along, and only a power loss could drop it — which also
-   * stops every writer the lease fences, so a lost lease frees the thread as its expiry would. This
-   * halves the disk syncs of a short run (acquire and release around each run).
+   * A commit that does not wait for the disk (`synchronous=NORMAL` for that one commit): the next FULL
+   * commit syncs it along (WAL keeps commits in order), and only a power loss could drop it. For lease
+   * changes — a power loss also stops every writer the lease fences, so a lost lease frees the thread
+   * as its expiry would; this halves the disk syncs of a short run (acquire and release around each
+   * run) — and for a run's quick put, whose run follows it with a synced commit before it ends.
    */
-  #leaseWrite<T>(fn: () => T): T {
+  #quickWrite<T>(fn: () => T): T {
     if (!this.#fullSync) return this.#write(fn);
     // `exec`, not `db.pragma()` (which builds a statement object and reads its rows each call), and
     // never a prepared statement: SQLite applies `synchronous` when the statement compiles, not when it runs

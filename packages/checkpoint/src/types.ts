@@ -176,6 +176,16 @@ export interface PutRequest {
   writes?: PendingWrite[];
   /** When given, the put is refused with a {@link LeaseError} unless this lease is current. */
   lease?: Lease;
+  /**
+   * The checkpoint holds nothing a node of its run computed (the run's input, stored before any node
+   * ran). A saver that syncs each commit to disk may commit this one without waiting for the disk: the
+   * run's next write is a synced commit on the same database and carries it along (SQLite's and
+   * PostgreSQL's write-ahead logs keep commits in order), and when the run has nothing else to store it
+   * stores this checkpoint again, synced, before it ends. Only a power cut or a crash of the database
+   * server in between can lose it, which loses no finished work, only the run's start, and the caller
+   * that started it has not been answered. Set by the runtime; a saver may ignore it.
+   */
+  quick?: boolean;
 }
 
 /**

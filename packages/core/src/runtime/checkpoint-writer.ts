@@ -34,6 +34,8 @@ export class CheckpointWriter {
   #lastCheckpoint: Promise<void> = Promise.resolve();
   /** Writes held back for the next transaction, all against one checkpoint. */
   #held: { ref: WritesRef; writes: PendingWrite[] } | undefined;
+  /** The run's quick put (see `checkpoint`) while no synced write has been queued after it. */
+  #unsynced: PutRequest | undefined;
 
   constructor(
     private readonly saver: CheckpointSaver | undefined,
@@ -50,8 +52,12 @@ export class CheckpointWriter {
    * run writes nothing after this checkpoint, so its commit may give the run's lease back too.
    * Undefined when there is nothing to wait for (no saver, `exit`, or a `sync` put a saver in memory
    * made before returning through `putNow`), so the loop awaits nothing.
+   *
+   * `quick`: the checkpoint holds only the run's input (no node has run), so the saver may commit it
+   * without a disk sync (`PutRequest.quick`). Every later write of the run is synced and carries it; if
+   * none comes, `finish` stores it again, synced.
    */
-  checkpoint(state: ThreadState, last = false): Promise<void> | undefined {
+  checkpoint(state: ThreadState, last = false, quick = false): Promise<void> | undefined {
     const saver = this.saver;
     if (!saver || this.durability === "exit") return undefined;
     if (saver.putNow && this.durability === "sync" && !last && !this.#held && this.#inFlight === 0 && !this.#failure) {
@@ -69,6 +75,8 @@ export class CheckpointWriter {
     const held = this.#takeHeld();
     const request = this.#putRequest(state, []);
     this.#buffer = undefined;
+    if (quick && !held && !last) request.quick = true;
+    this.#unsynced = request.quick ? request : undefined;
     const done = this.#enqueue(() => this.#commit({ put: request, ...(held ? { writes: held } : {}) }, last), true);
     if (this.durability === "sync") return done;
     const previous = this.#lastCheckpoint;
@@ -112,6 +120,7 @@ export class CheckpointWriter {
     }
     const held = this.#takeHeld();
     const writes = held ? [...held.writes, ...fresh] : fresh;
+    this.#unsynced = undefined;
     let done: Promise<void>;
     if (this.#buffer) {
       this.#buffer.push(...writes);
@@ -142,12 +151,24 @@ export class CheckpointWriter {
         void this.#enqueue(() => this.#commit({ put: request }, true));
       } else {
         const writes = allWrites(state);
-        if (writes.length > 0) void this.#enqueue(() => this.#commit({ writes: { ref: refOf(state), writes } }, true));
+        if (writes.length > 0) {
+          this.#unsynced = undefined;
+          void this.#enqueue(() => this.#commit({ writes: { ref: refOf(state), writes } }, true));
+        }
       }
       this.#unsavedWrites = false;
     } else if (this.#held) {
       const held = this.#takeHeld();
       if (held) void this.#enqueue(() => this.#commit({ writes: held }, true));
+    }
+    const unsynced = this.#unsynced;
+    if (unsynced) {
+      // nothing was queued after the run's quick put: stored again, synced, before anyone hears the end
+      this.#unsynced = undefined;
+      const lease = this.lease();
+      const { checkpoint, blobs } = unsynced;
+      const put: PutRequest = lease ? { checkpoint, blobs, lease } : { checkpoint, blobs };
+      void this.#enqueue(() => this.#commit({ put }, true));
     }
     await this.#queue;
     if (this.#failure) throw this.#failure.error;
@@ -184,9 +205,11 @@ export class CheckpointWriter {
     return this.#enqueue(() => this.#commit({ writes: held }, last));
   }
 
+  /** The held writes, taken for a transaction about to be queued: a synced one, so it carries a quick put. */
   #takeHeld(): { ref: WritesRef; writes: PendingWrite[] } | undefined {
     const held = this.#held;
     this.#held = undefined;
+    if (held) this.#unsynced = undefined;
     return held;
   }
 

@@ -67,7 +67,7 @@ export async function applyInput(run: RunContext, state: ThreadState): Promise<b
     source: "input",
     writes: { [START]: Object.keys(update) },
   });
-  await run.writer.checkpoint(state);
+  await run.writer.checkpoint(state, false, true); // no node has run yet: a quick commit
   run.emitValues(state);
   return false;
 }
@@ -128,7 +128,7 @@ async function applyCommand(run: RunContext, state: ThreadState, command: Comman
     source: "update",
     writes: { [START]: Object.keys(update) },
   });
-  await run.writer.checkpoint(state);
+  await run.writer.checkpoint(state, false, true); // no node has run yet: a quick commit
   run.emitValues(state);
   return true;
 }
@@ -160,7 +160,7 @@ export async function updateKeepingPause(run: RunContext, state: ThreadState, ra
     },
     { task_base: taskBase },
   );
-  await run.writer.checkpoint(state);
+  await run.writer.checkpoint(state, false, true); // no node has run yet: a quick commit
   for (const [taskId, writes] of carried) await run.writer.writes(state, taskId, [...writes]);
   run.emitValues(state);
 }

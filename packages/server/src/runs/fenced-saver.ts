@@ -12,7 +12,10 @@ import type { ExecuteContext } from "./run-executor.js";
  * (`acquireLeaseAndGet`, `commit`) pass through, fenced and held the same way, so a server run takes its
  * lease with its first read and gives it back with its last write. With `quickly` (a stateless run's
  * attempt: {@link RunStore.commitQuickly}), every write is made through it, committed with the run
- * store's bookkeeping and synced with the answer.
+ * store's bookkeeping and synced with the answer. With `quickPuts` (the run store's
+ * {@link RunStore.commitQuickly}, whose file the saver shares), a put the runtime marked quick (a run's
+ * input, `PutRequest.quick`) is made through it, so the store counts it among the commits the next
+ * answer must sync: an answer showing the thread's state then never shows an unsynced checkpoint.
  *
  * @example
  * const graph = hosted.graph.withCheckpointer(fencedSaver(saver, { fence, lost, leaseTtlMs: 15_000 }));
@@ -20,9 +23,12 @@ import type { ExecuteContext } from "./run-executor.js";
  */
 export function fencedSaver(
   saver: CheckpointSaver,
-  ctx: Pick<ExecuteContext, "fence" | "lost" | "leaseTtlMs"> & { quickly?: RunStore["commitQuickly"] },
+  ctx: Pick<ExecuteContext, "fence" | "lost" | "leaseTtlMs"> & {
+    quickly?: RunStore["commitQuickly"] | undefined;
+    quickPuts?: RunStore["commitQuickly"] | undefined;
+  },
 ): CheckpointSaver {
-  const { fence, leaseTtlMs, quickly } = ctx;
+  const { fence, leaseTtlMs, quickly, quickPuts } = ctx;
   // fenced before the call, and again when its answer arrives: a worker paused while its write was on
   // the database reads the answer only once continued, maybe after another worker took the run over,
   // and must not go on to start the next node from it
@@ -75,7 +81,7 @@ export function fencedSaver(
       return tuple;
     },
     list: (threadId, options) => saver.list(threadId, options),
-    put: guarded((request) => saver.put(request)),
+    put: guarded((request) => (request.quick && quickPuts ? quickPuts(() => saver.put(request)) : saver.put(request))),
     putWrites: guarded((ref, writes, lease) => saver.putWrites(ref, writes, lease)),
     deleteThread: guarded((threadId) => saver.deleteThread(threadId)),
     prune: guarded((threadId, options) => saver.prune(threadId, options)),

@@ -126,9 +126,11 @@ export async function executeRun(run: RunRecord, ctx: ExecuteContext): Promise<E
       const threadStatus = (state?.next.length ?? 0) > 0 ? "interrupted" : "idle";
       return await finish("error", error, threadStatus, [{ event: "error", data: error }]);
     }
-    // a stateless run's thread is deleted after its answer: its checkpoints are synced with that answer
-    const quickly = run.kwargs.temporaryThread ? ctx.store.commitQuickly?.bind(ctx.store) : undefined;
-    const saver = fencedSaver(ctx.saver, quickly ? { ...ctx, quickly } : ctx);
+    // a stateless run's thread is deleted after its answer: its checkpoints are synced with that answer;
+    // any run's quick puts (its input) are the store's quick commits too, so the next answer syncs them
+    const commitQuickly = ctx.store.commitQuickly?.bind(ctx.store);
+    const quickly = run.kwargs.temporaryThread ? commitQuickly : undefined;
+    const saver = fencedSaver(ctx.saver, { ...ctx, quickly, quickPuts: commitQuickly });
     const graph = hosted.graph.withCheckpointer(saver);
     const head = await saver.get({ threadId: run.threadId });
     const first = { event: "metadata", data: { run_id: run.runId, thread_id: run.threadId, attempt: run.attempt } };

@@ -148,16 +148,19 @@ describe("durable answers (SQLite)", () => {
     expect(rows("writes")).toBe(0);
   });
 
-  it("a stateless run's checkpoints commit quick, synced by its answer; a thread's run keeps the saver's FULL", async () => {
+  it("a stateless run's checkpoints commit quick, synced by its answer; a thread's run keeps the saver's FULL but for its input", async () => {
     t = await startTestServer();
     const saver = t.server.saver as SqliteSaver;
     const store = sqliteStore(t);
-    // the connection's `synchronous` level at each checkpoint write and checkpoint deletion
-    const levels: Array<{ call: string; level: number }> = [];
+    // the connection's `synchronous` level at each checkpoint write and checkpoint deletion, and
+    // whether the runtime marked a put quick (its input: the saver commits it at NORMAL itself)
+    const levels: Array<{ call: string; level: number; quick?: boolean }> = [];
     for (const call of ["put", "putWrites", "commit", "deleteThread"] as const) {
       const original = (saver[call] as (...args: unknown[]) => Promise<unknown>).bind(saver);
       (saver as unknown as Record<string, unknown>)[call] = (...args: unknown[]) => {
-        levels.push({ call, level: Number(saver.database.pragma("synchronous", { simple: true })) });
+        const level = Number(saver.database.pragma("synchronous", { simple: true }));
+        const quick = call === "put" ? (args[0] as { quick?: boolean }).quick === true : undefined;
+        levels.push(quick === undefined ? { call, level } : { call, level, quick });
         return original(...args);
       };
     }
@@ -171,8 +174,15 @@ describe("durable answers (SQLite)", () => {
     levels.length = 0;
     const thread = (await (await post(`${t.url}/threads`, {})).json()) as { thread_id: string };
     await post(`${t.url}/threads/${thread.thread_id}/runs/wait`, { assistant_id: "slow", input: { delayMs: 0 } });
-    expect(levels.length).toBeGreaterThan(0);
-    expect(new Set(levels.map((l) => l.level))).toEqual(new Set([2])); // the saver's own FULL
+    // its input's checkpoint, written before any node ran, is a quick put made as one of the store's
+    // quick commits, so the next answer syncs it however soon it comes (a GET of the thread's state
+    // while the first node runs shows it)
+    expect(levels[0]).toEqual({ call: "put", level: 1, quick: true });
+    const rest = levels.slice(1);
+    expect(rest.length).toBeGreaterThan(0);
+    expect(new Set(rest.map((l) => l.level))).toEqual(new Set([2])); // the saver's own FULL
+    expect(rest.some((l) => l.quick)).toBe(false);
+    expect(store.unsynced).toBe(false); // the answer synced it with the store's commits
   });
 
   it("a store closed with quick commits syncs them (a tool that wrote and exits answers no one)", async () => {

@@ -18,7 +18,7 @@ describe("SqliteSaver schema and settings", () => {
     const saver = new SqliteSaver({ filename: file() });
     expect(saver.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
     const applied = saver.database.prepare("SELECT version FROM trellis_migrations ORDER BY version").all();
-    expect(applied).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(applied).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     await saver.close();
   });
 
@@ -114,6 +114,68 @@ describe("SqliteSaver schema and settings", () => {
     expect(await saver.storedBytes("legacy")).toBeLessThan(before + JSON.stringify(long).length * 1.5);
     expect((await saver.get({ threadId: "legacy" }))?.values).toEqual({ doc: long, copy: long });
     expect((await saver.get({ threadId: "legacy", checkpointId: "0001" }))?.values).toEqual({ doc: long });
+    await saver.close();
+  });
+
+  it("migrates a version 3 file: its rows read as before, from tables clustered by their key", async () => {
+    const long = { doc: "long value ".repeat(400) };
+    const request = stepRequest({
+      threadId: "legacy",
+      id: "0001",
+      full: { messages: ["hi"], doc: long },
+      writes: [{ taskId: "t", channel: "messages", value: "pending" }],
+    });
+    // rows as version 3 stored them (rowid tables), written by hand
+    const fresh = file();
+    const at3 = new BetterSqlite3(fresh);
+    expect(migrateSqlite(at3, { to: 3 })).toBe(3);
+    const cp = encodeCheckpoint(jsonSerializer, request.checkpoint);
+    at3
+      .prepare(
+        "INSERT INTO threads (thread_id, ttl_ms, touched_at, lease_owner, lease_epoch) VALUES ('legacy', 60000, ?, 'w', 7)",
+      )
+      .run(Date.now());
+    at3.prepare("INSERT INTO checkpoints VALUES ('legacy', '', '0001', ?, ?)").run(cp.body, cp.sum);
+    for (const b of encodeBlobs(jsonSerializer, request.blobs)) {
+      at3
+        .prepare("INSERT INTO blobs VALUES ('legacy', '', ?, ?, ?, ?, ?, ?, NULL)")
+        .run(b.channel, b.version, b.kind, b.base, b.body, b.sum);
+    }
+    for (const w of encodeWrites(jsonSerializer, request.writes ?? [])) {
+      at3
+        .prepare("INSERT INTO writes VALUES ('legacy', '', '0001', ?, ?, 1, ?, ?, NULL)")
+        .run(w.taskId, w.channel, w.body, w.sum);
+    }
+    at3.close();
+
+    const saver = new SqliteSaver({ filename: fresh });
+    expect(saver.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
+    const tuple = await saver.get({ threadId: "legacy" });
+    expect(tuple?.values).toEqual({ messages: ["hi"], doc: long });
+    expect(tuple?.pendingWrites).toEqual([{ taskId: "t", channel: "messages", value: "pending" }]);
+    const lease = saver.database.prepare("SELECT lease_owner, lease_epoch, ttl_ms FROM threads").get();
+    expect(lease).toEqual({ lease_owner: "w", lease_epoch: 7, ttl_ms: 60000 });
+    const tables = saver.database
+      .prepare(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN ('threads', 'checkpoints', 'blobs', 'writes', 'bodies') ORDER BY name",
+      )
+      .all() as { name: string; sql: string }[];
+    expect(tables.map((t) => [t.name, /WITHOUT ROWID/.test(t.sql)])).toEqual([
+      ["blobs", true],
+      ["bodies", false],
+      ["checkpoints", true],
+      ["threads", true],
+      ["writes", true],
+    ]);
+    const plan = saver.database
+      .prepare("EXPLAIN QUERY PLAN SELECT thread_id FROM threads WHERE ttl_ms IS NOT NULL AND touched_at + ttl_ms <= ?")
+      .all(0) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(" ")).toContain("threads_expiry");
+    // and it keeps working: a new step on the migrated thread, shared long value stored once
+    await saver.put(
+      stepRequest({ threadId: "legacy", id: "0002", parent: request.checkpoint, full: { messages: ["hi", "again"] } }),
+    );
+    expect((await saver.get({ threadId: "legacy" }))?.values).toEqual({ messages: ["hi", "again"], doc: long });
     await saver.close();
   });
 

@@ -75,6 +75,73 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE blobs ADD COLUMN ref TEXT;
       ALTER TABLE writes ADD COLUMN ref TEXT;`,
   },
+  {
+    version: 4,
+    name: "threads, checkpoints, blobs and writes clustered by their primary key (WITHOUT ROWID)",
+    // A rowid table keeps its primary key in a second b-tree, so a commit wrote a page of each: one
+    // b-tree per table writes fewer pages per commit (docs/performance.md, "Issue 38, fifth session").
+    // `bodies` stays a rowid table: its rows are long values, which SQLite advises against clustering.
+    sql: `
+      CREATE TABLE threads_v4 (
+        thread_id        TEXT PRIMARY KEY,
+        ttl_ms           INTEGER,
+        touched_at       INTEGER NOT NULL,
+        lease_owner      TEXT,
+        lease_epoch      INTEGER NOT NULL DEFAULT 0,
+        lease_expires_at INTEGER NOT NULL DEFAULT 0
+      ) WITHOUT ROWID;
+      INSERT INTO threads_v4 (thread_id, ttl_ms, touched_at, lease_owner, lease_epoch, lease_expires_at)
+        SELECT thread_id, ttl_ms, touched_at, lease_owner, lease_epoch, lease_expires_at FROM threads;
+      DROP TABLE threads;
+      ALTER TABLE threads_v4 RENAME TO threads;
+      CREATE INDEX threads_expiry ON threads (touched_at + ttl_ms) WHERE ttl_ms IS NOT NULL;
+
+      CREATE TABLE checkpoints_v4 (
+        thread_id TEXT NOT NULL,
+        ns        TEXT NOT NULL,
+        id        TEXT NOT NULL,
+        body      TEXT NOT NULL,
+        sum       TEXT NOT NULL,
+        PRIMARY KEY (thread_id, ns, id)
+      ) WITHOUT ROWID;
+      INSERT INTO checkpoints_v4 (thread_id, ns, id, body, sum) SELECT thread_id, ns, id, body, sum FROM checkpoints;
+      DROP TABLE checkpoints;
+      ALTER TABLE checkpoints_v4 RENAME TO checkpoints;
+
+      CREATE TABLE blobs_v4 (
+        thread_id TEXT NOT NULL,
+        ns        TEXT NOT NULL,
+        channel   TEXT NOT NULL,
+        version   TEXT NOT NULL,
+        kind      TEXT NOT NULL CHECK (kind IN ('full', 'delta')),
+        base      TEXT,
+        body      TEXT NOT NULL,
+        sum       TEXT NOT NULL,
+        ref       TEXT,
+        PRIMARY KEY (thread_id, ns, channel, version)
+      ) WITHOUT ROWID;
+      INSERT INTO blobs_v4 (thread_id, ns, channel, version, kind, base, body, sum, ref)
+        SELECT thread_id, ns, channel, version, kind, base, body, sum, ref FROM blobs;
+      DROP TABLE blobs;
+      ALTER TABLE blobs_v4 RENAME TO blobs;
+
+      CREATE TABLE writes_v4 (
+        thread_id     TEXT NOT NULL,
+        ns            TEXT NOT NULL,
+        checkpoint_id TEXT NOT NULL,
+        task_id       TEXT NOT NULL,
+        channel       TEXT NOT NULL,
+        seq           INTEGER NOT NULL,
+        body          TEXT NOT NULL,
+        sum           TEXT NOT NULL,
+        ref           TEXT,
+        PRIMARY KEY (thread_id, ns, checkpoint_id, task_id, channel)
+      ) WITHOUT ROWID;
+      INSERT INTO writes_v4 (thread_id, ns, checkpoint_id, task_id, channel, seq, body, sum, ref)
+        SELECT thread_id, ns, checkpoint_id, task_id, channel, seq, body, sum, ref FROM writes;
+      DROP TABLE writes;
+      ALTER TABLE writes_v4 RENAME TO writes;`,
+  },
 ];
 
 /** The schema version this code writes. */

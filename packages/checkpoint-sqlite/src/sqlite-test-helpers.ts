@@ -1,10 +1,11 @@
 import type { CorruptionTarget } from "@trellis/checkpoint/testing";
 import type { Database } from "better-sqlite3";
 
+/** Each kind of row: its table, the column naming the checkpoint, and the table's primary key. */
 const ROWS = {
-  checkpoint: { table: "checkpoints", column: "id" },
-  blob: { table: "blobs", column: "version" },
-  write: { table: "writes", column: "checkpoint_id" },
+  checkpoint: { table: "checkpoints", column: "id", key: ["thread_id", "ns", "id"] },
+  blob: { table: "blobs", column: "version", key: ["thread_id", "ns", "channel", "version"] },
+  write: { table: "writes", column: "checkpoint_id", key: ["thread_id", "ns", "checkpoint_id", "task_id", "channel"] },
 } as const;
 
 /**
@@ -21,12 +22,16 @@ export function corruptSqliteRow(db: Database, target: CorruptionTarget): void {
     db.prepare("UPDATE bodies SET body = ? WHERE rowid = ?").run(flipOneLetter(shared.body), shared.rid);
     return;
   }
-  const { table, column } = ROWS[target.row];
+  // the tables are WITHOUT ROWID (schema version 4): the row is named by its primary key
+  const { table, column, key } = ROWS[target.row];
   const row = db
-    .prepare(`SELECT rowid AS rid, body FROM ${table} WHERE thread_id = ? AND ns = ? AND ${column} = ? LIMIT 1`)
-    .get(target.threadId, target.namespace, target.checkpointId) as { rid: number; body: string } | undefined;
+    .prepare(`SELECT ${key.join(", ")}, body FROM ${table} WHERE thread_id = ? AND ns = ? AND ${column} = ? LIMIT 1`)
+    .get(target.threadId, target.namespace, target.checkpointId) as Record<string, string> | undefined;
   if (!row) throw new Error(`no ${target.row} row to corrupt for checkpoint ${target.checkpointId}`);
-  db.prepare(`UPDATE ${table} SET body = ? WHERE rowid = ?`).run(flipOneLetter(row.body), row.rid);
+  db.prepare(`UPDATE ${table} SET body = ? WHERE ${key.map((k) => `${k} = ?`).join(" AND ")}`).run(
+    flipOneLetter(row.body as string),
+    ...key.map((k) => row[k]),
+  );
 }
 
 /** Changes one lowercase letter (searching from the middle), so JSON stays valid but the content differs. */

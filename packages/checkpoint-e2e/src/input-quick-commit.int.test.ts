@@ -1,7 +1,8 @@
 import { PostgresSaver } from "@trellis/checkpoint-postgres";
 import { dropSchema, POSTGRES_URL, requirePostgres, testSchema } from "@trellis/checkpoint-postgres/testing";
-import { Command, channel, END, interrupt, START, StateGraph } from "@trellis/core";
+import { Command } from "@trellis/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ticketGraph } from "./ticket-graph.js";
 
 // On PostgreSQL a run's input checkpoint commits with `synchronous_commit = off` (`PutRequest.quick`):
 // the run's next write commits synchronously, and its WAL flush carries the earlier commit along.
@@ -48,17 +49,7 @@ describe("a run's input checkpoint on PostgresSaver", () => {
   it.skipIf(!available)(
     "commits with synchronous_commit off; the run's other writes commit synchronously",
     async () => {
-      const graph = new StateGraph({
-        question: channel.value(""),
-        answer: channel.value(""),
-        done: channel.value(false),
-      })
-        .addNode("ask", (s) => ({ answer: interrupt<string>({ question: s.question }) }))
-        .addNode("finish", () => ({ done: true }))
-        .addEdge(START, "ask")
-        .addEdge("ask", "finish")
-        .addEdge("finish", END)
-        .compile({ checkpointer: saver });
+      const graph = ticketGraph(saver);
       await logged();
       const paused = await graph.invoke({ question: "q" }, { threadId: "t" });
       expect(paused.__interrupt__).toHaveLength(1);

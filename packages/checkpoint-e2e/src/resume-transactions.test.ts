@@ -4,8 +4,9 @@ import { join } from "node:path";
 import type { CheckpointSaver, CommitRequest } from "@trellis/checkpoint";
 import { collect } from "@trellis/checkpoint/testing";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
-import { Command, channel, END, interrupt, START, StateGraph } from "@trellis/core";
+import { Command } from "@trellis/core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { ticketGraph as ticketOf } from "./ticket-graph.js";
 
 // Issue 25 item 2: a start → interrupt → resume on SQLite, counted in saver calls — each one SQLite
 // transaction — with the folds (`acquireLeaseAndGet`, `commit`) and without them (a saver that lacks them).
@@ -48,18 +49,7 @@ function counted(saver: SqliteSaver, options: { folds: boolean; failCommit?: (r:
 }
 
 let asked = 0;
-function ticketGraph(saver: CheckpointSaver) {
-  return new StateGraph({ question: channel.value(""), answer: channel.value(""), done: channel.value(false) })
-    .addNode("ask", (s) => {
-      asked++;
-      return { answer: interrupt<string>({ question: s.question }) };
-    })
-    .addNode("finish", () => ({ done: true }))
-    .addEdge(START, "ask")
-    .addEdge("ask", "finish")
-    .addEdge("finish", END)
-    .compile({ checkpointer: saver });
-}
+const ticketGraph = (saver: CheckpointSaver) => ticketOf(saver, { onAsk: () => asked++ });
 
 const none = (): Calls => Object.fromEntries(METHODS.map((m) => [m, 0])) as Calls;
 

@@ -1,7 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeBlobs, encodeCheckpoint, encodeWrites, jsonSerializer, TrellisError } from "@trellis/checkpoint";
+import {
+  encodeBlobs,
+  encodeCheckpoint,
+  encodeWrites,
+  jsonSerializer,
+  type PutRequest,
+  TrellisError,
+} from "@trellis/checkpoint";
 import { stepRequest } from "@trellis/checkpoint/testing";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
@@ -12,6 +19,30 @@ const dir = mkdtempSync(join(tmpdir(), "trellis-sqlite-migrations-"));
 let n = 0;
 const file = () => join(dir, `m-${++n}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A step's checkpoint, values and writes as rows written by hand, as an older saver stored them (inline). */
+function insertByHand(db: BetterSqlite3.Database, request: PutRequest): void {
+  const { threadId, id } = request.checkpoint;
+  const cp = encodeCheckpoint(jsonSerializer, request.checkpoint);
+  db.prepare("INSERT INTO checkpoints (thread_id, ns, id, body, sum) VALUES (?, '', ?, ?, ?)").run(
+    threadId,
+    id,
+    cp.body,
+    cp.sum,
+  );
+  const blob = db.prepare(
+    "INSERT INTO blobs (thread_id, ns, channel, version, kind, base, body, sum) VALUES (?, '', ?, ?, ?, ?, ?, ?)",
+  );
+  for (const b of encodeBlobs(jsonSerializer, request.blobs)) {
+    blob.run(threadId, b.channel, b.version, b.kind, b.base, b.body, b.sum);
+  }
+  const write = db.prepare(
+    "INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, channel, seq, body, sum) VALUES (?, '', ?, ?, ?, 1, ?, ?)",
+  );
+  for (const w of encodeWrites(jsonSerializer, request.writes ?? [])) {
+    write.run(threadId, id, w.taskId, w.channel, w.body, w.sum);
+  }
+}
 
 describe("SqliteSaver schema and settings", () => {
   it("creates the latest schema on a new file and records each migration", async () => {
@@ -33,19 +64,8 @@ describe("SqliteSaver schema and settings", () => {
       full: { messages: ["hi"] },
       writes: [{ taskId: "t", channel: "messages", value: "pending" }],
     });
-    const cp = encodeCheckpoint(jsonSerializer, request.checkpoint);
     old.prepare("INSERT INTO threads (thread_id, ttl_ms, touched_at) VALUES ('legacy', 1000, 0)").run();
-    old.prepare("INSERT INTO checkpoints VALUES ('legacy', '', '0001', ?, ?)").run(cp.body, cp.sum);
-    for (const b of encodeBlobs(jsonSerializer, request.blobs)) {
-      old
-        .prepare("INSERT INTO blobs VALUES ('legacy', '', ?, ?, ?, ?, ?, ?)")
-        .run(b.channel, b.version, b.kind, b.base, b.body, b.sum);
-    }
-    for (const w of encodeWrites(jsonSerializer, request.writes ?? [])) {
-      old
-        .prepare("INSERT INTO writes VALUES ('legacy', '', '0001', ?, ?, 1, ?, ?)")
-        .run(w.taskId, w.channel, w.body, w.sum);
-    }
+    insertByHand(old, request);
     const indexes = () =>
       old.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'threads_expiry'").all();
     expect(indexes()).toEqual([]);
@@ -81,19 +101,8 @@ describe("SqliteSaver schema and settings", () => {
       full: { doc: long },
       writes: [{ taskId: "t", channel: "doc", value: long }],
     });
-    const cp = encodeCheckpoint(jsonSerializer, request.checkpoint);
     old.prepare("INSERT INTO threads (thread_id, touched_at) VALUES ('legacy', 0)").run();
-    old.prepare("INSERT INTO checkpoints VALUES ('legacy', '', '0001', ?, ?)").run(cp.body, cp.sum);
-    for (const b of encodeBlobs(jsonSerializer, request.blobs)) {
-      old
-        .prepare("INSERT INTO blobs VALUES ('legacy', '', ?, ?, ?, ?, ?, ?)")
-        .run(b.channel, b.version, b.kind, b.base, b.body, b.sum);
-    }
-    for (const w of encodeWrites(jsonSerializer, request.writes ?? [])) {
-      old
-        .prepare("INSERT INTO writes VALUES ('legacy', '', '0001', ?, ?, 1, ?, ?)")
-        .run(w.taskId, w.channel, w.body, w.sum);
-    }
+    insertByHand(old, request);
     old.close();
 
     const saver = new SqliteSaver({ filename });
@@ -129,23 +138,12 @@ describe("SqliteSaver schema and settings", () => {
     const fresh = file();
     const at3 = new BetterSqlite3(fresh);
     expect(migrateSqlite(at3, { to: 3 })).toBe(3);
-    const cp = encodeCheckpoint(jsonSerializer, request.checkpoint);
     at3
       .prepare(
         "INSERT INTO threads (thread_id, ttl_ms, touched_at, lease_owner, lease_epoch) VALUES ('legacy', 60000, ?, 'w', 7)",
       )
       .run(Date.now());
-    at3.prepare("INSERT INTO checkpoints VALUES ('legacy', '', '0001', ?, ?)").run(cp.body, cp.sum);
-    for (const b of encodeBlobs(jsonSerializer, request.blobs)) {
-      at3
-        .prepare("INSERT INTO blobs VALUES ('legacy', '', ?, ?, ?, ?, ?, ?, NULL)")
-        .run(b.channel, b.version, b.kind, b.base, b.body, b.sum);
-    }
-    for (const w of encodeWrites(jsonSerializer, request.writes ?? [])) {
-      at3
-        .prepare("INSERT INTO writes VALUES ('legacy', '', '0001', ?, ?, 1, ?, ?, NULL)")
-        .run(w.taskId, w.channel, w.body, w.sum);
-    }
+    insertByHand(at3, request);
     at3.close();
 
     const saver = new SqliteSaver({ filename: fresh });

@@ -36,7 +36,8 @@ export function checkBinding(thread: ThreadRecord | undefined, graphId: string, 
  * arrived: no run has started on the thread that may still be making a pause, and the thread's state
  * has not changed since the arrival. The change is stamped on the store's clock (the database's in
  * scale-out); the arrival is put on that clock by subtracting the time elapsed since, measured on this
- * process's monotonic clock up to the end of the read, so it is never later than it was: a pause made
+ * process's monotonic clock up to the moment the store read its clock when the store is in this process
+ * (`StateClock.readAt`), else up to the end of the read, so it is never later than it was: a pause made
  * after the arrival is always refused, whatever the hosts' clocks say.
  */
 async function pendingSinceArrival(
@@ -47,7 +48,8 @@ async function pendingSinceArrival(
 ): Promise<void> {
   const started = (await store.activeRuns(threadId)).filter((r) => r.status === "running" || r.attempt > 0);
   const clock = await store.stateClock(threadId);
-  const arrival = clock.now - (performance.now() - arrivedAt);
+  // the request's age when the store read its clock: exact for an in-process store, else an upper bound
+  const arrival = clock.now - ((clock.readAt ?? performance.now()) - arrivedAt);
   const changed = clock.changedAt !== null && clock.changedAt > arrival;
   if (started.length === 0 && !changed) return;
   const pending = snapshot.interrupts.map((i) => i.id);

@@ -283,6 +283,13 @@ export interface ThreadQuery {
 export interface StateClock {
   changedAt: number | null;
   now: number;
+  /**
+   * This process's `performance.now()` at the moment `now` was read, when the store reads its clock in
+   * this process (the embedded SQLite store). The run service then measures a request's age up to that
+   * moment; without it, up to when the read's answer is handled, which a busy event loop makes later
+   * (an older-looking request, refused as if the thread had changed after it).
+   */
+  readAt?: number;
 }
 
 /** What {@link RunStore.enqueueRun} did to the runs already on the thread. */

@@ -125,6 +125,34 @@ describe("a plain resume is bound to the pause pending when its request arrived"
   });
 });
 
+describe("a plain resume sent right after the pause it answers", () => {
+  it("applies when the server is slow to handle its read of the thread's clock (a busy event loop)", async () => {
+    const threadId = await pausedAtReview();
+    // the store's clock is read on time, but the answer is handled 300 ms later, as on a loaded server:
+    // the request must not look 300 ms older than it is, which would put the pause after it
+    const store = server.t.server.store;
+    const original = store.stateClock.bind(store);
+    store.stateClock = async (id) => {
+      const clock = await original(id);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return clock;
+    };
+    try {
+      const answered = await server.client.runs
+        .create(threadId, "slow-approval", { command: { resume: "right away" } })
+        .then(
+          () => undefined,
+          (e: unknown) => refusal(e),
+        );
+      expect(answered).toBeUndefined();
+    } finally {
+      store.stateClock = original;
+    }
+    await eventually(async () => (await state(threadId)).next[0] === "approve", 10_000);
+    expect((await state(threadId)).values.log).toEqual(["review: right away", "prepared"]);
+  });
+});
+
 describe("a thread is bound to the graph that created it", () => {
   it("a run of another assistant on it is a 409, and the pause and the values stay", async () => {
     const threadId = await pausedAtReview();

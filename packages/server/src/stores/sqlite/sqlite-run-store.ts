@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import { TrellisError } from "@trellis/checkpoint";
 import type { Database } from "better-sqlite3";
 import {
@@ -141,7 +142,9 @@ export class SqliteRunStore implements RunStore {
     const row = this.#c.stmt("SELECT state_changed_at FROM server_threads WHERE thread_id = ?").get(threadId) as
       | { state_changed_at: number | null }
       | undefined;
-    return { changedAt: row?.state_changed_at ?? null, now: storeNow() };
+    const readAt = performance.now();
+    // storeNow() read at `readAt`: the same clock, the same instant
+    return { changedAt: row?.state_changed_at ?? null, now: performance.timeOrigin + readAt, readAt };
   }
 
   async enqueueRun(run: RunRecord, strategy: MultitaskStrategy): Promise<EnqueueResult> {

@@ -34,7 +34,7 @@ export class CheckpointWriter {
   #lastCheckpoint: Promise<void> = Promise.resolve();
   /** Writes held back for the next transaction, all against one checkpoint. */
   #held: { ref: WritesRef; writes: PendingWrite[] } | undefined;
-  /** The run's quick put (see `checkpoint`) while no synced write has been queued after it. */
+  /** The run's quick put (see `checkpoint`) while nothing has been queued after it (see `#enqueue`). */
   #unsynced: PutRequest | undefined;
 
   constructor(
@@ -76,8 +76,8 @@ export class CheckpointWriter {
     const request = this.#putRequest(state, []);
     this.#buffer = undefined;
     if (quick && !held && !last) request.quick = true;
-    this.#unsynced = request.quick ? request : undefined;
     const done = this.#enqueue(() => this.#commit({ put: request, ...(held ? { writes: held } : {}) }, last), true);
+    if (request.quick) this.#unsynced = request;
     if (this.durability === "sync") return done;
     const previous = this.#lastCheckpoint;
     this.#lastCheckpoint = done.then(
@@ -120,7 +120,6 @@ export class CheckpointWriter {
     }
     const held = this.#takeHeld();
     const writes = held ? [...held.writes, ...fresh] : fresh;
-    this.#unsynced = undefined;
     let done: Promise<void>;
     if (this.#buffer) {
       this.#buffer.push(...writes);
@@ -151,10 +150,7 @@ export class CheckpointWriter {
         void this.#enqueue(() => this.#commit({ put: request }, true));
       } else {
         const writes = allWrites(state);
-        if (writes.length > 0) {
-          this.#unsynced = undefined;
-          void this.#enqueue(() => this.#commit({ writes: { ref: refOf(state), writes } }, true));
-        }
+        if (writes.length > 0) void this.#enqueue(() => this.#commit({ writes: { ref: refOf(state), writes } }, true));
       }
       this.#unsavedWrites = false;
     } else if (this.#held) {
@@ -164,7 +160,6 @@ export class CheckpointWriter {
     const unsynced = this.#unsynced;
     if (unsynced) {
       // nothing was queued after the run's quick put: stored again, synced, before anyone hears the end
-      this.#unsynced = undefined;
       const lease = this.lease();
       const { checkpoint, blobs } = unsynced;
       const put: PutRequest = lease ? { checkpoint, blobs, lease } : { checkpoint, blobs };
@@ -205,11 +200,9 @@ export class CheckpointWriter {
     return this.#enqueue(() => this.#commit({ writes: held }, last));
   }
 
-  /** The held writes, taken for a transaction about to be queued: a synced one, so it carries a quick put. */
   #takeHeld(): { ref: WritesRef; writes: PendingWrite[] } | undefined {
     const held = this.#held;
     this.#held = undefined;
-    if (held) this.#unsynced = undefined;
     return held;
   }
 
@@ -224,6 +217,8 @@ export class CheckpointWriter {
    * whose request is built already); writes always wait a turn, so the ones that follow join them.
    */
   #enqueue(op: () => Promise<void>, immediate = false): Promise<void> {
+    // every transaction queued after a quick put is a synced one, and carries it to disk
+    this.#unsynced = undefined;
     const start = () => (this.#failure ? undefined : op());
     const run = immediate && this.#inFlight === 0 ? startNow(start) : this.#queue.then(start);
     this.#inFlight++;

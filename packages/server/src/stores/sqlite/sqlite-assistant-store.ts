@@ -1,4 +1,4 @@
-import type { Database, Statement } from "better-sqlite3";
+import type { Database } from "better-sqlite3";
 import {
   type AssistantFilter,
   type AssistantPatch,
@@ -20,6 +20,7 @@ import {
 } from "../sql/assistant-sql.js";
 import type { Row } from "../sql/sql-dialect.js";
 import { sqliteDialect, sqliteExec } from "./sqlite-connection.js";
+import { StatementCache } from "./statement-cache.js";
 
 /**
  * The assistants' tables, as numbered migrations (own counter, so they never collide with the run
@@ -76,11 +77,12 @@ export class SqliteAssistantStore implements AssistantStore {
   readonly #db: Database;
 
   readonly #queries: SqlAssistantQueries;
-  /** Each statement prepared once: `get` runs for every run the server starts. */
-  readonly #statements = new Map<string, Statement>();
+  /** Its fixed statements, each prepared once: `get` runs for every run the server starts. */
+  readonly #statements: StatementCache;
 
   constructor(db: Database) {
     this.#db = db;
+    this.#statements = new StatementCache(db);
     this.#migrate();
     this.#queries = new SqlAssistantQueries(sqliteDialect, sqliteExec(db));
   }
@@ -108,51 +110,46 @@ export class SqliteAssistantStore implements AssistantStore {
 
   async setup(): Promise<void> {}
 
-  #stmt(sql: string): Statement {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#db.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
-  }
-
   async get(assistantId: string): Promise<AssistantRecord | undefined> {
     return this.#get(assistantId);
   }
 
   #get(assistantId: string): AssistantRecord | undefined {
-    const row = this.#stmt("SELECT * FROM server_assistants WHERE assistant_id = ?").get(assistantId) as
+    const row = this.#statements.get("SELECT * FROM server_assistants WHERE assistant_id = ?").get(assistantId) as
       | Row
       | undefined;
     return row ? assistantFromRow(row) : undefined;
   }
 
   #insertVersion(v: AssistantVersionRecord): void {
-    this.#stmt(
-      `INSERT INTO server_assistant_versions (assistant_id, version, graph_id, name, description, config, context, metadata, created_at)
+    this.#statements
+      .get(
+        `INSERT INTO server_assistant_versions (assistant_id, version, graph_id, name, description, config, context, metadata, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      v.assistantId,
-      v.version,
-      v.graphId,
-      v.name,
-      v.description,
-      json(v.config),
-      json(v.context),
-      json(v.metadata),
-      v.createdAt,
-    );
+      )
+      .run(
+        v.assistantId,
+        v.version,
+        v.graphId,
+        v.name,
+        v.description,
+        json(v.config),
+        json(v.context),
+        json(v.metadata),
+        v.createdAt,
+      );
   }
 
   #write(r: AssistantRecord): void {
-    this.#stmt(
-      `INSERT INTO server_assistants (assistant_id, graph_id, name, description, config, context, metadata, version, created_at, updated_at, owner, system)
+    this.#statements
+      .get(
+        `INSERT INTO server_assistants (assistant_id, graph_id, name, description, config, context, metadata, version, created_at, updated_at, owner, system)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (assistant_id) DO UPDATE SET graph_id = excluded.graph_id, name = excluded.name,
            description = excluded.description, config = excluded.config, context = excluded.context,
            metadata = excluded.metadata, version = excluded.version, updated_at = excluded.updated_at`,
-    ).run(...assistantRowValues(r, (b) => (b ? 1 : 0)));
+      )
+      .run(...assistantRowValues(r, (b) => (b ? 1 : 0)));
   }
 
   async create(
@@ -179,9 +176,9 @@ export class SqliteAssistantStore implements AssistantStore {
       .transaction(() => {
         const latest = this.#get(assistantId);
         if (!latest) return undefined;
-        const top = this.#stmt("SELECT MAX(version) AS v FROM server_assistant_versions WHERE assistant_id = ?").get(
-          assistantId,
-        ) as { v: number | null };
+        const top = this.#statements
+          .get("SELECT MAX(version) AS v FROM server_assistant_versions WHERE assistant_id = ?")
+          .get(assistantId) as { v: number | null };
         const next = patched(latest, patch, (top.v ?? 0) + 1, now);
         this.#write(next);
         this.#insertVersion(versionOf(next, now));
@@ -198,13 +195,14 @@ export class SqliteAssistantStore implements AssistantStore {
         if (existing && !existing.system) {
           // a user's assistant made before the graph joined trellis.json: moved aside, the id is the graph's
           const to = asideId(record.assistantId);
-          this.#stmt(
-            "UPDATE server_assistants SET assistant_id = ?, metadata = json_set(metadata, '$.moved_from', ?) WHERE assistant_id = ?",
-          ).run(to, record.assistantId, record.assistantId);
-          this.#stmt("UPDATE server_assistant_versions SET assistant_id = ? WHERE assistant_id = ?").run(
-            to,
-            record.assistantId,
-          );
+          this.#statements
+            .get(
+              "UPDATE server_assistants SET assistant_id = ?, metadata = json_set(metadata, '$.moved_from', ?) WHERE assistant_id = ?",
+            )
+            .run(to, record.assistantId, record.assistantId);
+          this.#statements
+            .get("UPDATE server_assistant_versions SET assistant_id = ? WHERE assistant_id = ?")
+            .run(to, record.assistantId);
           moved = this.#get(to);
           existing = undefined;
         }
@@ -213,15 +211,13 @@ export class SqliteAssistantStore implements AssistantStore {
           this.#insertVersion(versionOf({ ...record, version: 1 }, record.createdAt));
           return moved;
         }
-        this.#stmt(
-          "UPDATE server_assistant_versions SET name = ?, description = ? WHERE assistant_id = ? AND version = 1",
-        ).run(record.name, record.description, record.assistantId);
+        this.#statements
+          .get("UPDATE server_assistant_versions SET name = ?, description = ? WHERE assistant_id = ? AND version = 1")
+          .run(record.name, record.description, record.assistantId);
         if (existing.version === 1 && (existing.name !== record.name || existing.description !== record.description)) {
-          this.#stmt("UPDATE server_assistants SET name = ?, description = ? WHERE assistant_id = ?").run(
-            record.name,
-            record.description,
-            record.assistantId,
-          );
+          this.#statements
+            .get("UPDATE server_assistants SET name = ?, description = ? WHERE assistant_id = ?")
+            .run(record.name, record.description, record.assistantId);
         }
         return undefined;
       })
@@ -231,8 +227,10 @@ export class SqliteAssistantStore implements AssistantStore {
   async delete(assistantId: string): Promise<boolean> {
     return this.#db
       .transaction(() => {
-        this.#stmt("DELETE FROM server_assistant_versions WHERE assistant_id = ?").run(assistantId);
-        return this.#stmt("DELETE FROM server_assistants WHERE assistant_id = ?").run(assistantId).changes > 0;
+        this.#statements.get("DELETE FROM server_assistant_versions WHERE assistant_id = ?").run(assistantId);
+        return (
+          this.#statements.get("DELETE FROM server_assistants WHERE assistant_id = ?").run(assistantId).changes > 0
+        );
       })
       .immediate();
   }
@@ -248,10 +246,9 @@ export class SqliteAssistantStore implements AssistantStore {
     return this.#db
       .transaction(() => {
         const latest = this.#get(assistantId);
-        const row = this.#stmt("SELECT * FROM server_assistant_versions WHERE assistant_id = ? AND version = ?").get(
-          assistantId,
-          version,
-        ) as Row | undefined;
+        const row = this.#statements
+          .get("SELECT * FROM server_assistant_versions WHERE assistant_id = ? AND version = ?")
+          .get(assistantId, version) as Row | undefined;
         if (!latest || !row) return undefined;
         const next: AssistantRecord = {
           ...latest,

@@ -8,12 +8,14 @@ import type { Database, Statement, Transaction } from "better-sqlite3";
 import { json } from "../run-store.js";
 import type { Row, SqlDialect, SqlExec } from "../sql/sql-dialect.js";
 import { migrateServerTables } from "./sqlite-run-migrations.js";
+import { StatementCache } from "./statement-cache.js";
 
 /**
  * The store's clock (ms since the epoch): one process serves a SQLite file, so its own monotonic clock,
- * anchored at its start, orders a request's arrival and a change of a thread's state.
+ * anchored at its start, orders a request's arrival and a change of a thread's state. `at`: a reading
+ * of `performance.now()` taken already, to put on this clock.
  */
-export const storeNow = (): number => performance.timeOrigin + performance.now();
+export const storeNow = (at: number = performance.now()): number => performance.timeOrigin + at;
 
 /**
  * SQLite's spelling of what the shared store logic writes: `?` arguments, `IS` for a nullable column,
@@ -64,7 +66,7 @@ export interface SqliteCommitCounts {
  */
 export class SqliteConnection implements SqlExec {
   readonly db: Database;
-  readonly #stmts = new Map<string, Statement>();
+  readonly #stmts: StatementCache;
   /** The connection's `synchronous` level when the store opened (2 FULL, 3 EXTRA), put back after each quick commit. */
   readonly #level: number;
   /** Whether a quick commit was made since the last durable one. */
@@ -76,6 +78,7 @@ export class SqliteConnection implements SqlExec {
 
   constructor(db: Database) {
     this.db = db;
+    this.#stmts = new StatementCache(db);
     this.#tx = db.transaction((fn: () => unknown) => fn());
     migrateServerTables(db);
     this.#level = Number(db.pragma("synchronous", { simple: true }));
@@ -121,12 +124,7 @@ export class SqliteConnection implements SqlExec {
 
   /** The cached statement of `sql`. */
   stmt(sql: string): Statement {
-    let s = this.#stmts.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.#stmts.set(sql, s);
-    }
-    return s;
+    return this.#stmts.get(sql);
   }
 
   /** Runs `fn` in one immediate transaction, committed quick. */
@@ -156,8 +154,8 @@ export class SqliteConnection implements SqlExec {
 }
 
 /**
- * Plain statements on a SQLite connection, for the stores that keep no statement cache and commit at
- * the connection's own level (assistants, crons).
+ * Plain statements on a SQLite connection, prepared per call (their SQL is built from each request's
+ * filters), committed at the connection's own level: the assistants' and crons' queries.
  *
  * @example
  * const queries = new SqlAssistantQueries(sqliteDialect, sqliteExec(db));

@@ -143,8 +143,7 @@ export class SqliteRunStore implements RunStore {
       | { state_changed_at: number | null }
       | undefined;
     const readAt = performance.now();
-    // storeNow() read at `readAt`: the same clock, the same instant
-    return { changedAt: row?.state_changed_at ?? null, now: performance.timeOrigin + readAt, readAt };
+    return { changedAt: row?.state_changed_at ?? null, now: storeNow(readAt), readAt };
   }
 
   async enqueueRun(run: RunRecord, strategy: MultitaskStrategy): Promise<EnqueueResult> {

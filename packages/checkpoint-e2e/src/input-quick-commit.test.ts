@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CheckpointSaver, type CommitRequest, type PutRequest, systemClock } from "@trellis/checkpoint";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
-import { Command, channel, END, START, StateGraph } from "@trellis/core";
+import { Command, END, START, StateGraph } from "@trellis/core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { ticketGraph } from "./ticket-graph.js";
+import { ticketGraph, ticketState } from "./ticket-graph.js";
 
 // A run's input checkpoint holds nothing a node computed, so on a `synchronous=FULL` SqliteSaver it
 // commits without a disk sync (`PutRequest.quick`); the run's next write is a synced commit that carries
@@ -74,8 +74,6 @@ function observedSaver() {
   }) as CheckpointSaver;
   return { saver, real, commits };
 }
-
-const ticketState = { question: channel.value(""), answer: channel.value(""), done: channel.value(false) };
 
 describe("a run's input checkpoint on a FULL SqliteSaver", () => {
   it("commits without a disk sync; every other checkpoint and write of the run is synced", async () => {

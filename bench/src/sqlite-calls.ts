@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CheckpointSaver } from "@trellis/checkpoint";
@@ -9,16 +9,17 @@ import { resumeGraph } from "./workloads/resume.js";
 /**
  * What each of the SQLite saver's calls costs in the (e) workload (start → interrupt → resume, one
  * thread after another): for every call the runtime makes, per invoke, its median and mean time and the
- * WAL frames (pages) it wrote. The means carry the WAL checkpoints SQLite runs inside some commits. Two
- * passes after a warm-up: the times with SQLite's defaults, the frames on a second file whose WAL is
- * never checkpointed (so its size counts them).
+ * WAL frames (pages) it wrote, and which table or index each page belongs to. The means carry the WAL
+ * checkpoints SQLite runs inside some commits. Two passes after a warm-up: the times with SQLite's
+ * defaults, the frames on a second file whose WAL is never checkpointed (its frame headers name the
+ * pages; SQLite's `dbstat` table names their owners once the run is over).
  *
  *   node bench/dist/sqlite-calls.js [threads] [NORMAL|FULL]
  */
 const FRAME_BYTES = 4096 + 24; // a page and its frame header
 const CALLS = ["acquireLeaseAndGet", "put", "putWrites", "commit", "releaseLease", "get"] as const;
 
-type Seen = Map<string, { us: number[]; frames: number }>;
+type Seen = Map<string, { us: number[]; pages: number[] }>;
 
 async function main(): Promise<void> {
   const threads = Number.parseInt(process.argv[2] ?? "1000", 10);
@@ -35,12 +36,25 @@ async function main(): Promise<void> {
       const mean = us.reduce((a, b) => a + b, 0) / us.length;
       inSaver += (mean * us.length) / threads;
       const written = counted.seen.get(key);
-      const frames = written ? written.frames / written.us.length : 0;
+      const calls = written?.us.length ?? 1;
+      const frames = written ? written.pages.length / calls : 0;
+      const byOwner = new Map<string, number>();
+      for (const page of written?.pages ?? []) {
+        const owner = counted.owners.get(page) ?? "?";
+        byOwner.set(owner, (byOwner.get(owner) ?? 0) + 1);
+      }
+      const owners = [...byOwner]
+        .sort((a, b) => b[1] - a[1])
+        .map(([owner, n]) => `${owner} ${(n / calls).toFixed(1)}`)
+        .join(", ");
       console.log(
-        `${key.padEnd(34)} ${(us.length / threads).toFixed(2)} per thread, median ${(sorted[sorted.length >> 1] ?? 0).toFixed(1)} µs, mean ${mean.toFixed(1)} µs, ${frames.toFixed(1)} WAL frames`,
+        `${key.padEnd(34)} ${(us.length / threads).toFixed(2)} per thread, median ${(sorted[sorted.length >> 1] ?? 0).toFixed(1)} µs, mean ${mean.toFixed(1)} µs, ${frames.toFixed(1)} WAL frames (${owners})`,
       );
     }
-    console.log(`per thread: ${timed.perThread.toFixed(0)} µs, ${inSaver.toFixed(0)} µs of it in the saver's calls`);
+    const frames = [...counted.seen.values()].reduce((n, { pages }) => n + pages.length, 0) / threads;
+    console.log(
+      `per thread: ${timed.perThread.toFixed(0)} µs, ${inSaver.toFixed(0)} µs of it in the saver's calls; ${frames.toFixed(1)} WAL frames`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -52,16 +66,10 @@ async function measure(
   threads: number,
   synchronous: "NORMAL" | "FULL",
   countFrames: boolean,
-): Promise<{ seen: Seen; perThread: number }> {
+): Promise<{ seen: Seen; perThread: number; owners: Map<number, string> }> {
   const saver = new SqliteSaver({ filename: file, synchronous });
   if (countFrames) saver.database.pragma("wal_autocheckpoint = 0");
-  const frames = () => {
-    try {
-      return (statSync(`${file}-wal`).size - 32) / FRAME_BYTES;
-    } catch {
-      return 0;
-    }
-  };
+  const wal = countFrames ? walReader(`${file}-wal`) : () => [];
   const seen: Seen = new Map();
   let phase = "";
   const target = saver as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
@@ -69,14 +77,14 @@ async function measure(
     const call = target[name]?.bind(saver);
     if (!call) continue;
     target[name] = async (...args: unknown[]) => {
-      const f0 = frames();
+      wal();
       const t0 = process.hrtime.bigint();
       const out = await call(...args);
       const us = Number(process.hrtime.bigint() - t0) / 1000;
       const key = `${phase} ${name === "commit" ? commitLabel(args[0]) : name}`;
-      const entry = seen.get(key) ?? { us: [], frames: 0 };
+      const entry = seen.get(key) ?? { us: [], pages: [] };
       entry.us.push(us);
-      entry.frames += frames() - f0;
+      entry.pages.push(...wal());
       seen.set(key, entry);
       return out;
     };
@@ -90,8 +98,45 @@ async function measure(
     await graph.invoke(new Command({ resume: `a${i}` }), { threadId: `thread-${i}` });
   }
   const perThread = ((performance.now() - started) * 1000) / threads;
+  const owners = new Map<number, string>();
+  if (countFrames) {
+    for (const row of saver.database.prepare("SELECT name, pageno FROM dbstat").all() as {
+      name: string;
+      pageno: number;
+    }[]) {
+      owners.set(row.pageno, row.name === "sqlite_schema" ? "header" : row.name);
+    }
+  }
   await saver.close();
-  return { seen, perThread };
+  return { seen, perThread, owners };
+}
+
+/**
+ * Reads a WAL file's frames as they are appended: each call returns the page numbers of the frames
+ * written since the last one (a frame is a 24-byte header, whose first 4 bytes name the page, and the page).
+ */
+function walReader(path: string): () => number[] {
+  let offset = 32; // the WAL header
+  const header = Buffer.alloc(4);
+  return () => {
+    let fd: number;
+    try {
+      fd = openSync(path, "r");
+    } catch {
+      return [];
+    }
+    try {
+      const size = fstatSync(fd).size;
+      const pages: number[] = [];
+      for (; offset + FRAME_BYTES <= size; offset += FRAME_BYTES) {
+        readSync(fd, header, 0, 4, offset);
+        pages.push(header.readUInt32BE(0));
+      }
+      return pages;
+    } finally {
+      closeSync(fd);
+    }
+  };
 }
 
 function commitLabel(request: unknown): string {

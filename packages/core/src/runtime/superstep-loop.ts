@@ -14,7 +14,7 @@ import {
 } from "./run-outcome.js";
 import { settleStep } from "./step-settle.js";
 import { decodeResult, encodeResult, type PlannedStepTask, planTasks } from "./step-tasks.js";
-import { raceAbort, runTask, type TaskOutcome } from "./task-runner.js";
+import { raceAbort, runTask, type TaskEnv, type TaskOutcome } from "./task-runner.js";
 import { isThenable } from "./thenable.js";
 import type { ThreadState } from "./thread-state.js";
 import { recordError } from "./tracing.js";
@@ -140,6 +140,9 @@ async function runTasks(
   const env = run.taskEnv(state);
   const many = tasks.length > 1;
   const debug = run.sink?.modes.has("debug") ? run.sink : undefined;
+  if (!debug && !(traced && run.tracing) && !(many && run.saver) && run.config.maxConcurrency >= tasks.length) {
+    return runPlainTasks(run, tasks, env, outcomes);
+  }
   const runOne = async (i: number) => {
     const task = tasks[i] as PlannedStepTask;
     if (task.recorded) {
@@ -190,6 +193,38 @@ async function runTasks(
     all = Promise.all(Array.from({ length: limit }, worker));
   }
   await raceAbort(all, run.signal);
+  return outcomes;
+}
+
+/**
+ * A step's tasks with nothing to do around each (no debug events, no spans, no result to record): each
+ * task's outcome promise is awaited as it is, with no async frame per task — in a wide step, every
+ * frame is kept alive until the step ends, and the scavenger copies them all.
+ */
+async function runPlainTasks(
+  run: RunContext,
+  tasks: PlannedStepTask[],
+  env: TaskEnv,
+  outcomes: TaskOutcome[],
+): Promise<TaskOutcome[]> {
+  let waiting: Promise<TaskOutcome>[] | undefined;
+  let at: number[] | undefined;
+  for (let i = 0; i < tasks.length; i++) {
+    const task = tasks[i] as PlannedStepTask;
+    const outcome = task.recorded ? decodeResult(task.recorded) : runTask(task.runnable, env);
+    if (!isThenable(outcome)) {
+      outcomes[i] = outcome;
+      continue;
+    }
+    (waiting ??= []).push(outcome);
+    (at ??= []).push(i);
+  }
+  if (waiting && at) {
+    const settled = await raceAbort(Promise.all(waiting), run.signal);
+    for (let k = 0; k < settled.length; k++) outcomes[at[k] as number] = settled[k] as TaskOutcome;
+  } else if (run.signal.aborted) {
+    throw run.signal.reason;
+  }
   return outcomes;
 }
 

@@ -207,19 +207,19 @@ async function runPlainTasks(
   env: TaskEnv,
   outcomes: TaskOutcome[],
 ): Promise<TaskOutcome[]> {
-  let waiting: Promise<TaskOutcome>[] | undefined;
-  let at: number[] | undefined;
+  const waiting: Promise<TaskOutcome>[] = [];
+  const at: number[] = [];
   for (let i = 0; i < tasks.length; i++) {
     const task = tasks[i] as PlannedStepTask;
     const outcome = task.recorded ? decodeResult(task.recorded) : runTask(task.runnable, env);
-    if (!isThenable(outcome)) {
+    if (isThenable(outcome)) {
+      waiting.push(outcome);
+      at.push(i);
+    } else {
       outcomes[i] = outcome;
-      continue;
     }
-    (waiting ??= []).push(outcome);
-    (at ??= []).push(i);
   }
-  if (waiting && at) {
+  if (waiting.length > 0) {
     const settled = await raceAbort(Promise.all(waiting), run.signal);
     for (let k = 0; k < settled.length; k++) outcomes[at[k] as number] = settled[k] as TaskOutcome;
   } else if (run.signal.aborted) {

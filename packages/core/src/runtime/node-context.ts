@@ -79,8 +79,11 @@ export interface TaskScope {
   ctx: NodeContext;
   /** Interrupt id → resume value given for this task. */
   resume: Readonly<Record<string, unknown>>;
-  /** Durable step key → recorded result. */
-  steps: Map<string, unknown>;
+  /**
+   * The task's durable steps, key → recorded result, kept across its attempts; the map is made on the
+   * first result recorded, so a task that records none allocates none.
+   */
+  task: { steps: Map<string, unknown> | undefined };
   /** Counters that restart with every attempt (`steps` made on the first `ctx.step`). */
   counters: { interrupts: number; steps: Map<string, number> | undefined; children: number };
   /** Set inside {@link withScope}: keeps the scope's interrupt ids and step keys apart. */
@@ -254,10 +257,12 @@ export function contextMethods(scope: TaskScope): Pick<NodeContext, "interrupt" 
       const n = scope.counters.steps.get(name) ?? 0;
       scope.counters.steps.set(name, n + 1);
       const key = `${scope.keyPrefix ?? ""}${n === 0 ? name : `${name}#${n + 1}`}`;
-      if (scope.steps.has(key)) return scope.steps.get(key) as T;
+      const recorded = scope.task.steps;
+      if (recorded?.has(key)) return recorded.get(key) as T;
       const value = await traceStep(key, () => fn(scope.ctx.signal));
       assertPlainValue(value, scope.ctx.node, `result of step "${key}"`);
-      scope.steps.set(key, value);
+      if (!scope.task.steps) scope.task.steps = new Map();
+      scope.task.steps.set(key, value);
       await scope.recordStep(scope.ctx.taskId, key, value);
       return value;
     },

@@ -51,10 +51,12 @@ export function planTasks(spec: GraphSpec, state: ThreadState, superstep: number
       );
     }
     const writes = pending.size > 0 ? pending.get(id) : undefined;
-    const steps = new Map<string, unknown>();
+    let steps: Map<string, unknown> | undefined;
     if (writes) {
       for (const [channel, value] of writes) {
-        if (channel.startsWith(WRITE.stepPrefix)) steps.set(channel.slice(WRITE.stepPrefix.length), value);
+        if (!channel.startsWith(WRITE.stepPrefix)) continue;
+        if (!steps) steps = new Map();
+        steps.set(channel.slice(WRITE.stepPrefix.length), value);
       }
     }
     return {

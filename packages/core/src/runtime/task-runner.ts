@@ -25,7 +25,8 @@ export interface RunnableTask {
   input: unknown;
   superstep: number;
   resume: Record<string, unknown>;
-  steps: Map<string, unknown>;
+  /** Durable steps recorded before (a re-run) or in an earlier attempt; undefined until there is one. */
+  steps: Map<string, unknown> | undefined;
 }
 
 /** What every task of a run shares. @internal */
@@ -150,7 +151,7 @@ function runAttempt(task: RunnableTask, env: TaskEnv, attempt: number): unknown 
   const scope: TaskScope = {
     ctx: undefined as unknown as NodeContext,
     resume: task.resume,
-    steps: task.steps,
+    task,
     counters: { interrupts: 0, steps: undefined, children: 0 },
     canInterrupt: env.canInterrupt,
     recordStep: env.recordStep,

@@ -18,6 +18,9 @@ export type TaskOutcome =
   | { kind: "error"; error: unknown }
   | { kind: "parent"; command: Command };
 
+/** The `goto` of a node that returned a plain update: one frozen list for every such task. */
+const NO_GOTO: readonly Goto[] = Object.freeze([]);
+
 /** A task ready to run. @internal */
 export interface RunnableTask {
   id: string;
@@ -117,7 +120,7 @@ function settle(env: TaskEnv, node: string, result: unknown): TaskOutcome {
       if (result.graph === Command.PARENT) return { kind: "parent", command: result };
       return { kind: "done", update: validateUpdate(spec.schema, node, result.update, knownPlain), goto: result.goto };
     }
-    return { kind: "done", update: validateUpdate(spec.schema, node, result, knownPlain), goto: [] };
+    return { kind: "done", update: validateUpdate(spec.schema, node, result, knownPlain), goto: NO_GOTO };
   } catch (error) {
     return { kind: "error", error };
   }

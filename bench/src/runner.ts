@@ -26,6 +26,8 @@ export interface WorkloadResult {
   id: string;
   title: string;
   group: string;
+  /** {@link Workload.sameProgramAs}. */
+  sameProgramAs?: string;
   saver: string;
   units: { count: number; name: string } | undefined;
   runs: number;
@@ -194,6 +196,7 @@ export async function runWorkload(
       id: workload.id,
       title: workload.title,
       group: workload.group,
+      ...(workload.sameProgramAs ? { sameProgramAs: workload.sameProgramAs } : {}),
       saver: workload.saver,
       units: workload.units,
       runs,

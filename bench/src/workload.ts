@@ -71,6 +71,11 @@ export interface Workload {
   digest(state: unknown, runtime: Runtime): unknown;
   /** True when `make("compat")` runs the LangGraph.js implementation on `@trellis/langgraph`. */
   compat?: boolean;
+  /**
+   * Set when the native Trellis program is not the LangGraph.js one (another reducer, say): the id of
+   * the workload whose native program is, where the compat table reads the layer's cost instead.
+   */
+  sameProgramAs?: string;
   /** How many "units" one run does (nodes, tasks…), for per-unit times. */
   units?: { count: number; name: string };
 }

@@ -22,6 +22,8 @@ export function fanoutWorkload(n: number, options: { fold?: boolean } = {}): Wor
     make: (runtime, ctx) => makeFanout(runtime, ctx.tiny ? 7 : n, fold),
     digest: (state) => (state as { results: number[] }).results,
     compat: true,
+    // native Trellis appends where the LangGraph.js program folds by concat: the fold row is the same program
+    ...(fold ? {} : { sameProgramAs: `c-fanout-fold/${n}` }),
   };
 }
 

@@ -17,7 +17,11 @@ import { defineConfig } from "vitest/config";
  * `npm run test:unit` runs all but `packed`.
  */
 /** Files of the `unit` packages that need a process of their own (they count what the process does). */
-const ALONE = ["packages/core/src/runtime/sync-step.test.ts", "packages/core/src/runtime/run-signal.test.ts"];
+const ALONE = [
+  "packages/core/src/runtime/sync-step.test.ts",
+  "packages/core/src/runtime/run-signal.test.ts",
+  "packages/core/src/runtime/wide-step.test.ts",
+];
 
 const sources = {
   resolve: { conditions: ["@trellis/source"] },

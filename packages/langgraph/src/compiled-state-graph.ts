@@ -8,7 +8,7 @@ import {
   type Xray,
 } from "@trellis/core";
 import type { StateDefinition, StateType, UpdateType } from "./annotation.js";
-import { currentNode, type LangGraphRunnableConfig } from "./config.js";
+import { currentNode, type LangGraphRunnableConfig, withoutTaskInput } from "./config.js";
 import { storedSend, toNodeReturn } from "./node-adapter.js";
 import {
   checkpointConfig,
@@ -274,10 +274,11 @@ export class CompiledStateGraph<SD extends StateDefinition = StateDefinition, S 
       if (NOT_RUN_CONFIG.has(key) || (nested && key === "signal")) continue;
       if (key !== "runId" || merged.runId !== undefined) out[key] = merged[key];
     }
+    // the task input a node's config carries is the node's, not the run's
     if (nested) {
       const { thread_id: _t, checkpoint_id: _c, checkpoint_ns: _n, ...configurable } = given ?? {};
-      out.configurable = configurable;
-    } else if (given) out.configurable = Object.assign({}, given);
+      out.configurable = withoutTaskInput(configurable);
+    } else if (given) out.configurable = Object.assign({}, withoutTaskInput(given));
     return out;
   }
 }

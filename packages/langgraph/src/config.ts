@@ -70,13 +70,34 @@ function runBase(ctx: NodeContext, defaults: LangGraphRunnableConfig | undefined
 }
 
 /**
- * The config a compat node receives: a fresh object per task (a node may change its own), its run's
- * shared parts built once per run. @internal
+ * Where a task's config carries what `getCurrentTaskInput()` returns, under LangGraph's own key: in
+ * `configurable`, which LangChain copies into the config of every runnable the task calls (a tool
+ * under a `ToolNode`, a chat model), so they can read it too. A run's config leaves it out
+ * ({@link withoutTaskInput}).
  */
-export function nodeConfig(ctx: NodeContext, defaults: LangGraphRunnableConfig | undefined): LangGraphRunnableConfig {
+const TASK_SCRATCHPAD = "__pregel_scratchpad";
+
+/** The config's `configurable` without the task input it carries, for a run a node starts. @internal */
+export function withoutTaskInput(configurable: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(configurable, TASK_SCRATCHPAD)) return configurable;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(configurable)) if (key !== TASK_SCRATCHPAD) out[key] = configurable[key];
+  return out;
+}
+
+/**
+ * The config a compat node receives: a fresh object per task (a node may change its own), its run's
+ * shared parts built once per run; `input` is what the node was called with. @internal
+ */
+export function nodeConfig(
+  ctx: NodeContext,
+  defaults: LangGraphRunnableConfig | undefined,
+  input: unknown,
+): LangGraphRunnableConfig {
   const base = runBase(ctx, defaults);
   const configurable: Record<string, unknown> = Object.assign({}, base.configurable);
   configurable.checkpoint_ns = ctx.namespace;
+  configurable[TASK_SCRATCHPAD] = { currentTaskInput: input };
   const taskNs = ctx.namespace ? `${ctx.namespace}|${ctx.node}:${ctx.taskId}` : `${ctx.node}:${ctx.taskId}`;
   const metadata: Record<string, unknown> = Object.assign({}, base.metadata);
   metadata.langgraph_step = ctx.superstep;
@@ -98,16 +119,16 @@ export function nodeConfig(ctx: NodeContext, defaults: LangGraphRunnableConfig |
   return config;
 }
 
-/** The config a compat router receives. @internal */
+/** The config a compat router receives; `input` is the state it is called with. @internal */
 export function routerConfig(
   ctx: RouterContext,
   defaults: LangGraphRunnableConfig | undefined,
   store: Store | undefined,
+  input: unknown,
 ): LangGraphRunnableConfig {
-  const own: LangGraphRunnableConfig = {
-    configurable: Object.assign({}, defaults?.configurable, configurableOf(ctx.config)),
-    signal: ctx.signal,
-  };
+  const configurable: Record<string, unknown> = Object.assign({}, defaults?.configurable, configurableOf(ctx.config));
+  configurable[TASK_SCRATCHPAD] = { currentTaskInput: input };
+  const own: LangGraphRunnableConfig = { configurable, signal: ctx.signal };
   const config = defaults === undefined ? own : Object.assign({}, defaults, own);
   const s = ctx.config.store ?? store;
   if (s !== undefined) config.store = asBaseStore(s);
@@ -149,17 +170,27 @@ export class TaskConfigStore {
   #config: LangGraphRunnableConfig | undefined;
   readonly #ctx: NodeContext;
   readonly #defaults: LangGraphRunnableConfig | undefined;
+  readonly #input: unknown;
 
-  constructor(ctx: NodeContext, defaults: LangGraphRunnableConfig | undefined, config?: LangGraphRunnableConfig) {
+  /** `input`: what the node is called with; `config`: the task's config when it is built already. */
+  constructor(
+    ctx: NodeContext,
+    defaults: LangGraphRunnableConfig | undefined,
+    input: unknown,
+    config?: LangGraphRunnableConfig,
+  ) {
     this.#ctx = ctx;
     this.#defaults = defaults;
+    this.#input = input;
     this.#config = config;
     this[LC_CONTEXT_VARIABLES] = contextVariables();
   }
 
   /** The task's config, as {@link nodeConfig} builds it with the run's callbacks; the same object on every read. */
   get config(): LangGraphRunnableConfig {
-    if (this.#config === undefined) this.#config = withCallbacks(nodeConfig(this.#ctx, this.#defaults), this.#ctx);
+    if (this.#config === undefined) {
+      this.#config = withCallbacks(nodeConfig(this.#ctx, this.#defaults, this.#input), this.#ctx);
+    }
     return this.#config;
   }
 
@@ -213,6 +244,31 @@ export function currentNode(): { inside: boolean; threadId: unknown } {
  */
 export function getConfig(): LangGraphRunnableConfig {
   return (AsyncLocalStorageProviderSingleton.getRunnableConfig() ?? {}) as LangGraphRunnableConfig;
+}
+
+/**
+ * What the task running this code was called with: the state a node received (with LangChain message
+ * classes, and only its input keys when the node declares an input schema), a `Send`'s packet, or the
+ * state a router reads. Works in the node itself and in the runnables it calls with its config — a
+ * tool run by a `ToolNode` reads the graph's state this way. Throws outside a running node.
+ *
+ * @example
+ * const whoAmI = tool(() => `you are ${getCurrentTaskInput<typeof State.State>().userName}`, {
+ *   name: "who_am_i",
+ *   description: "Says who the user is.",
+ *   schema: z.object({}),
+ * });
+ */
+export function getCurrentTaskInput<T = unknown>(config?: LangGraphRunnableConfig): T {
+  const scratchpad = (config ?? getConfig()).configurable?.[TASK_SCRATCHPAD] as
+    | { currentTaskInput?: unknown }
+    | undefined;
+  if (scratchpad === undefined || typeof scratchpad !== "object" || !("currentTaskInput" in scratchpad)) {
+    throw new Error(
+      "getCurrentTaskInput() was called outside a running graph node. Call it in a node, a router, or a tool or runnable a node calls with its config.",
+    );
+  }
+  return scratchpad.currentTaskInput as T;
 }
 
 /**

@@ -15,7 +15,7 @@ export {
 } from "./annotation.js";
 export { Command, isCommand, Send } from "./command.js";
 export { CompiledStateGraph, type DrawableGraph } from "./compiled-state-graph.js";
-export { getConfig, getStore, getWriter, type LangGraphRunnableConfig } from "./config.js";
+export { getConfig, getCurrentTaskInput, getStore, getWriter, type LangGraphRunnableConfig } from "./config.js";
 export {
   BaseLangGraphError,
   EmptyInputError,

@@ -123,8 +123,8 @@ export function adaptNode(
   const run = (input: unknown, ctx: NodeContext): unknown => {
     const defaults = options.defaults();
     if (isStreaming("messages")) return runStreamingMessages(schema, call, { input, ctx, defaults }, options.inputKeys);
-    const task = new TaskConfigStore(ctx, defaults);
     const state = toGraphState(schema, input, options.inputKeys);
+    const task = new TaskConfigStore(ctx, defaults, state);
     return takesConfig ? task.run(() => call(state, task.config)) : task.run(() => call(state, NO_CONFIG));
   };
   return { run, mapResult: (result) => toNodeReturn(schema, result) };
@@ -143,15 +143,15 @@ function runStreamingMessages(
   task: { input: unknown; ctx: NodeContext; defaults: LangGraphRunnableConfig | undefined },
   inputKeys: readonly string[] | undefined,
 ): unknown {
-  const config = nodeConfig(task.ctx, task.defaults);
+  const state = toGraphState(schema, task.input, inputKeys);
+  const config = nodeConfig(task.ctx, task.defaults, state);
   const handler = new MessagesStreamHandler(config.metadata ?? {});
   withCallbacks(config, task.ctx, handler);
-  const state = toGraphState(schema, task.input, inputKeys);
   const streamed = (r: unknown) => {
     streamOutputMessages(schema, handler, state, r);
     return r;
   };
-  const result = new TaskConfigStore(task.ctx, task.defaults, config).run(() => call(state, config));
+  const result = new TaskConfigStore(task.ctx, task.defaults, state, config).run(() => call(state, config));
   return isThenable(result) ? Promise.resolve(result).then(streamed) : streamed(result);
 }
 
@@ -193,8 +193,9 @@ export function adaptRouter(
     return result;
   };
   return (values, ctx) => {
-    const config = routerConfig(ctx, options.defaults(), options.store());
-    const result = runWithConfig(config, () => run(toGraphState(schema, values), config));
+    const state = toGraphState(schema, values);
+    const config = routerConfig(ctx, options.defaults(), options.store(), state);
+    const result = runWithConfig(config, () => run(state, config));
     return isThenable(result) ? Promise.resolve(result).then(stored) : stored(result);
   };
 }

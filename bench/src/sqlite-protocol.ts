@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteSaver } from "@trellis/checkpoint-sqlite";
-import type { Database } from "better-sqlite3";
+import type { Database, Statement } from "better-sqlite3";
 
 /**
  * What (e)'s six write transactions per thread cost SQLite alone, with no runtime and no serializing:
@@ -88,68 +88,90 @@ function writer(db: Database): (fn: () => void) => void {
   return (fn) => tx.immediate(fn);
 }
 
-function saverTables(db: Database): Protocol {
+/** The statements of (e)'s six transactions on one layout: every row a transaction reads or writes. */
+interface Statements {
+  thread: Statement;
+  insertThread: Statement;
+  lease: Statement;
+  release: Statement;
+  /** (thread, id, body, sum) */
+  checkpoint: Statement;
+  /** (thread, channel, version, sum) */
+  blob: Statement;
+  /** (thread, checkpoint id, task, channel, seq, body, sum) */
+  write: Statement;
+  /** The newest checkpoint's id, as `id`. */
+  head: Statement;
+  blobsOf: Statement;
+  writesOf: Statement;
+}
+
+/** (e)'s six transactions a thread, the same on every layout but the append log. */
+function sixTransactions(db: Database, q: Statements): Protocol {
   const write = writer(db);
-  const thread = db.prepare("SELECT * FROM threads WHERE thread_id = ?");
-  const insertThread = db.prepare("INSERT INTO threads (thread_id, touched_at) VALUES (?, 0)");
-  const lease = db.prepare(
-    "UPDATE threads SET lease_owner = 'o', lease_epoch = 1, lease_expires_at = 9 WHERE thread_id = ?",
-  );
-  const release = db.prepare("UPDATE threads SET lease_expires_at = 0 WHERE thread_id = ?");
-  const checkpoint = db.prepare("INSERT INTO checkpoints (thread_id, ns, id, body, sum) VALUES (?, '', ?, ?, ?)");
-  const blob = db.prepare(
-    "INSERT INTO blobs (thread_id, ns, channel, version, kind, base, body, sum) VALUES (?, '', ?, ?, 'full', NULL, '\"v\"', ?)",
-  );
-  const write1 = db.prepare(
-    "INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, channel, seq, body, sum) VALUES (?, '', ?, ?, ?, ?, ?, ?)",
-  );
-  const head = db.prepare(
-    "SELECT id, body, sum FROM checkpoints WHERE thread_id = ? AND ns = '' ORDER BY id DESC LIMIT 1",
-  );
-  const blobsOf = db.prepare("SELECT * FROM blobs WHERE thread_id = ? AND ns = ''");
-  const writesOf = db.prepare("SELECT * FROM writes WHERE thread_id = ? AND ns = '' AND checkpoint_id = ?");
   return {
     start: (t, input) => {
       write(() => {
-        thread.get(t);
-        insertThread.run(t);
-        lease.run(t);
+        q.thread.get(t);
+        q.insertThread.run(t);
+        q.lease.run(t);
       });
       write(() => {
-        thread.get(t);
-        checkpoint.run(t, input, CHECKPOINT, SUM);
-        for (const channel of ["question", "answer", "done"]) blob.run(t, channel, input, SUM);
+        q.thread.get(t);
+        q.checkpoint.run(t, input, CHECKPOINT, SUM);
+        for (const channel of ["question", "answer", "done"]) q.blob.run(t, channel, input, SUM);
       });
     },
     pause: (t, input) =>
       write(() => {
-        thread.get(t);
-        write1.run(t, input, "ask", "__interrupt__", 1, WRITE, SUM);
-        release.run(t);
+        q.thread.get(t);
+        q.write.run(t, input, "ask", "__interrupt__", 1, WRITE, SUM);
+        q.release.run(t);
       }),
     resume: (t, input, answered, last) => {
       write(() => {
-        thread.get(t);
-        lease.run(t);
-        const { id } = head.get(t) as { id: string };
-        blobsOf.all(t);
-        writesOf.all(t, id);
+        q.thread.get(t);
+        q.lease.run(t);
+        const { id } = q.head.get(t) as { id: string };
+        q.blobsOf.all(t);
+        q.writesOf.all(t, id);
       });
       write(() => {
-        thread.get(t);
-        write1.run(t, input, "ask", "__resume__", 2, WRITE, SUM);
-        checkpoint.run(t, answered, CHECKPOINT, SUM);
-        blob.run(t, "answer", answered, SUM);
-        write1.run(t, answered, "finish", "__result__", 1, WRITE, SUM);
+        q.thread.get(t);
+        q.write.run(t, input, "ask", "__resume__", 2, WRITE, SUM);
+        q.checkpoint.run(t, answered, CHECKPOINT, SUM);
+        q.blob.run(t, "answer", answered, SUM);
+        q.write.run(t, answered, "finish", "__result__", 1, WRITE, SUM);
       });
       write(() => {
-        thread.get(t);
-        checkpoint.run(t, last, CHECKPOINT, SUM);
-        blob.run(t, "done", last, SUM);
-        release.run(t);
+        q.thread.get(t);
+        q.checkpoint.run(t, last, CHECKPOINT, SUM);
+        q.blob.run(t, "done", last, SUM);
+        q.release.run(t);
       });
     },
   };
+}
+
+function saverTables(db: Database): Protocol {
+  return sixTransactions(db, {
+    thread: db.prepare("SELECT * FROM threads WHERE thread_id = ?"),
+    insertThread: db.prepare("INSERT INTO threads (thread_id, touched_at) VALUES (?, 0)"),
+    lease: db.prepare(
+      "UPDATE threads SET lease_owner = 'o', lease_epoch = 1, lease_expires_at = 9 WHERE thread_id = ?",
+    ),
+    release: db.prepare("UPDATE threads SET lease_expires_at = 0 WHERE thread_id = ?"),
+    checkpoint: db.prepare("INSERT INTO checkpoints (thread_id, ns, id, body, sum) VALUES (?, '', ?, ?, ?)"),
+    blob: db.prepare(
+      "INSERT INTO blobs (thread_id, ns, channel, version, kind, base, body, sum) VALUES (?, '', ?, ?, 'full', NULL, '\"v\"', ?)",
+    ),
+    write: db.prepare(
+      "INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, channel, seq, body, sum) VALUES (?, '', ?, ?, ?, ?, ?, ?)",
+    ),
+    head: db.prepare("SELECT id FROM checkpoints WHERE thread_id = ? AND ns = '' ORDER BY id DESC LIMIT 1"),
+    blobsOf: db.prepare("SELECT * FROM blobs WHERE thread_id = ? AND ns = ''"),
+    writesOf: db.prepare("SELECT * FROM writes WHERE thread_id = ? AND ns = '' AND checkpoint_id = ?"),
+  });
 }
 
 function oneTable(db: Database): Protocol {
@@ -157,68 +179,25 @@ function oneTable(db: Database): Protocol {
     thread_id TEXT NOT NULL, kind INTEGER NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL, c TEXT NOT NULL,
     body TEXT, sum TEXT, seq INTEGER, lease_owner TEXT, lease_epoch INTEGER, lease_expires_at INTEGER,
     PRIMARY KEY (thread_id, kind, a, b, c)) WITHOUT ROWID`);
-  const write = writer(db);
   const key = "thread_id = ? AND kind = 0 AND a = '' AND b = '' AND c = ''";
-  const thread = db.prepare(`SELECT * FROM thread_rows WHERE ${key}`);
-  const insertThread = db.prepare("INSERT INTO thread_rows (thread_id, kind, a, b, c) VALUES (?, 0, '', '', '')");
-  const lease = db.prepare(
-    `UPDATE thread_rows SET lease_owner = 'o', lease_epoch = 1, lease_expires_at = 9 WHERE ${key}`,
-  );
-  const release = db.prepare(`UPDATE thread_rows SET lease_expires_at = 0 WHERE ${key}`);
-  const checkpoint = db.prepare(
-    "INSERT INTO thread_rows (thread_id, kind, a, b, c, body, sum) VALUES (?, 1, ?, '', '', ?, ?)",
-  );
-  const blob = db.prepare(
-    "INSERT INTO thread_rows (thread_id, kind, a, b, c, body, sum) VALUES (?, 2, ?, ?, '', '\"v\"', ?)",
-  );
-  const write1 = db.prepare(
-    "INSERT INTO thread_rows (thread_id, kind, a, b, c, seq, body, sum) VALUES (?, 3, ?, ?, ?, ?, ?, ?)",
-  );
-  const head = db.prepare("SELECT a FROM thread_rows WHERE thread_id = ? AND kind = 1 ORDER BY a DESC LIMIT 1");
-  const blobsOf = db.prepare("SELECT * FROM thread_rows WHERE thread_id = ? AND kind = 2");
-  const writesOf = db.prepare("SELECT * FROM thread_rows WHERE thread_id = ? AND kind = 3 AND a = ?");
-  return {
-    start: (t, input) => {
-      write(() => {
-        thread.get(t);
-        insertThread.run(t);
-        lease.run(t);
-      });
-      write(() => {
-        thread.get(t);
-        checkpoint.run(t, input, CHECKPOINT, SUM);
-        for (const channel of ["question", "answer", "done"]) blob.run(t, channel, input, SUM);
-      });
-    },
-    pause: (t, input) =>
-      write(() => {
-        thread.get(t);
-        write1.run(t, input, "ask", "__interrupt__", 1, WRITE, SUM);
-        release.run(t);
-      }),
-    resume: (t, input, answered, last) => {
-      write(() => {
-        thread.get(t);
-        lease.run(t);
-        const { a } = head.get(t) as { a: string };
-        blobsOf.all(t);
-        writesOf.all(t, a);
-      });
-      write(() => {
-        thread.get(t);
-        write1.run(t, input, "ask", "__resume__", 2, WRITE, SUM);
-        checkpoint.run(t, answered, CHECKPOINT, SUM);
-        blob.run(t, "answer", answered, SUM);
-        write1.run(t, answered, "finish", "__result__", 1, WRITE, SUM);
-      });
-      write(() => {
-        thread.get(t);
-        checkpoint.run(t, last, CHECKPOINT, SUM);
-        blob.run(t, "done", last, SUM);
-        release.run(t);
-      });
-    },
-  };
+  return sixTransactions(db, {
+    thread: db.prepare(`SELECT * FROM thread_rows WHERE ${key}`),
+    insertThread: db.prepare("INSERT INTO thread_rows (thread_id, kind, a, b, c) VALUES (?, 0, '', '', '')"),
+    lease: db.prepare(`UPDATE thread_rows SET lease_owner = 'o', lease_epoch = 1, lease_expires_at = 9 WHERE ${key}`),
+    release: db.prepare(`UPDATE thread_rows SET lease_expires_at = 0 WHERE ${key}`),
+    checkpoint: db.prepare(
+      "INSERT INTO thread_rows (thread_id, kind, a, b, c, body, sum) VALUES (?, 1, ?, '', '', ?, ?)",
+    ),
+    blob: db.prepare(
+      "INSERT INTO thread_rows (thread_id, kind, a, b, c, body, sum) VALUES (?, 2, ?, ?, '', '\"v\"', ?)",
+    ),
+    write: db.prepare(
+      "INSERT INTO thread_rows (thread_id, kind, a, b, c, seq, body, sum) VALUES (?, 3, ?, ?, ?, ?, ?, ?)",
+    ),
+    head: db.prepare("SELECT a AS id FROM thread_rows WHERE thread_id = ? AND kind = 1 ORDER BY a DESC LIMIT 1"),
+    blobsOf: db.prepare("SELECT * FROM thread_rows WHERE thread_id = ? AND kind = 2"),
+    writesOf: db.prepare("SELECT * FROM thread_rows WHERE thread_id = ? AND kind = 3 AND a = ?"),
+  });
 }
 
 function appends(db: Database): Protocol {

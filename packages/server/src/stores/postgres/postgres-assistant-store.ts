@@ -16,6 +16,7 @@ import {
   assistantTaken,
   SqlAssistantQueries,
   versionFromRow,
+  versionRowValues,
 } from "../sql/assistant-sql.js";
 import type { Row, SqlExec } from "../sql/sql-dialect.js";
 import { postgresDialect } from "./postgres-connection.js";
@@ -61,8 +62,6 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
 const MIGRATION_LOCK = 74_120_011;
 /** First key of the per-assistant advisory locks (versions are numbered under it). */
 const ASSISTANT_LOCK = 74_120_012;
-
-const json = (value: unknown): string => JSON.stringify(value ?? {});
 
 /**
  * The scale-out {@link AssistantStore}: assistants and their versions in PostgreSQL, beside the run
@@ -142,17 +141,7 @@ export class PostgresAssistantStore implements AssistantStore {
       `INSERT INTO ${this.#s}.server_assistant_versions
          (assistant_id, version, graph_id, name, description, config, context, metadata, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        v.assistantId,
-        v.version,
-        v.graphId,
-        v.name,
-        v.description,
-        json(v.config),
-        json(v.context),
-        json(v.metadata),
-        v.createdAt,
-      ],
+      versionRowValues(v),
     );
   }
 

@@ -59,7 +59,6 @@ export function assistantFromRow(r: Row): AssistantRecord {
  * await c.query(upsertSql, assistantRowValues(record, (b) => b));
  */
 export function assistantRowValues(r: AssistantRecord, bool: (value: boolean) => unknown): unknown[] {
-  const json = (value: unknown) => JSON.stringify(value ?? {});
   return [
     r.assistantId,
     r.graphId,
@@ -74,6 +73,32 @@ export function assistantRowValues(r: AssistantRecord, bool: (value: boolean) =>
     r.owner,
     bool(r.system),
   ];
+}
+
+/**
+ * A version's values for the `server_assistant_versions` insert, in its column order (`assistant_id`,
+ * `version`, `graph_id`, `name`, `description`, `config`, `context`, `metadata`, `created_at`).
+ *
+ * @example
+ * await c.query(insertVersionSql, versionRowValues(versionOf(record, now)));
+ */
+export function versionRowValues(v: AssistantVersionRecord): unknown[] {
+  return [
+    v.assistantId,
+    v.version,
+    v.graphId,
+    v.name,
+    v.description,
+    json(v.config),
+    json(v.context),
+    json(v.metadata),
+    v.createdAt,
+  ];
+}
+
+/** An object column's text: `{}` for a missing one. */
+function json(value: unknown): string {
+  return JSON.stringify(value ?? {});
 }
 
 /**

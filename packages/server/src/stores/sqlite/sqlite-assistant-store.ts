@@ -17,6 +17,7 @@ import {
   assistantTaken,
   SqlAssistantQueries,
   versionFromRow,
+  versionRowValues,
 } from "../sql/assistant-sql.js";
 import type { Row } from "../sql/sql-dialect.js";
 import { sqliteDialect, sqliteExec } from "./sqlite-connection.js";
@@ -61,9 +62,6 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
     `,
   },
 ];
-
-/** JSON of a config, context or metadata column (absent: `{}`). */
-const json = (value: unknown): string => JSON.stringify(value ?? {});
 
 /**
  * The embedded {@link AssistantStore}: assistants and their versions in the server's SQLite file,
@@ -127,17 +125,7 @@ export class SqliteAssistantStore implements AssistantStore {
         `INSERT INTO server_assistant_versions (assistant_id, version, graph_id, name, description, config, context, metadata, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(
-        v.assistantId,
-        v.version,
-        v.graphId,
-        v.name,
-        v.description,
-        json(v.config),
-        json(v.context),
-        json(v.metadata),
-        v.createdAt,
-      );
+      .run(...versionRowValues(v));
   }
 
   #write(r: AssistantRecord): void {
